@@ -1,0 +1,1 @@
+"""Client for the traductor translation service."""

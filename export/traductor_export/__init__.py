@@ -1,0 +1,1 @@
+"""Checkpoint -> ONNX bundle (`traductor export`): load, validate, optimize, save."""

@@ -1,0 +1,147 @@
+"""The `traductor` command. Each subcommand is a small function; heavy imports happen inside
+them so that `traductor serve` never imports torch and `--help` is instant.
+
+    corpus     gettext catalogs -> train/dev/test TSV
+    train      corpus -> checkpoint (model + tokenizer)
+    evaluate   checkpoint/bundle + TSV -> BLEU, chrF, placeholder rate (JSON)
+    translate  stdin -> stdout, one translation per line
+    export     checkpoint -> ONNX bundle (encoder, decoder step, tokenizer, config)
+    serve      bundle -> gRPC service with Prometheus metrics
+    bench      engine throughput against other engines
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+
+class UserError(Exception):
+    """An error whose message is the whole story: printed without a traceback, exit status 2."""
+
+
+def cmd_corpus(args) -> None:
+    from .training import corpus
+
+    stats = corpus.build(args.out, Path(args.catalogs), args.tsv, tuple(args.dev.split(",")), tuple(args.test.split(",")))
+    print(json.dumps(stats, indent=2))
+
+
+def cmd_train(args) -> None:
+    from .training.train import TrainConfig, train
+
+    cfg = TrainConfig(**{f.name: getattr(args, f.name) for f in fields(TrainConfig)})
+    print(json.dumps(train(Path(args.corpus), Path(args.out), cfg, resume=not args.restart), indent=2))
+
+
+def _read_lines(stream) -> list[str]:
+    return [line.rstrip("\n") for line in stream]
+
+
+def _translator(args):
+    """The engine that `translate` and `evaluate` use: ONNX bundle (default) or PyTorch checkpoint."""
+    if args.engine == "pytorch":
+        from .model.translator import TorchTranslator
+
+        return TorchTranslator.load(args.model)
+    from .engine.bundle import default_bundle
+    from .engine.translator import OnnxTranslator
+
+    return OnnxTranslator.load(Path(args.model) if args.model else default_bundle(), threads=args.threads)
+
+
+def cmd_translate(args) -> None:
+    texts = _read_lines(sys.stdin)
+    translator = _translator(args)
+    for line in translator.translate(texts, beam_size=args.beam, batch_size=args.batch_size):
+        print(line, flush=False)
+
+
+def cmd_evaluate(args) -> None:
+    from .training.corpus import load_split
+    from .training.evaluate import score
+
+    pairs = load_split(Path(args.corpus))
+    if args.limit:
+        pairs = pairs[: args.limit]
+    hyps = _translator(args).translate([p.source for p in pairs], beam_size=args.beam, batch_size=args.batch_size)
+    if args.hypotheses:
+        Path(args.hypotheses).write_text("".join(h + "\n" for h in hyps))
+    print(json.dumps({"corpus": args.corpus, "engine": args.engine, "beam": args.beam,
+                      **score([p.source for p in pairs], hyps, [p.target for p in pairs])}, indent=2))
+
+
+def _add_engine_args(p) -> None:
+    p.add_argument("--model", help="ONNX bundle (onnx engine) or checkpoint (pytorch engine); default: the bundled model")
+    p.add_argument("--engine", choices=["onnx", "pytorch"], default="onnx")
+    p.add_argument("--beam", type=int, default=1, help="beam size (1: greedy)")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (0: all cores)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .training.corpus import DEFAULT_CATALOG_DIR, DEFAULT_DEV, DEFAULT_TEST
+    from .training.train import TrainConfig
+
+    parser = argparse.ArgumentParser(prog="traductor", description="English->Spanish translation: train, export, serve.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("corpus", help="extract a parallel corpus from gettext catalogs")
+    p.add_argument("--out", required=True, help="directory for train.tsv, dev.tsv, test.tsv, stats.json")
+    p.add_argument("--catalogs", default=str(DEFAULT_CATALOG_DIR), help="directory of Spanish .mo files")
+    p.add_argument("--tsv", type=Path, help="use this source<TAB>target<TAB>catalog file instead of .mo catalogs")
+    p.add_argument("--dev", default=",".join(DEFAULT_DEV), help="catalogs held out for dev (comma-separated)")
+    p.add_argument("--test", default=",".join(DEFAULT_TEST), help="catalogs held out for test (comma-separated)")
+    p.set_defaults(func=cmd_corpus)
+
+    p = sub.add_parser("train", help="train a model on a corpus directory")
+    p.add_argument("--corpus", required=True, help="directory made by `traductor corpus`")
+    p.add_argument("--out", required=True, help="checkpoint directory (resumed if it holds a train_state.pt)")
+    p.add_argument("--restart", action="store_true", help="ignore an existing train_state.pt")
+    for f in fields(TrainConfig):
+        choices = ["bf16", "fp32"] if f.name == "precision" else None
+        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default, dest=f.name, choices=choices)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("evaluate", help="BLEU, chrF and placeholder rate on a TSV")
+    p.add_argument("--corpus", required=True, help="source<TAB>target file, e.g. test.tsv")
+    p.add_argument("--limit", type=int, default=0, help="first N pairs only")
+    p.add_argument("--hypotheses", help="also write the translations to this file")
+    _add_engine_args(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("translate", help="translate stdin, one line per translation")
+    _add_engine_args(p)
+    p.set_defaults(func=cmd_translate)
+
+    for register in _later_commands():
+        register(sub)
+    return parser
+
+
+def _later_commands():
+    """Subcommands that live next to their subsystem (export, serve, bench)."""
+    return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .model.checkpoint import ModelDirError
+    from .options import OptionsError
+    from .training.corpus import CorpusError
+
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (UserError, CorpusError, ModelDirError, OptionsError, FileNotFoundError) as e:
+        print(f"traductor {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Text <-> token ids: placeholder masking around a SentencePiece model.
+
+    encode:  text -> placeholders.mask -> SentencePiece ids (+ EOS)
+    decode:  ids  -> SentencePiece text -> placeholders.unmask
+
+The SentencePiece model is trained on the training corpus (source and target together, one
+shared vocabulary, as the shared embedding requires). Normalisation is off and byte fallback is
+on, so every string round-trips exactly, emoji and control characters included.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Iterable
+
+import sentencepiece as spm
+
+from . import placeholders
+
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
+SPECIAL_IDS = {"pad_id": PAD_ID, "unk_id": UNK_ID, "bos_id": BOS_ID, "eos_id": EOS_ID}
+FILENAME = "tokenizer.model"
+
+
+def train_sentencepiece(lines: Iterable[str], out_file: Path, vocab_size: int) -> None:
+    """Train a unigram SentencePiece model on (already masked) lines."""
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(list(lines)),
+        model_writer=model,
+        vocab_size=vocab_size,
+        model_type="unigram",
+        character_coverage=1.0,
+        byte_fallback=True,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=False,
+        split_digits=True,
+        user_defined_symbols=placeholders.TOKENS,
+        pad_id=PAD_ID,
+        unk_id=UNK_ID,
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    Path(out_file).write_bytes(model.getvalue())
+
+
+class Tokenizer:
+    def __init__(self, model_file: str | Path):
+        model_file = Path(model_file)
+        if not model_file.is_file():
+            raise FileNotFoundError(f"no tokenizer at {model_file}")
+        self.sp = spm.SentencePieceProcessor(model_file=str(model_file))
+        self.vocab_size = self.sp.get_piece_size()
+        self.pad_id, self.unk_id, self.bos_id, self.eos_id = PAD_ID, UNK_ID, BOS_ID, EOS_ID
+        self.special_ids = {PAD_ID, BOS_ID, EOS_ID}
+
+    def encode_masked(self, masked_text: str) -> list[int]:
+        """Ids of already-masked text, without BOS/EOS."""
+        return self.sp.encode(masked_text)
+
+    def encode(self, text: str) -> tuple[list[int], list[str]]:
+        """Source text -> (ids ending with EOS, the placeholder values to restore)."""
+        m = placeholders.mask(text)
+        return self.encode_masked(m.text) + [EOS_ID], m.values
+
+    def decode_masked(self, ids: Iterable[int]) -> str:
+        """Ids -> text with <phK> tokens still in it; special ids are skipped."""
+        return self.sp.decode([i for i in ids if i not in self.special_ids])
+
+    def decode(self, ids: Iterable[int], values: list[str]) -> str:
+        return placeholders.unmask(self.decode_masked(ids), values)

@@ -1,0 +1,66 @@
+"""Decoding options shared by every engine (PyTorch reference, ONNX engine, the server).
+
+Pure Python: the serving image imports it without torch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+class OptionsError(ValueError):
+    """An option is out of range; the message names it (the server maps it to INVALID_ARGUMENT)."""
+
+
+@dataclass(frozen=True)
+class DecodingOptions:
+    max_new_tokens: int = 0  # 0: automatic, see auto_max_new_tokens
+    min_new_tokens: int = 0  # EOS is suppressed until this many tokens are out
+    beam_size: int = 1
+    temperature: float = 0.0  # 0: greedy (or beam search when beam_size > 1); > 0: sampling
+    top_k: int = 0  # 0: no top-k filter
+    top_p: float = 1.0  # 1: no nucleus filter
+    seed: int = 0  # sampling seed; the same seed gives the same tokens
+    return_scores: bool = False
+
+    @property
+    def sampling(self) -> bool:
+        return self.temperature > 0
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_input_tokens: int = 256
+    max_new_tokens: int = 256
+    max_beam_size: int = 8
+
+
+def auto_max_new_tokens(source_tokens: int, cap: int) -> int:
+    """A translation is rarely more than twice as long as its source (in subword tokens)."""
+    return max(1, min(cap, 2 * source_tokens + 10))
+
+
+def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> DecodingOptions:
+    """Check every option against the limits; fill in the automatic max_new_tokens."""
+    o = options
+    if source_tokens > limits.max_input_tokens:
+        raise OptionsError(f"input is {source_tokens} tokens, over the limit of {limits.max_input_tokens}")
+    if not 0 <= o.max_new_tokens <= limits.max_new_tokens:
+        raise OptionsError(f"max_new_tokens must be between 1 and {limits.max_new_tokens} (0 for automatic), got {o.max_new_tokens}")
+    max_new = o.max_new_tokens or auto_max_new_tokens(source_tokens, limits.max_new_tokens)
+    if not 0 <= o.min_new_tokens <= max_new:
+        raise OptionsError(f"min_new_tokens must be between 0 and max_new_tokens ({max_new}), got {o.min_new_tokens}")
+    if not 1 <= o.beam_size <= limits.max_beam_size:
+        raise OptionsError(f"beam_size must be between 1 and {limits.max_beam_size}, got {o.beam_size}")
+    if not (math.isfinite(o.temperature) and 0 <= o.temperature <= 100):
+        raise OptionsError(f"temperature must be a finite number between 0 and 100, got {o.temperature}")
+    if not (math.isfinite(o.top_p) and 0 < o.top_p <= 1):
+        raise OptionsError(f"top_p must be in (0, 1], got {o.top_p}")
+    if o.top_k < 0:
+        raise OptionsError(f"top_k must be >= 0, got {o.top_k}")
+    if o.seed < 0:
+        raise OptionsError(f"seed must be >= 0, got {o.seed}")
+    if o.sampling and o.beam_size > 1:
+        raise OptionsError("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
+    return DecodingOptions(max_new, o.min_new_tokens, o.beam_size, o.temperature, o.top_k, o.top_p, o.seed, o.return_scores)

@@ -1,0 +1,225 @@
+"""`traductor train`: the paper's recipe on a corpus made by `traductor corpus`.
+
+    tokenizer   SentencePiece trained on the masked training pairs (skipped when resuming)
+    batches     pairs sorted by length and cut into batches of about `batch_tokens` tokens
+    step        teacher forcing, label-smoothed cross-entropy, Adam(0.9, 0.98, 1e-9),
+                lr = lr_scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5)
+    every N     dev loss and dev chrF/BLEU (greedy); the best model so far is saved as the
+                checkpoint; train_state.pt (weights, optimizer, step) makes the run resumable
+    end         history.json and training.png (train/dev loss and dev chrF against steps)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from dataclasses import dataclass, asdict
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from ..model import checkpoint, placeholders
+from ..model.generate import pad_batch
+from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, FILENAME as TOKENIZER_FILE, Tokenizer, train_sentencepiece
+from ..model.translator import TorchTranslator
+from ..model.transformer import ModelConfig, Transformer
+from .corpus import CorpusError, load_split
+from .evaluate import score
+
+STATE_FILE = "train_state.pt"
+
+
+@dataclass
+class TrainConfig:
+    vocab_size: int = 6000
+    d_model: int = 256
+    n_heads: int = 4
+    d_ff: int = 1024
+    n_encoder_layers: int = 3
+    n_decoder_layers: int = 3
+    dropout: float = 0.1
+    max_len: int = 256
+    batch_tokens: int = 4000
+    warmup: int = 800
+    lr_scale: float = 1.0
+    label_smoothing: float = 0.1
+    max_steps: int = 100_000
+    max_minutes: float = 48.0
+    eval_every: int = 300
+    seed: int = 1
+    threads: int = 0  # 0: torch's default (all cores)
+    precision: str = "bf16"  # "bf16": autocast matrix products to bfloat16 (weights stay fp32); "fp32"
+
+
+def lr_at(step: int, d_model: int, warmup: int, scale: float) -> float:
+    step = max(step, 1)
+    return scale * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+
+
+def encode_pairs(tokenizer: Tokenizer, pairs, max_len: int) -> list[tuple[list[int], list[int]]]:
+    out = []
+    for p in pairs:
+        m = placeholders.mask(p.source)
+        src = tokenizer.encode_masked(m.text) + [EOS_ID]
+        tgt = tokenizer.encode_masked(placeholders.mask_like(p.target, m.values)) + [EOS_ID]
+        if len(src) <= max_len and len(tgt) + 1 <= max_len:
+            out.append((src, tgt))
+    return out
+
+
+def make_batches(data, batch_tokens: int, rng: random.Random) -> list[list[int]]:
+    """Indices grouped by similar length, each batch about batch_tokens (padded) tokens."""
+    order = sorted(range(len(data)), key=lambda i: (len(data[i][0]) + rng.random() * 2, len(data[i][1])))
+    batches, batch, longest = [], [], 0
+    for i in order:
+        longest_if = max(longest, len(data[i][0]), len(data[i][1]) + 1)
+        if batch and longest_if * (len(batch) + 1) > batch_tokens:
+            batches.append(batch)
+            batch, longest_if = [], max(len(data[i][0]), len(data[i][1]) + 1)
+        batch.append(i)
+        longest = longest_if
+    if batch:
+        batches.append(batch)
+    rng.shuffle(batches)
+    return batches
+
+
+def tensors(data, idx):
+    src, src_pad = pad_batch([data[i][0] for i in idx], PAD_ID)
+    tgt_in, tgt_pad = pad_batch([[BOS_ID] + data[i][1] for i in idx], PAD_ID)
+    tgt_out, _ = pad_batch([data[i][1] + [PAD_ID] for i in idx], PAD_ID)
+    return src, src_pad, tgt_in, tgt_pad, tgt_out
+
+
+def loss_on(model, batch, smoothing: float) -> tuple[torch.Tensor, int]:
+    src, src_pad, tgt_in, tgt_pad, tgt_out = batch
+    logits = model(src, src_pad, tgt_in, tgt_pad)
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
+                           ignore_index=PAD_ID, label_smoothing=smoothing, reduction="sum")
+    ntok = int((tgt_out != PAD_ID).sum())
+    return loss, ntok
+
+
+@torch.no_grad()
+def dev_loss(model, data, batch_tokens: int) -> float:
+    model.eval()
+    total, count = 0.0, 0
+    for idx in make_batches(data, batch_tokens, random.Random(0)):
+        loss, n = loss_on(model, tensors(data, idx), 0.0)
+        total, count = total + float(loss), count + n
+    model.train()
+    return total / max(count, 1)
+
+
+def dev_scores(model, tokenizer, pairs) -> dict:
+    model.eval()
+    hyps = TorchTranslator(model, tokenizer).translate([p.source for p in pairs], batch_size=64)
+    model.train()
+    return score([p.source for p in pairs], hyps, [p.target for p in pairs])
+
+
+def plot(history: list[dict], out_file: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    evals = [h for h in history if "dev_loss" in h]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    ax1.plot([h["step"] for h in history if "train_loss" in h], [h["train_loss"] for h in history if "train_loss" in h],
+             label="train (label-smoothed)", alpha=0.7)
+    ax1.plot([h["step"] for h in evals], [h["dev_loss"] for h in evals], "o-", label="dev")
+    ax1.set(xlabel="step", ylabel="cross-entropy per token", title="Loss")
+    ax1.legend()
+    ax2.plot([h["step"] for h in evals], [h["dev_chrf"] for h in evals], "o-", label="chrF")
+    ax2.plot([h["step"] for h in evals], [h["dev_bleu"] for h in evals], "s-", label="BLEU")
+    ax2.set(xlabel="step", title="Dev translation quality (greedy)")
+    ax2.legend()
+    fig.tight_layout()
+    fig.savefig(out_file, dpi=100)
+    plt.close(fig)
+
+
+def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True, quiet: bool = False) -> dict:
+    corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
+    for name in ("train.tsv", "dev.tsv"):
+        if not (corpus_dir / name).is_file():
+            raise CorpusError(f"{corpus_dir} has no {name}: make one with `traductor corpus --out {corpus_dir}`")
+    train_pairs, dev_pairs = load_split(corpus_dir / "train.tsv"), load_split(corpus_dir / "dev.tsv")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+
+    state_file = out_dir / STATE_FILE
+    state = torch.load(state_file, weights_only=True) if resume and state_file.is_file() else None
+    tok_file = out_dir / TOKENIZER_FILE
+    if state is None:
+        lines = []
+        for p in train_pairs:
+            m = placeholders.mask(p.source)
+            lines += [m.text, placeholders.mask_like(p.target, m.values)]
+        train_sentencepiece(lines, tok_file, cfg.vocab_size)
+    tokenizer = Tokenizer(tok_file)
+    model_cfg = ModelConfig(vocab_size=tokenizer.vocab_size, d_model=cfg.d_model, n_heads=cfg.n_heads, d_ff=cfg.d_ff,
+                            n_encoder_layers=cfg.n_encoder_layers, n_decoder_layers=cfg.n_decoder_layers,
+                            dropout=cfg.dropout, max_len=cfg.max_len)
+    model = Transformer(model_cfg)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
+    step, epoch, done_in_epoch, history, best, elapsed = 0, 0, 0, [], -1.0, 0.0
+    if state is not None:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        step, epoch, best, elapsed = int(state["step"]), int(state["epoch"]), float(state["best"]), float(state["elapsed"])
+        done_in_epoch = int(state["done_in_epoch"])
+        history = json.loads((out_dir / "history.json").read_text()) if (out_dir / "history.json").is_file() else []
+
+    train_data = encode_pairs(tokenizer, train_pairs, cfg.max_len)
+    dev_data = encode_pairs(tokenizer, dev_pairs, cfg.max_len)
+    started = time.monotonic() - elapsed
+    model.train()
+    bar = tqdm(total=cfg.max_steps, initial=step, desc="train", unit="step", disable=quiet, dynamic_ncols=True)
+    stop = False
+    while not stop:
+        batches = make_batches(train_data, cfg.batch_tokens, random.Random(cfg.seed * 1000 + epoch))
+        for position, idx in enumerate(batches[done_in_epoch:], start=done_in_epoch + 1):
+            t0 = time.monotonic()
+            step += 1
+            for group in optimizer.param_groups:
+                group["lr"] = lr_at(step, cfg.d_model, cfg.warmup, cfg.lr_scale)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.precision == "bf16"):
+                loss, ntok = loss_on(model, tensors(train_data, idx), cfg.label_smoothing)
+            optimizer.zero_grad(set_to_none=True)
+            (loss / ntok).backward()
+            optimizer.step()
+            per_tok = float(loss) / ntok
+            bar.update(1)
+            bar.set_postfix(epoch=epoch, loss=f"{per_tok:.3f}", tok_s=f"{ntok / (time.monotonic() - t0):.0f}", best_chrf=f"{best:.1f}")
+            if step % 50 == 0:
+                history.append({"step": step, "train_loss": round(per_tok, 4)})
+            out_of_time = (time.monotonic() - started) / 60 >= cfg.max_minutes
+            if step % cfg.eval_every == 0 or step >= cfg.max_steps or out_of_time:
+                scores = dev_scores(model, tokenizer, dev_pairs)
+                record = {"step": step, "epoch": epoch, "minutes": round((time.monotonic() - started) / 60, 2),
+                          "dev_loss": round(dev_loss(model, dev_data, cfg.batch_tokens), 4),
+                          "dev_chrf": scores["chrf"], "dev_bleu": scores["bleu"]}
+                history.append(record)
+                bar.write(json.dumps(record))
+                if scores["chrf"] > best:
+                    best = scores["chrf"]
+                    checkpoint.save(model, out_dir, tok_file, {"training": {**asdict(cfg), "step": step, "dev": scores}})
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
+                            "epoch": epoch, "done_in_epoch": position, "best": best, "elapsed": time.monotonic() - started}, state_file)
+                (out_dir / "history.json").write_text(json.dumps(history) + "\n")
+                plot(history, out_dir / "training.png")
+            if step >= cfg.max_steps or out_of_time:
+                stop = True
+                break
+        else:
+            epoch, done_in_epoch = epoch + 1, 0
+    bar.close()
+    return {"steps": step, "epochs": epoch, "minutes": round((time.monotonic() - started) / 60, 2), "best_dev_chrf": best}
