@@ -1,0 +1,139 @@
+"""Plain dataclasses for what the service returns, converted from protobuf at the edge.
+
+Callers never see generated message classes: finish reasons become short strings ("eos",
+"length", ...) and repeated fields become lists, so results can be compared, printed and
+serialised (``dataclasses.asdict``) without protobuf knowledge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Union
+
+from traductor_client.v1 import translator_pb2
+
+_FINISH_PREFIX = "FINISH_REASON_"
+
+
+def finish_reason_name(value: int) -> str:
+    """``FINISH_REASON_EOS`` -> ``"eos"``; values unknown to this client read ``"unknown(N)"``."""
+    try:
+        name = translator_pb2.FinishReason.Name(value)
+    except ValueError:
+        return f"unknown({value})"
+    return name[len(_FINISH_PREFIX):].lower() if name.startswith(_FINISH_PREFIX) else name.lower()
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0   # source tokens, EOS included
+    output_tokens: int = 0  # generated tokens, EOS not included
+
+    @classmethod
+    def from_pb(cls, message: translator_pb2.Usage) -> "Usage":
+        return cls(input_tokens=message.input_tokens, output_tokens=message.output_tokens)
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Server-side timings in seconds (see the proto for what each one spans)."""
+
+    queue_seconds: float = 0.0
+    encode_seconds: float = 0.0
+    decode_seconds: float = 0.0
+    total_seconds: float = 0.0
+    time_to_first_token_seconds: float = 0.0
+
+    @classmethod
+    def from_pb(cls, message: translator_pb2.Timings) -> "Timings":
+        return cls(queue_seconds=message.queue_seconds, encode_seconds=message.encode_seconds,
+                   decode_seconds=message.decode_seconds, total_seconds=message.total_seconds,
+                   time_to_first_token_seconds=message.time_to_first_token_seconds)
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One translated text.
+
+    ``token_logprobs`` is empty and ``score`` is None unless the call asked for
+    ``return_scores=True``.
+    """
+
+    text: str
+    token_ids: List[int] = field(default_factory=list)
+    finish_reason: str = "unspecified"
+    usage: Usage = field(default_factory=Usage)
+    timings: Timings = field(default_factory=Timings)
+    token_logprobs: List[float] = field(default_factory=list)
+    score: Optional[float] = None
+    request_id: str = ""
+
+    @classmethod
+    def from_pb(cls, message: translator_pb2.TranslateResponse) -> "Translation":
+        logprobs = list(message.token_logprobs)
+        return cls(text=message.text, token_ids=list(message.token_ids),
+                   finish_reason=finish_reason_name(message.finish_reason),
+                   usage=Usage.from_pb(message.usage), timings=Timings.from_pb(message.timings),
+                   token_logprobs=logprobs, score=message.score if logprobs else None,
+                   request_id=message.request_id)
+
+
+@dataclass(frozen=True)
+class StreamToken:
+    """One generated token of a stream; ``text`` is exactly the new text (possibly empty)."""
+
+    text: str
+    token_id: int
+    index: int
+    logprob: Optional[float] = None  # only with return_scores
+
+
+@dataclass(frozen=True)
+class StreamFinal:
+    """The last message of a stream; ``num_tokens`` is how many tokens came before it."""
+
+    finish_reason: str
+    usage: Usage
+    timings: Timings
+    request_id: str
+    num_tokens: int
+
+
+StreamEvent = Union[StreamToken, StreamFinal]
+
+
+def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse,
+                         with_scores: bool = False) -> StreamEvent:
+    """The final message is recognised by ``token_id == -1``, as the proto specifies."""
+    if message.token_id < 0:
+        return StreamFinal(finish_reason=finish_reason_name(message.finish_reason),
+                           usage=Usage.from_pb(message.usage),
+                           timings=Timings.from_pb(message.timings),
+                           request_id=message.request_id, num_tokens=message.index)
+    return StreamToken(text=message.text_delta, token_id=message.token_id, index=message.index,
+                       logprob=message.token_logprob if with_scores else None)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What ``GetModelInfo`` reports: the model's shape, the server's limits and its version."""
+
+    name: str = ""
+    source_language: str = ""
+    target_language: str = ""
+    d_model: int = 0
+    n_heads: int = 0
+    n_encoder_layers: int = 0
+    n_decoder_layers: int = 0
+    vocab_size: int = 0
+    max_input_tokens: int = 0
+    max_new_tokens: int = 0
+    max_beam_size: int = 0
+    max_batch_texts: int = 0
+    bundle_sha256: str = ""
+    quantization: str = ""
+    version: str = ""
+
+    @classmethod
+    def from_pb(cls, message: translator_pb2.ModelInfo) -> "ModelInfo":
+        return cls(**{name: getattr(message, name) for name in cls.__dataclass_fields__})
