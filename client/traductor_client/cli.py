@@ -1,0 +1,174 @@
+"""``traductor-client``: translate, stream, check health, show model info, run load tests.
+
+Every failure ends in one line on stderr, ``traductor-client: CODE: details``, and a non-zero
+exit status (1 for a failed call, 2 for a bad command line, 130 when interrupted), never in a
+traceback, so the command is usable in scripts and as a container health check. Set
+``TRADUCTOR_DEBUG=1`` to get the traceback of an unexpected error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from typing import Iterable, Optional, Sequence
+
+from traductor_client import __version__
+from traductor_client._cliargs import (UsageError, add_decoding_flags, connection_parser,
+                                       connection_settings, decoding_options)
+from traductor_client.errors import TranslatorError
+from traductor_client.results import StreamFinal, Translation
+from traductor_client.sync_client import TranslatorClient
+
+PROG = "traductor-client"
+
+
+def _client(args: argparse.Namespace) -> TranslatorClient:
+    settings = connection_settings(args)
+    return TranslatorClient(settings.pop("target"), **settings)
+
+
+def _input_texts(args: argparse.Namespace) -> Iterable[str]:
+    """The texts given as arguments, else stdin one line at a time (read lazily, so output
+    follows input line by line in a pipe)."""
+    if args.text:
+        return args.text
+    return (line.rstrip("\r\n") for line in sys.stdin)
+
+
+def _print_translation(result: Translation, args: argparse.Namespace) -> None:
+    if args.json:
+        print(json.dumps(dataclasses.asdict(result), ensure_ascii=False), flush=True)
+    elif result.score is not None:
+        print(f"{result.text}\t{result.score:.4f}", flush=True)
+    else:
+        print(result.text, flush=True)
+
+
+def _cmd_translate(args: argparse.Namespace) -> int:
+    options = decoding_options(args)
+    with _client(args) as client:
+        if args.batch:
+            texts = list(_input_texts(args))
+            for result in client.translate_batch(texts, request_id=args.request_id, **options):
+                _print_translation(result, args)
+            return 0
+        for text in _input_texts(args):
+            if not args.text and not text.strip():
+                print(flush=True)  # keep blank stdin lines aligned instead of sending them
+                continue
+            if args.stream:
+                _stream_one(client, text, args, options)
+            else:
+                _print_translation(client.translate(text, request_id=args.request_id, **options),
+                                   args)
+    return 0
+
+
+def _stream_one(client: TranslatorClient, text: str, args: argparse.Namespace,
+                options: dict) -> None:
+    """Print pieces as they arrive (flushed); with --json, one JSON object per event."""
+    for event in client.stream_events(text, request_id=args.request_id, **options):
+        if args.json:
+            record = {"type": "final" if isinstance(event, StreamFinal) else "token"}
+            record.update(dataclasses.asdict(event))
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+        elif isinstance(event, StreamFinal):
+            print(flush=True)
+        else:
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+
+
+def _cmd_health(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        status = client.health(args.service)
+    print(status)
+    return 0 if status == "SERVING" else 1
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        info = client.model_info()
+    fields = dataclasses.asdict(info)
+    if args.json:
+        print(json.dumps(fields, indent=2))
+    else:
+        width = max(len(name) for name in fields)
+        for name, value in fields.items():
+            print(f"{name:<{width}}  {value}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from traductor_client.loadtest import command as loadtest_command  # keeps --help fast
+
+    conn = connection_parser()
+    parser = argparse.ArgumentParser(prog=PROG, parents=[conn],
+                                     description="Client for the traductor translation service.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    translate = commands.add_parser(
+        "translate", parents=[conn], help="translate texts (arguments, or stdin line by line)",
+        description="Translate each TEXT argument, or each line of stdin when there is none.")
+    translate.add_argument("text", nargs="*", help="text(s) to translate")
+    translate.add_argument("--stream", action="store_true",
+                           help="print the translation piece by piece as it is generated")
+    translate.add_argument("--batch", action="store_true",
+                           help="send all texts in one TranslateBatch call")
+    translate.add_argument("--json", action="store_true", help="print full results as JSON lines")
+    translate.add_argument("--request-id", default=None, help="request id to send (and log)")
+    add_decoding_flags(translate)
+    translate.set_defaults(handler=_cmd_translate)
+
+    health = commands.add_parser("health", parents=[conn],
+                                 help="print the serving status; exit 0 only when SERVING")
+    health.add_argument("--service", default="",
+                        help="service name to check (default: the whole server)")
+    health.set_defaults(handler=_cmd_health)
+
+    info = commands.add_parser("info", parents=[conn], help="show the model and server limits")
+    info.add_argument("--json", action="store_true", help="print JSON")
+    info.set_defaults(handler=_cmd_info)
+
+    loadtest_command.add_subparser(commands, conn)
+    return parser
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"{PROG}: {' '.join(message.split())}", file=sys.stderr)  # always a single line
+    return status
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point; returns the exit status (the console script passes it to sys.exit)."""
+    args = build_parser().parse_args(argv)
+    if getattr(args, "stream", False) and getattr(args, "batch", False):
+        return _fail("--stream and --batch cannot be combined", 2)
+    try:
+        return args.handler(args)
+    except TranslatorError as error:
+        return _fail(f"{error.code_name}: {error.details}", 1)
+    except UsageError as error:
+        return _fail(str(error), 2)
+    except (TypeError, ValueError) as error:  # e.g. an option value protobuf cannot hold
+        if os.environ.get("TRADUCTOR_DEBUG"):
+            raise
+        return _fail(f"invalid request: {error}", 2)
+    except OSError as error:  # unreadable --ca/--cert/--key/--input, unwritable outputs
+        return _fail(f"{error.strerror or error}: {error.filename or ''}", 1)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - last resort: one line, traceback on request
+        if os.environ.get("TRADUCTOR_DEBUG"):
+            raise
+        return _fail(f"unexpected error: {type(error).__name__}: {error} "
+                     "(set TRADUCTOR_DEBUG=1 for the traceback)", 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
