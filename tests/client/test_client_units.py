@@ -12,6 +12,7 @@ from grpc_health.v1 import health_pb2
 
 from traductor_client import errors, health, options
 from traductor_client.loadtest import inputs
+from traductor_client.loadtest.runner import Workload
 from traductor_client.loadtest.stats import (distribution, per_second, percentile,
                                              poisson_arrivals, stream_slot)
 from traductor_client.retry import Deadline, RetryPolicy, next_delay
@@ -88,7 +89,20 @@ def test_builtin_sentences_are_shipped():
     texts = inputs.load_texts()
     assert len(texts) >= 150
     assert any("%s" in t for t in texts) and any("--" in t for t in texts)
-    assert inputs.shuffled(texts, 3) == inputs.shuffled(texts, 3) != texts
+
+
+def test_workload_plan_cycles_through_texts_and_is_reproducible():
+    texts = ["a", "b", "c", "d"]
+    workload = Workload(texts, stream_fraction=0.5, seed=3)
+    plans = [workload.plan(i) for i in range(40)]
+    for cycle in range(10):  # every cycle sends each text exactly once
+        assert sorted(text for text, _ in plans[cycle * 4:(cycle + 1) * 4]) == texts
+    assert sum(stream for _, stream in plans) == 20
+    assert plans == [Workload(texts, stream_fraction=0.5, seed=3).plan(i) for i in range(40)]
+    assert plans != [Workload(texts, stream_fraction=0.5, seed=4).plan(i) for i in range(40)]
+    # the mix is not tied to the text: every text is sent both ways over the run
+    for text in texts:
+        assert {stream for t, stream in plans if t == text} == {True, False}
 
 
 # -- options ----------------------------------------------------------------------------------

@@ -99,13 +99,14 @@ def _validate(args: argparse.Namespace) -> None:
 def run_command(args: argparse.Namespace) -> int:
     _validate(args)
     settings = connection_settings(args, default_retries=0)  # measure the server as it is
-    texts = inputs.shuffled(inputs.load_texts(args.input), args.shuffle_seed)
+    texts = inputs.load_texts(args.input)
     open_loop = args.rate is not None
     if args.requests is not None:
         stop = StopRule(requests=args.requests, warmup=int(args.warmup))
     else:
         stop = StopRule(duration=args.duration or DEFAULT_DURATION, warmup=args.warmup)
-    workload = Workload(texts, decoding_options(args), args.stream_fraction, settings["timeout"])
+    workload = Workload(texts, decoding_options(args), args.stream_fraction, settings["timeout"],
+                        seed=args.shuffle_seed)
     progress = Progress(sys.stderr.isatty() if args.progress is None else args.progress)
     report = {
         "mode": "open" if open_loop else "closed",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from importlib import resources
 from pathlib import Path
 from typing import List, Optional
@@ -33,9 +32,3 @@ def load_texts(path: Optional[str] = None) -> List[str]:
         raise ValueError(f"no input sentences in {path or DEFAULT_RESOURCE}")
     return texts
 
-
-def shuffled(texts: List[str], seed: int) -> List[str]:
-    """A seeded permutation, so runs with the same seed send the same sequence of texts."""
-    order = list(texts)
-    random.Random(seed).shuffle(order)
-    return order

@@ -17,11 +17,12 @@ measurement; the warm-up before it (requests or seconds, in the same unit) is ru
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from traductor_client.async_client import AsyncTranslatorClient
 from traductor_client.errors import TranslatorError
@@ -63,20 +64,39 @@ class StopRule:
             raise ValueError("requests/duration must be positive and warmup >= 0")
 
 
+@functools.lru_cache(maxsize=16)
+def _cycle_order(size: int, seed: int, cycle: int) -> Tuple[int, ...]:
+    order = list(range(size))
+    random.Random(f"{seed}/{cycle}").shuffle(order)
+    return tuple(order)
+
+
 @dataclass
 class Workload:
-    """What each request sends: request ``i`` uses ``texts[i % len(texts)]`` and streams when
-    :func:`stream_slot` says so, so a run is reproducible."""
+    """What each request sends, as a pure function of its number (reproducible runs).
+
+    Requests go through the texts in cycles: every cycle of ``len(texts)`` requests sends each
+    text once, in an order shuffled per cycle from ``seed``. Whether a request streams follows
+    :func:`stream_slot` (an exact mix). Reshuffling every cycle keeps the two independent:
+    with a fixed order, a 50% mix over an even number of texts would stream the same half of
+    the texts every time.
+    """
 
     texts: List[str]
     options: Dict[str, Any] = field(default_factory=dict)
     stream_fraction: float = 0.0
     timeout: Optional[float] = None
+    seed: int = 0
+
+    def plan(self, index: int) -> Tuple[str, bool]:
+        """(text, stream?) of request number ``index``."""
+        cycle, position = divmod(index, len(self.texts))
+        text = self.texts[_cycle_order(len(self.texts), self.seed, cycle)[position]]
+        return text, stream_slot(index, self.stream_fraction)
 
     async def send(self, client: AsyncTranslatorClient, index: int, start: float,
                    warmup: bool) -> Sample:
-        text = self.texts[index % len(self.texts)]
-        stream = stream_slot(index, self.stream_fraction)
+        text, stream = self.plan(index)
         ttft: Optional[float] = None
         tokens = 0
         try:
