@@ -49,6 +49,7 @@ def plot_report(report: Dict[str, Any], path: str) -> None:
         axes.set_xlabel(report["level_name"])
         if len(levels) > 1 and min(levels) > 0 and max(levels) / min(levels) >= 8:
             axes.set_xscale("log", base=2)
+        axes.set_xticks(levels, [f"{level:g}" for level in levels])  # label the levels run
         axes.grid(True, alpha=0.3)
     figure.savefig(path, dpi=120)
 

@@ -28,6 +28,7 @@ class Progress:
         self._begin = time.perf_counter()
         self._last_draw = 0.0
         self.done = self.errors = 0
+        self._width = 0
 
     def __call__(self, sample: Sample) -> None:
         self.done += 1
