@@ -1,6 +1,6 @@
 """Run every benchmark anchor, each in its own virtual environment, and merge the results.
 
-Standard library only: run it with any Python 3.11+::
+Needs only the standard library and numpy: run it with the system Python 3.11+::
 
     bash benchmarks/setup.sh                      # once: creates work/venvs/{anchors,optimum}
     python3 benchmarks/run_anchors.py --shape 64,2,4,128,1000 --runs 1 --json
