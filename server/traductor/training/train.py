@@ -196,7 +196,7 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
             optimizer.zero_grad(set_to_none=True)
             (loss / ntok).backward()
             optimizer.step()
-            per_tok = float(loss) / ntok
+            per_tok = loss.item() / ntok
             bar.update(1)
             bar.set_postfix(epoch=epoch, loss=f"{per_tok:.3f}", tok_s=f"{ntok / (time.monotonic() - t0):.0f}", best_chrf=f"{best:.1f}")
             if step % 50 == 0:

@@ -1,0 +1,143 @@
+"""`traductor export`: checkpoint -> bundle, as one template (load, validate, optimize, save, prove).
+
+    load       the checkpoint directory (config.json, model.safetensors, tokenizer.model)
+    validate   config, finite weights, tokenizer and model agree
+    export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
+    optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
+    quantize   optional: dynamic int8 matrix multiplications, per-channel weights
+    save       tokenizer, config.json with dimensions, IO names, checksums
+    prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import onnx
+import onnxruntime as ort
+import torch
+
+from traductor.engine.bundle import FORMAT, GRAPHS, load_bundle, sha256
+from traductor.engine.translator import OnnxTranslator
+from traductor.model import checkpoint
+from traductor.model.tokenizer import FILENAME as TOKENIZER_FILE
+from traductor.model.transformer import Transformer
+
+from . import parity
+from .graphs import DecoderStepGraph, EncoderGraph, io_names
+
+OPSET = 17
+MAX_LOGIT_DIFF = 1e-4
+
+
+class ExportError(Exception):
+    """The export cannot go on; the message says why."""
+
+
+def validate(model: Transformer) -> None:
+    for name, p in model.state_dict().items():
+        if not torch.isfinite(p).all():
+            raise ExportError(f"weight {name} has NaN or infinite values")
+
+
+def export_graphs(model: Transformer, out: Path) -> dict:
+    """Write encoder.onnx and decoder.onnx (unoptimized) and return the IO names."""
+    cfg, names = model.cfg, io_names(model.cfg.n_decoder_layers)
+    B, n, T, h, dk = 2, 5, 3, cfg.n_heads, cfg.d_k
+    src = torch.full((B, n), 5, dtype=torch.long)
+    pad = torch.zeros((B, n), dtype=torch.bool)
+    pad[1, -1] = True
+    batch_src = {0: "batch", 1: "source_length"}
+    torch.onnx.export(EncoderGraph(model), (src, pad), str(out / "encoder.onnx"), dynamo=False, opset_version=OPSET,
+                      input_names=names["encoder_inputs"], output_names=names["encoder_outputs"],
+                      dynamic_axes={"source_ids": batch_src, "source_padding": batch_src,
+                                    **{k: {0: "batch", (1 if k == "encoder_output" else 2): "source_length"}
+                                       for k in names["encoder_outputs"]}})
+    L = cfg.n_decoder_layers
+    past = [torch.zeros(B, h, T, dk) for _ in range(2 * L)]
+    cross = [torch.zeros(B, h, n, dk) for _ in range(2 * L)]
+    args = (torch.full((B, 1), 5, dtype=torch.long), torch.tensor([1, 2]), pad, *past, *cross)
+    axes = {"input_ids": {0: "batch"}, "positions": {0: "batch"}, "source_padding": batch_src, "logits": {0: "batch"}}
+    axes.update({k: {0: "batch", 2: "past_length"} for k in names["decoder_inputs"] if k.startswith("past_")})
+    axes.update({k: {0: "batch", 2: "source_length"} for k in names["decoder_inputs"] if k.startswith("cross_")})
+    axes.update({k: {0: "batch"} for k in names["decoder_outputs"] if k.startswith("new_")})
+    torch.onnx.export(DecoderStepGraph(model), args, str(out / "decoder.onnx"), dynamo=False, opset_version=OPSET,
+                      input_names=names["decoder_inputs"], output_names=names["decoder_outputs"], dynamic_axes=axes)
+    for g in GRAPHS:
+        onnx.checker.check_model(str(out / g), full_check=True)
+    return names
+
+
+def optimize(src: Path, dst: Path) -> None:
+    """Apply ONNX Runtime's portable (extended) optimizations once, offline, and save the result."""
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    opts.optimized_model_filepath = str(dst)
+    ort.InferenceSession(str(src), opts, providers=["CPUExecutionProvider"])
+
+
+def quantize_int8(src: Path, dst: Path) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
+                     op_types_to_quantize=["MatMul", "Gemm"])
+
+
+def export(checkpoint_dir: Path | None, out: Path, quantize: str | None = None, force: bool = False,
+           parity_sentences: list[str] | None = None, progress=print) -> dict:
+    out = Path(out)
+    if out.exists() and any(out.iterdir()) and not force:
+        raise ExportError(f"{out} already exists; pass --force to overwrite it")
+    t0 = time.monotonic()
+    progress("[1/6] load")
+    model, tokenizer, ckpt_config = checkpoint.load(checkpoint_dir)
+    progress("[2/6] validate")
+    validate(model)
+    with tempfile.TemporaryDirectory(prefix="traductor-export-") as tmp:
+        tmp = Path(tmp)
+        progress("[3/6] export ONNX graphs")
+        names = export_graphs(model, tmp)
+        progress("[4/6] optimize" + (" + quantize int8" if quantize else ""))
+        staging = out.with_name(out.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for g in GRAPHS:
+            optimize(tmp / g, tmp / f"opt-{g}")
+            if quantize == "int8":
+                quantize_int8(tmp / f"opt-{g}", staging / g)
+            else:
+                shutil.copy(tmp / f"opt-{g}", staging / g)
+    progress("[5/6] save")
+    shutil.copy(Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR) / TOKENIZER_FILE, staging / TOKENIZER_FILE)
+    config = {
+        "format": FORMAT,
+        "model": model.cfg.to_dict(),
+        "languages": ckpt_config.get("languages", {"source": "en", "target": "es"}),
+        "name": Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR).resolve().name,
+        "opset": OPSET,
+        "quantization": quantize or "none",
+        "io": names,
+        "onnxruntime": ort.__version__,
+        "sha256": {g: sha256(staging / g) for g in GRAPHS},
+    }
+    (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    progress("[6/6] prove parity")
+    translator = OnnxTranslator(load_bundle(staging))
+    report = parity.check(model, tokenizer, translator, parity_sentences or parity.BUILTIN_SENTENCES)
+    texts = report.pop("onnx_texts")
+    config["parity"] = report
+    (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    if quantize is None and (report["onnx_identical"] < 1.0 or not report["max_abs_logit_diff"] <= MAX_LOGIT_DIFF
+                             or not math.isfinite(report["max_abs_logit_diff"])):
+        raise ExportError(f"parity check failed, the bundle is left in {staging} for inspection: {report}")
+    if out.exists():
+        shutil.rmtree(out)
+    staging.rename(out)
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    report["example"] = texts[:3]
+    return config

@@ -1,0 +1,139 @@
+"""The cache manager: every active row's self-attention K/V and cross-attention K/V, in place.
+
+A *row* is one decoding hypothesis (a greedy or sampled request has one, a beam request one per
+beam). Rows are kept packed at the front of the buffers (rows 0..B-1), so that each layer's
+cache for the whole batch is the contiguous view `self_kv[i, :B]`, handed to ONNX Runtime
+without a copy:
+
+    self_kv   (2L, R, h, T, d_k)   layer l's keys at 2l, values at 2l+1; T grows in powers of two
+    cross_kv  (2L, R, h, N, d_k)   C W_K, C W_V of each row's source, written once at admission
+    padding   (R, N) bool          True where a row's source is padding (N >= every source)
+
+Each step writes the new key/value of row b at position positions[b] (one vectorised
+assignment per buffer). A row that leaves is replaced by the last row (one row copied), so the
+pack stays dense; beam search reorders rows with one gather. T and N double when a longer
+sequence arrives and go back to their minimum when the batch empties, so attention runs over a
+window that fits the batch rather than over the maximum length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MIN_T = 16
+MIN_N = 16
+
+
+def _grow(array: np.ndarray, axis: int, size: int, fill=0) -> np.ndarray:
+    shape = list(array.shape)
+    shape[axis] = size
+    out = np.full(shape, fill, dtype=array.dtype)
+    index = [slice(None)] * array.ndim
+    index[axis] = slice(0, array.shape[axis])
+    out[tuple(index)] = array
+    return out
+
+
+def _capacity(needed: int, minimum: int) -> int:
+    cap = minimum
+    while cap < needed:
+        cap *= 2
+    return cap
+
+
+class KVCache:
+    def __init__(self, n_layers: int, n_heads: int, d_k: int, max_rows: int):
+        self.L, self.h, self.d_k, self.max_rows = n_layers, n_heads, d_k, max_rows
+        self.rows = 0
+        self._allocate(MIN_T, MIN_N)
+
+    def _allocate(self, T: int, N: int) -> None:
+        L2, R, h, dk = 2 * self.L, self.max_rows, self.h, self.d_k
+        self.self_kv = np.zeros((L2, R, h, T, dk), dtype=np.float32)
+        self.cross_kv = np.zeros((L2, R, h, N, dk), dtype=np.float32)
+        self.padding = np.ones((R, N), dtype=bool)
+
+    @property
+    def T(self) -> int:
+        return self.self_kv.shape[3]
+
+    @property
+    def N(self) -> int:
+        return self.cross_kv.shape[3]
+
+    def nbytes(self) -> int:
+        """Bytes held by the rows in use (what the metrics report)."""
+        per_row = (self.self_kv[:, 0].nbytes + self.cross_kv[:, 0].nbytes + self.padding[0].nbytes)
+        return per_row * self.rows
+
+    # ---- rows ---------------------------------------------------------------------------
+
+    def add_rows(self, cross: list[np.ndarray], padding: np.ndarray, copies: list[int]) -> list[int]:
+        """Admit new rows. cross[i] is (b, h, n, d_k) for b sources; source j gets copies[j] rows
+        (its beam size). Returns the row index of each new row, in order."""
+        b, n = padding.shape
+        total = sum(copies)
+        if self.rows + total > self.max_rows:
+            raise ValueError("no free rows")
+        if n > self.N:
+            new_n = _capacity(n, MIN_N)
+            self.cross_kv = _grow(self.cross_kv, 3, new_n)
+            self.padding = _grow(self.padding, 1, new_n, fill=True)
+        src = np.repeat(np.arange(b), copies)  # source index of each new row
+        rows = np.arange(self.rows, self.rows + total)
+        for i, array in enumerate(cross):
+            self.cross_kv[i, rows, :, :n] = array[src]
+        self.cross_kv[:, rows, :, n:] = 0.0
+        self.padding[rows, :n] = padding[src]
+        self.padding[rows, n:] = True
+        self.rows += total
+        return rows.tolist()
+
+    def remove_rows(self, rows: list[int]) -> dict[int, int]:
+        """Free rows; fill each hole with a row from the end. Returns {old_row: new_row} moves."""
+        moves: dict[int, int] = {}
+        for row in sorted(rows, reverse=True):
+            last = self.rows - 1
+            if row != last:
+                self._copy(last, row)
+                moves[last] = row
+            self.rows -= 1
+        # A row moved into a hole that is freed later in this loop is moved again: resolve chains.
+        resolved = {}
+        for old, new in moves.items():
+            while new in moves and new != old:
+                new = moves[new]
+            if old not in rows:
+                resolved[old] = new
+        if self.rows == 0:
+            self._allocate(MIN_T, MIN_N)
+        return resolved
+
+    def _copy(self, src: int, dst: int) -> None:
+        self.self_kv[:, dst] = self.self_kv[:, src]
+        self.cross_kv[:, dst] = self.cross_kv[:, src]
+        self.padding[dst] = self.padding[src]
+
+    def reorder(self, rows: np.ndarray, sources: np.ndarray) -> None:
+        """Beam search: rows[i] takes the cache of sources[i] (a gather, then a scatter)."""
+        self.self_kv[:, rows] = self.self_kv[:, sources]
+
+    # ---- per step -----------------------------------------------------------------------
+
+    def ensure_positions(self, max_position: int) -> None:
+        """Make room for writing position `max_position`."""
+        if max_position >= self.T:
+            self.self_kv = _grow(self.self_kv, 3, _capacity(max_position + 1, MIN_T))
+
+    def views(self) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+        """Zero-copy views of the packed rows: (past per layer, cross per layer, padding)."""
+        B = self.rows
+        past = [self.self_kv[i, :B] for i in range(2 * self.L)]
+        cross = [self.cross_kv[i, :B] for i in range(2 * self.L)]
+        return past, cross, self.padding[:B]
+
+    def append(self, new_kv: np.ndarray, positions: np.ndarray) -> None:
+        """new_kv (2L, B, h, 1, d_k): write row b's new entry at positions[b]."""
+        B = self.rows
+        rows = np.arange(B)
+        self.self_kv[:, rows, :, positions[:B], :] = new_kv[:, :B, :, 0, :].transpose(1, 0, 2, 3)

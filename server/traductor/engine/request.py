@@ -1,0 +1,136 @@
+"""What the scheduler knows about one request, and what it tells the caller about it.
+
+The caller (the gRPC servicer, or the offline translator) builds a `Request` and gives it a
+`sink`: a function the engine thread calls with a `TokenEvent` for every new token and one
+`FinishEvent` at the end. The caller may set `cancelled` from any thread; the scheduler looks
+at it before every step.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..model.tokenizer import Tokenizer
+from ..options import DecodingOptions
+
+
+class FinishReason(enum.Enum):
+    EOS = "eos"
+    LENGTH = "length"
+    CANCELLED = "cancelled"
+    DEADLINE = "deadline"
+    ERROR = "error"
+
+
+@dataclass
+class Timings:
+    queue: float = 0.0
+    encode: float = 0.0
+    decode: float = 0.0
+    total: float = 0.0
+    first_token: float = 0.0
+
+
+@dataclass
+class TokenEvent:
+    index: int
+    token_id: int
+    text_delta: str
+    logprob: float
+
+
+@dataclass
+class FinishEvent:
+    reason: FinishReason
+    text: str
+    token_ids: list[int]
+    logprobs: list[float]
+    input_tokens: int
+    timings: Timings
+    final_delta: str = ""  # text not yet sent in a TokenEvent (held back bytes, beam output)
+    error: BaseException | None = None
+
+
+class Detokenizer:
+    """Turns a growing list of ids into text deltas whose concatenation is the final text.
+
+    It decodes the whole prefix each time and sends what is new; text ending in U+FFFD (a
+    multi-byte character whose bytes have not all arrived) is held back until it is complete.
+    """
+
+    def __init__(self, tokenizer: Tokenizer, values: list[str]):
+        self.tokenizer, self.values = tokenizer, values
+        self.ids: list[int] = []
+        self.sent = ""
+
+    def text(self) -> str:
+        return self.tokenizer.decode(self.ids, self.values)
+
+    def push(self, token_id: int) -> str:
+        self.ids.append(token_id)
+        text = self.text()
+        stable = text.rstrip("\ufffd")
+        if not stable.startswith(self.sent):
+            return ""  # the prefix changed shape: wait for the final flush
+        delta, self.sent = stable[len(self.sent) :], stable
+        return delta
+
+    def finish(self) -> tuple[str, str]:
+        """(whole text, the part not yet sent)."""
+        text = self.text()
+        if not text.startswith(self.sent):  # cannot happen with SentencePiece; never send wrong text
+            raise RuntimeError("detokenizer sent text that is not a prefix of the final text")
+        return text, text[len(self.sent) :]
+
+
+@dataclass
+class Request:
+    id: str
+    source_ids: list[int]  # EOS included
+    values: list[str]  # placeholder values to restore
+    options: DecodingOptions  # resolved: max_new_tokens is set
+    sink: Callable[[TokenEvent | FinishEvent], None]
+    deadline: float | None = None  # time.monotonic() value
+    cancelled: bool = False
+    arrived: float = field(default_factory=time.monotonic)
+
+    # Filled in by the scheduler.
+    admitted: float = 0.0
+    decode_started: float = 0.0
+    first_token: float = 0.0
+    encode_seconds: float = 0.0
+    tokens: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    rows: list[int] = field(default_factory=list)
+    rng: np.random.Generator | None = None
+    detokenizer: Detokenizer | None = None
+    beam: "BeamState | None" = None
+    done: bool = False
+
+    @property
+    def n_rows(self) -> int:
+        return self.options.beam_size
+
+    def timings(self, now: float) -> Timings:
+        return Timings(
+            queue=max(self.admitted - self.arrived, 0.0) if self.admitted else now - self.arrived,
+            encode=self.encode_seconds,
+            decode=(now - self.decode_started) if self.decode_started else 0.0,
+            total=now - self.arrived,
+            first_token=(self.first_token - self.arrived) if self.first_token else 0.0,
+        )
+
+
+@dataclass
+class BeamState:
+    """Per-request beam search state, rows in the same order as Request.rows."""
+
+    scores: np.ndarray  # (K,) sum of log-probabilities
+    finished: np.ndarray  # (K,) bool
+    lengths: np.ndarray  # (K,) tokens generated before finishing
+    prefixes: np.ndarray  # (K, t) tokens so far (PAD after a beam finished)

@@ -1,0 +1,70 @@
+"""Choosing the next token from a step's logits: greedy, sampling, beam search.
+
+These functions follow the PyTorch reference (traductor/model/generate.py) step for step, so
+that the engine gives exactly the reference's tokens: log-softmax first, then EOS suppressed
+while fewer than min_new_tokens are out; beams ranked by summed log-probability, a finished
+beam extended by PAD at no cost, the best hypothesis picked by score / length**1.0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NEG_INF = -np.inf
+
+
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    m = x.max(axis=-1, keepdims=True)
+    shifted = x - m
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def greedy(logits: np.ndarray) -> np.ndarray:
+    """(B, V) -> (B,) argmax (EOS already suppressed where needed)."""
+    return logits.argmax(axis=-1)
+
+
+def token_logprobs(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """log p(token) under each row's softmax, without materialising the full log-softmax."""
+    m = logits.max(axis=-1)
+    lse = m + np.log(np.exp(logits - m[:, None]).sum(axis=-1))
+    return logits[np.arange(len(tokens)), tokens] - lse
+
+
+def sample(logits: np.ndarray, temperature: float, top_k: int, top_p: float, rng: np.random.Generator) -> int:
+    """One token from one row: temperature, then top-k, then nucleus (top-p) filtering."""
+    x = logits.astype(np.float64) / temperature
+    if 0 < top_k < x.shape[-1]:
+        kth = np.partition(x, -top_k)[-top_k]
+        x = np.where(x < kth, NEG_INF, x)
+    p = np.exp(x - x.max())
+    p /= p.sum()
+    if top_p < 1.0:
+        order = np.argsort(-p, kind="stable")
+        cum = np.cumsum(p[order])
+        keep = order[: int(np.searchsorted(cum, top_p)) + 1]
+        q = np.zeros_like(p)
+        q[keep] = p[keep]
+        p = q / q.sum()
+    cdf = np.cumsum(p)
+    return int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"), len(p) - 1))
+
+
+def beam_step(logp: np.ndarray, scores: np.ndarray, finished: np.ndarray, pad_id: int, k: int):
+    """One beam search step for one request.
+
+    logp (K, V) log-probabilities of each beam's next token; scores (K,); finished (K,) bool.
+    Returns (new scores (K,), source beam of each new beam (K,), token of each new beam (K,)).
+    """
+    V = logp.shape[1]
+    frozen = np.full(V, NEG_INF, dtype=logp.dtype)
+    frozen[pad_id] = 0.0
+    logp = np.where(finished[:, None], frozen, logp)
+    total = (scores[:, None] + logp).reshape(-1)  # (K * V,)
+    top = np.argpartition(-total, k - 1)[:k]
+    top = top[np.lexsort((top, -total[top]))]  # by score, descending; ties by index
+    return total[top], top // V, top % V
+
+
+def best_beam(scores: np.ndarray, lengths: np.ndarray, length_penalty: float = 1.0) -> int:
+    return int(np.argmax(scores / np.maximum(lengths, 1) ** length_penalty))

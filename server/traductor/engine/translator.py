@@ -1,0 +1,67 @@
+"""Offline translation with the ONNX engine (`traductor translate`, `evaluate`, the export's
+parity check): the serving scheduler, driven synchronously until every request is done.
+
+Because it is the same scheduler the server runs, every offline figure (BLEU, parity) is a
+figure of the code that serves.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from ..model.tokenizer import Tokenizer
+from ..options import DecodingOptions, Limits, resolve
+from .bundle import Bundle, load_bundle
+from .request import FinishEvent, FinishReason, Request
+from .runner import ModelRunner
+from .scheduler import Scheduler
+
+
+class TranslationError(RuntimeError):
+    pass
+
+
+class OnnxTranslator:
+    def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64):
+        self.bundle = bundle
+        self.tokenizer = Tokenizer(bundle.file("tokenizer.model"))
+        self.runner = ModelRunner(bundle, threads=threads, max_rows=max_rows)
+        self.max_rows = max_rows
+        self.limits = Limits(max_input_tokens=bundle.max_len, max_new_tokens=bundle.max_len - 1, max_beam_size=max_rows)
+
+    @classmethod
+    def load(cls, path: Path | str, threads: int = 0, max_rows: int = 64) -> "OnnxTranslator":
+        return cls(load_bundle(path), threads=threads, max_rows=max_rows)
+
+    def generate(self, sources: list[list[int]], options: DecodingOptions, batch_size: int = 32,
+                 values: list[list[str]] | None = None) -> list[FinishEvent]:
+        """Decode token-id sources (EOS included) with at most `batch_size` rows at once."""
+        rows = max(1, min(batch_size, self.max_rows))
+        if options.beam_size > rows:
+            rows = options.beam_size
+        scheduler = Scheduler(self.runner, self.tokenizer, max_rows=rows, max_queue=len(sources) + 1)
+        results: list[FinishEvent | None] = [None] * len(sources)
+        counter = itertools.count()
+        for i, src in enumerate(sources):
+            opts = resolve(options, len(src), self.limits)
+
+            def sink(event, i=i):
+                if isinstance(event, FinishEvent):
+                    results[i] = event
+
+            scheduler.submit(Request(str(next(counter)), list(src), values[i] if values else [], opts, sink))
+        while scheduler.has_work():
+            scheduler.step()
+        for event in results:
+            if event.reason is FinishReason.ERROR:
+                raise TranslationError(f"translation failed: {event.error}") from event.error
+        return results  # type: ignore[return-value]
+
+    def translate(self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32) -> list[str]:
+        encoded = [self.tokenizer.encode(t) for t in texts]
+        limit = self.bundle.max_len
+        sources = [ids[: limit - 1] + [ids[-1]] if len(ids) > limit else ids for ids, _ in encoded]
+        options = DecodingOptions(max_new_tokens=max_new_tokens, beam_size=beam_size)
+        events = self.generate(sources, options, batch_size, [v for _, v in encoded])
+        return [e.text for e in events]
