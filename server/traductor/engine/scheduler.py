@@ -169,17 +169,22 @@ class Scheduler:
         self.cache.append(new_kv, self.positions)
         self.positions[:B] += 1
         now = time.monotonic()
-        for req in list(self.active):
+        # Each request's rows of logits are taken before any request finishes: a request that
+        # finishes frees its rows and moves the last rows into the holes, after which
+        # logits[req.rows] would read another request's row.
+        picked = [(req, logits[np.asarray(req.rows)]) for req in self.active]  # (K, V) copies
+        for req, row_logits in picked:
             try:
-                self._select(req, logits, now)
+                self._select(req, row_logits, now)
             except Exception as e:  # a fault in one request fails that request only
                 log.exception("request %s failed", req.id)
                 self._finish(req, FinishReason.ERROR, error=e)
 
     def _select(self, req: Request, logits: np.ndarray, now: float) -> None:
+        """logits (K, V): this request's rows of the step's logits."""
         o = req.options
         rows = np.asarray(req.rows)
-        row_logits = logits[rows]  # (K, V), a copy
+        row_logits = logits.copy()
         generated = len(req.tokens) if req.beam is None else req.beam.prefixes.shape[1]
         if req.beam is not None:
             return self._beam_select(req, row_logits, generated, now)
@@ -191,7 +196,7 @@ class Scheduler:
         else:
             token = int(selection.greedy(row_logits)[0])
         if o.return_scores:
-            logp = float(selection.token_logprobs(logits[rows], np.array([token]))[0])
+            logp = float(selection.token_logprobs(logits, np.array([token]))[0])
         self.tokens[rows[0]] = token
         if token == self.eos_id:
             return self._finish(req, FinishReason.EOS)
