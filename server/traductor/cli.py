@@ -124,10 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _later_commands():
     """Subcommands that live next to their subsystem (export, serve, bench)."""
-    return []
+    from .engine import export_cli
+    from .service import serve_cli
+
+    return [export_cli.register, serve_cli.register]
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .engine.bundle import BundleError
     from .model.checkpoint import ModelDirError
     from .options import OptionsError
     from .training.corpus import CorpusError
@@ -135,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (UserError, CorpusError, ModelDirError, OptionsError, FileNotFoundError) as e:
+    except (UserError, CorpusError, ModelDirError, OptionsError, BundleError, FileNotFoundError) as e:
         print(f"traductor {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

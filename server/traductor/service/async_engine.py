@@ -1,0 +1,142 @@
+"""The bridge between asyncio (gRPC handlers) and the engine thread.
+
+    handler (event loop)                      engine thread
+    ────────────────────                      ─────────────
+    tokenize, check limits
+    scheduler.submit(request)  ───────────▶   step(): admit, decode, select
+    await queue.get()          ◀───────────   request.sink(event) via call_soon_threadsafe
+    finally: request.cancelled = True  ────▶  next step: the request leaves, its rows are freed
+
+ONNX Runtime only ever runs on the engine thread, so the event loop stays free for health
+checks and new requests while the model works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from contextvars import ContextVar
+from typing import AsyncIterator
+
+from ..model.tokenizer import Tokenizer
+from ..options import DecodingOptions, Limits, OptionsError, resolve
+from ..engine.request import FinishEvent, Request, TokenEvent
+from ..engine.scheduler import Scheduler
+from .metrics import Metrics
+
+log = logging.getLogger("traductor.engine")
+
+
+# The interceptor puts a dict here for each RPC; generate() adds what the request did, and the
+# interceptor writes it as the RPC's one log line.
+request_summary: ContextVar[dict | None] = ContextVar("request_summary", default=None)
+
+
+def _summarize(event: FinishEvent) -> None:
+    summary = request_summary.get()
+    if summary is None:
+        return
+    t = event.timings
+    summary["input_tokens"] = summary.get("input_tokens", 0) + event.input_tokens
+    summary["output_tokens"] = summary.get("output_tokens", 0) + len(event.token_ids)
+    summary["finish"] = event.reason.value
+    for name in ("queue", "encode", "decode", "first_token"):
+        summary[f"{name}_ms"] = round(max(summary.get(f"{name}_ms", 0.0), getattr(t, name) * 1000), 2)
+
+
+class InvalidInput(OptionsError):
+    """The request's text or options cannot be served (INVALID_ARGUMENT)."""
+
+
+class Draining(Exception):
+    """The server is shutting down and takes no new work (UNAVAILABLE)."""
+
+
+class AsyncEngine:
+    def __init__(self, scheduler: Scheduler, tokenizer: Tokenizer, limits: Limits, max_input_chars: int,
+                 metrics: Metrics):
+        self.scheduler, self.tokenizer, self.limits = scheduler, tokenizer, limits
+        self.max_input_chars, self.metrics = max_input_chars, metrics
+        self.draining = False
+        self.in_flight = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="traductor-engine", daemon=True)
+
+    # ---- the engine thread ----------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.scheduler.wake()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        s = self.scheduler
+        while not self._stop.is_set():
+            if not s.wait_for_work(timeout=0.5):
+                continue
+            try:
+                s.step()
+            except Exception:  # the scheduler fails requests itself; this is the last line of defence
+                log.exception("engine step raised; continuing")
+            self.metrics.observe_step(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes())
+
+    # ---- called on the event loop ---------------------------------------------------------
+
+    def prepare(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str], DecodingOptions]:
+        """Tokenize and check a request; raises InvalidInput with a message for the caller."""
+        if not text or not text.strip():
+            raise InvalidInput("text is empty")
+        if len(text) > self.max_input_chars:
+            raise InvalidInput(f"text is {len(text)} characters, over the limit of {self.max_input_chars}")
+        ids, values = self.tokenizer.encode(text)
+        try:
+            return ids, values, resolve(options, len(ids), self.limits)
+        except OptionsError as e:
+            raise InvalidInput(str(e)) from e
+
+    async def generate(self, text: str, options: DecodingOptions, request_id: str = "",
+                       timeout: float | None = None) -> AsyncIterator[TokenEvent | FinishEvent]:
+        """Submit one request and yield its events until the FinishEvent (inclusive)."""
+        if self.draining:
+            raise Draining("the server is shutting down")
+        ids, values, resolved = self.prepare(text, options)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+
+        def sink(event) -> None:  # runs on the engine thread
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, event)
+            except RuntimeError:  # the loop is closed: the caller is gone, nothing to deliver
+                log.debug("event for %s dropped: event loop closed", request_id)
+
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        request = Request(request_id or uuid.uuid4().hex[:16], ids, values, resolved, sink, deadline)
+        self.scheduler.submit(request)  # QueueFull propagates: RESOURCE_EXHAUSTED
+        self.in_flight += 1
+        try:
+            while True:
+                event = await queue.get()
+                if isinstance(event, FinishEvent):
+                    self.metrics.observe_finish(event)
+                    _summarize(event)
+                    yield event
+                    return
+                yield event
+        finally:
+            self.in_flight -= 1
+            if not request.done:  # the caller went away (cancel, disconnect, deadline): stop decoding
+                request.cancelled = True
+                self.scheduler.wake()
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """Wait until no request is in flight (drain); False if the timeout passed first."""
+        end = time.monotonic() + timeout
+        while self.in_flight and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+        return self.in_flight == 0

@@ -1,0 +1,67 @@
+"""Protobuf <-> engine types, at the edge only (from_pb / to_pb)."""
+
+from __future__ import annotations
+
+from traductor_client.v1 import translator_pb2 as pb
+
+from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
+from ..options import DecodingOptions
+from .async_engine import InvalidInput
+
+FINISH_TO_PB = {
+    FinishReason.EOS: pb.FINISH_REASON_EOS,
+    FinishReason.LENGTH: pb.FINISH_REASON_LENGTH,
+    FinishReason.CANCELLED: pb.FINISH_REASON_CANCELLED,
+    FinishReason.DEADLINE: pb.FINISH_REASON_DEADLINE,
+}
+
+
+def options_from_pb(o: pb.DecodingOptions) -> DecodingOptions:
+    """Unset fields take the defaults; a field set to a value it cannot have is an error.
+
+    max_new_tokens and beam_size set to 0 are refused here: 0 means "unset" only when the
+    field is absent on the wire.
+    """
+    for name in ("max_new_tokens", "beam_size"):
+        if o.HasField(name) and getattr(o, name) < 1:
+            raise InvalidInput(f"{name} must be >= 1 when set, got {getattr(o, name)}")
+    d = DecodingOptions()
+    return DecodingOptions(
+        max_new_tokens=o.max_new_tokens if o.HasField("max_new_tokens") else d.max_new_tokens,
+        min_new_tokens=o.min_new_tokens if o.HasField("min_new_tokens") else d.min_new_tokens,
+        beam_size=o.beam_size if o.HasField("beam_size") else d.beam_size,
+        temperature=o.temperature if o.HasField("temperature") else d.temperature,
+        top_k=o.top_k if o.HasField("top_k") else d.top_k,
+        top_p=o.top_p if o.HasField("top_p") else d.top_p,
+        seed=o.seed if o.HasField("seed") else d.seed,
+        return_scores=o.return_scores,
+    )
+
+
+def timings_to_pb(t: Timings) -> pb.Timings:
+    return pb.Timings(queue_seconds=t.queue, encode_seconds=t.encode, decode_seconds=t.decode,
+                      total_seconds=t.total, time_to_first_token_seconds=t.first_token)
+
+
+def usage_to_pb(e: FinishEvent) -> pb.Usage:
+    return pb.Usage(input_tokens=e.input_tokens, output_tokens=len(e.token_ids))
+
+
+def response_to_pb(e: FinishEvent, request_id: str, scores: bool) -> pb.TranslateResponse:
+    r = pb.TranslateResponse(text=e.text, token_ids=e.token_ids, finish_reason=FINISH_TO_PB[e.reason],
+                             usage=usage_to_pb(e), timings=timings_to_pb(e.timings), request_id=request_id)
+    if scores:
+        r.token_logprobs.extend(e.logprobs)
+        r.score = sum(e.logprobs)
+    return r
+
+
+def token_to_pb(e: TokenEvent, request_id: str) -> pb.TranslateStreamResponse:
+    return pb.TranslateStreamResponse(text_delta=e.text_delta, token_id=e.token_id, index=e.index,
+                                      token_logprob=e.logprob, request_id=request_id)
+
+
+def final_to_pb(e: FinishEvent, request_id: str) -> pb.TranslateStreamResponse:
+    return pb.TranslateStreamResponse(text_delta=e.final_delta, token_id=-1, index=len(e.token_ids),
+                                      finish_reason=FINISH_TO_PB[e.reason], usage=usage_to_pb(e),
+                                      timings=timings_to_pb(e.timings), request_id=request_id)

@@ -1,0 +1,92 @@
+"""The Translator servicer: each RPC is a few lines; errors are mapped by the interceptor."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import grpc
+from traductor_client.v1 import translator_pb2 as pb
+from traductor_client.v1 import translator_pb2_grpc as pb_grpc
+
+from .. import __version__
+from ..engine.request import FinishEvent, FinishReason
+from .async_engine import AsyncEngine, InvalidInput
+from .convert import final_to_pb, options_from_pb, response_to_pb, token_to_pb
+
+
+class EngineFailure(Exception):
+    """The engine failed this request (INTERNAL, generic message; the cause is logged)."""
+
+
+class DeadlinePassed(Exception):
+    """The request's deadline passed while it was queued or decoding (DEADLINE_EXCEEDED)."""
+
+
+def _request_id(request) -> str:
+    return request.request_id or uuid.uuid4().hex[:16]
+
+
+def _check_finish(event: FinishEvent) -> FinishEvent:
+    if event.reason is FinishReason.ERROR:
+        raise EngineFailure("engine error") from event.error
+    if event.reason is FinishReason.DEADLINE:
+        raise DeadlinePassed("the deadline passed before the translation was done")
+    return event
+
+
+class TranslatorServicer(pb_grpc.TranslatorServicer):
+    def __init__(self, engine: AsyncEngine, model_info: pb.ModelInfo):
+        self.engine, self.model_info = engine, model_info
+
+    async def _translate(self, text: str, options, request_id: str, context) -> FinishEvent:
+        async for event in self.engine.generate(text, options, request_id, context.time_remaining()):
+            if isinstance(event, FinishEvent):
+                return _check_finish(event)
+        raise EngineFailure("the engine ended without a result")
+
+    async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
+        rid = _request_id(request)
+        event = await self._translate(request.text, options_from_pb(request.options), rid, context)
+        return response_to_pb(event, rid, request.options.return_scores)
+
+    async def TranslateStream(self, request: pb.TranslateRequest, context):
+        rid = _request_id(request)
+        async for event in self.engine.generate(request.text, options_from_pb(request.options), rid,
+                                                context.time_remaining()):
+            if isinstance(event, FinishEvent):
+                yield final_to_pb(_check_finish(event), rid)
+            else:
+                yield token_to_pb(event, rid)
+
+    async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
+        limit = self.model_info.max_batch_texts
+        if not request.texts or len(request.texts) > limit:
+            raise InvalidInput(f"texts must hold between 1 and {limit} texts, got {len(request.texts)}")
+        options = options_from_pb(request.options)
+        rid = _request_id(request)
+        for text in request.texts:  # check every text before any work starts
+            self.engine.prepare(text, options)
+        try:  # all texts decode together; if one fails, the others are cancelled
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(self._translate(t, options, f"{rid}-{i}", context))
+                         for i, t in enumerate(request.texts)]
+        except* Exception as failed:
+            raise failed.exceptions[0] from None
+        events = [t.result() for t in tasks]
+        return pb.TranslateBatchResponse(results=[response_to_pb(e, f"{rid}-{i}", request.options.return_scores)
+                                                  for i, e in enumerate(events)])
+
+    async def GetModelInfo(self, request, context) -> pb.ModelInfo:
+        return self.model_info
+
+
+def model_info(bundle, settings) -> pb.ModelInfo:
+    m = bundle.model
+    return pb.ModelInfo(
+        name=bundle.config.get("name", bundle.path.name), source_language=bundle.config["languages"]["source"],
+        target_language=bundle.config["languages"]["target"], d_model=m["d_model"], n_heads=m["n_heads"],
+        n_encoder_layers=m["n_encoder_layers"], n_decoder_layers=m["n_decoder_layers"], vocab_size=m["vocab_size"],
+        max_input_tokens=settings.max_input_tokens, max_new_tokens=settings.max_new_tokens,
+        max_beam_size=settings.max_beam_size, max_batch_texts=settings.max_batch_texts,
+        bundle_sha256=bundle.checksum, quantization=bundle.config.get("quantization", "none"), version=__version__)

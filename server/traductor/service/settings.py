@@ -1,0 +1,59 @@
+"""Every knob of `traductor serve`, with its default, its flag and its environment variable.
+
+A flag wins over the environment variable (TRADUCTOR_<NAME>), which wins over the default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str = ""  # bundle directory; empty: the bundled default model
+    host: str = "0.0.0.0"
+    port: int = 50051
+    metrics_port: int = 9090  # 0: no metrics server
+    threads: int = 0  # ONNX Runtime intra-op threads (0: all cores)
+    max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
+    max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
+    max_input_tokens: int = 200
+    max_input_chars: int = 4000  # refused before tokenizing, so megabytes cost nothing
+    max_new_tokens: int = 200
+    max_beam_size: int = 8
+    max_batch_texts: int = 64  # texts in one TranslateBatch
+    max_message_bytes: int = 1 << 20  # gRPC receive/send limit
+    drain_seconds: float = 8.0  # grace for in-flight requests on SIGTERM (compose stops at 10 s)
+    token: str = ""  # bearer token required on Translator calls (health stays open)
+    tls_cert: str = ""  # PEM server certificate chain: enables TLS
+    tls_key: str = ""
+    tls_client_ca: str = ""  # PEM CA: clients must present a certificate it signed (mutual TLS)
+    reflection: bool = False  # gRPC server reflection (for grpcurl)
+    log_level: str = "INFO"
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        for f in fields(cls):
+            flag = "--" + f.name.replace("_", "-")
+            env = "TRADUCTOR_" + f.name.upper()
+            if f.type in ("bool", bool):
+                parser.add_argument(flag, action="store_true", default=None, help=f"(env {env})")
+            else:
+                kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
+                parser.add_argument(flag, type=kind, default=None, metavar=f.name.upper(),
+                                    help=f"default {f.default!r} (env {env})")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, environ=os.environ) -> "Settings":
+        values = {}
+        for f in fields(cls):
+            value = getattr(args, f.name, None)
+            env = environ.get("TRADUCTOR_" + f.name.upper())
+            if value is None and env is not None:
+                kind = f.type if isinstance(f.type, str) else f.type.__name__
+                value = env.lower() in ("1", "true", "yes") if kind == "bool" else {"int": int, "float": float, "str": str}[kind](env)
+            if value is not None:
+                values[f.name] = value
+        return cls(**values)
