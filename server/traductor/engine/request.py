@@ -96,6 +96,7 @@ class Request:
     options: DecodingOptions  # resolved: max_new_tokens is set
     sink: Callable[[TokenEvent | FinishEvent], None]
     deadline: float | None = None  # time.monotonic() value
+    stream: bool = True  # False: no TokenEvents and no per-token detokenizing (unary calls)
     cancelled: bool = False
     arrived: float = field(default_factory=time.monotonic)
 

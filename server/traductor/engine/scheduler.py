@@ -47,7 +47,7 @@ class StepStats:
 
 
 class Scheduler:
-    def __init__(self, runner: ModelRunner, tokenizer: Tokenizer, max_rows: int, max_queue: int,
+    def __init__(self, runner: ModelRunner, tokenizer: Tokenizer | None, max_rows: int, max_queue: int,
                  before_step: Callable[[], None] | None = None):
         b = runner.bundle
         self.runner, self.tokenizer = runner, tokenizer
@@ -148,7 +148,8 @@ class Scheduler:
         for r in batch:
             r.rows, rows = rows[: r.n_rows], rows[r.n_rows :]
             r.admitted, r.encode_seconds, r.decode_started = t0, elapsed, now
-            r.detokenizer = Detokenizer(self.tokenizer, r.values)
+            if r.stream:
+                r.detokenizer = Detokenizer(self.tokenizer, r.values)
             if r.options.sampling:
                 r.rng = np.random.default_rng(r.options.seed)
             if r.n_rows > 1:
@@ -169,39 +170,50 @@ class Scheduler:
         self.cache.append(new_kv, self.positions)
         self.positions[:B] += 1
         now = time.monotonic()
-        # Each request's rows of logits are taken before any request finishes: a request that
-        # finishes frees its rows and moves the last rows into the holes, after which
-        # logits[req.rows] would read another request's row.
-        picked = [(req, logits[np.asarray(req.rows)]) for req in self.active]  # (K, V) copies
-        for req, row_logits in picked:
+        # Phase 1: choose every request's token(s) while rows are as the step saw them.
+        # Phase 2: apply the choices; a request that finishes frees its rows and moves the last
+        # rows into the holes, so nothing reads `logits` by row after that starts.
+        choices = [(req, self._choose_beam(req, logits)) for req in self.active if req.beam is not None]
+        plain = [req for req in self.active if req.beam is None]
+        if plain:
+            choices += zip(plain, self._choose_plain(plain, logits))
+        for req, choice in choices:
             try:
-                self._select(req, row_logits, now)
+                if req.beam is not None:
+                    self._apply_beam(req, *choice, now)
+                else:
+                    self._apply_token(req, *choice, now)
             except Exception as e:  # a fault in one request fails that request only
                 log.exception("request %s failed", req.id)
                 self._finish(req, FinishReason.ERROR, error=e)
 
-    def _select(self, req: Request, logits: np.ndarray, now: float) -> None:
-        """logits (K, V): this request's rows of the step's logits."""
-        o = req.options
-        rows = np.asarray(req.rows)
-        row_logits = logits.copy()
-        generated = len(req.tokens) if req.beam is None else req.beam.prefixes.shape[1]
-        if req.beam is not None:
-            return self._beam_select(req, row_logits, generated, now)
-        logp = None
-        if generated < o.min_new_tokens:
-            row_logits[:, self.eos_id] = -np.inf
-        if o.sampling:
-            token = selection.sample(row_logits[0], o.temperature, o.top_k, o.top_p, req.rng)
-        else:
-            token = int(selection.greedy(row_logits)[0])
-        if o.return_scores:
-            logp = float(selection.token_logprobs(logits, np.array([token]))[0])
-        self.tokens[rows[0]] = token
+    def _choose_plain(self, plain: list[Request], logits: np.ndarray) -> list[tuple[int, float | None]]:
+        """Greedy and sampled requests (one row each): one vectorised argmax for all of them."""
+        rows = np.fromiter((r.rows[0] for r in plain), dtype=np.int64, count=len(plain))
+        scored = [i for i, r in enumerate(plain) if r.options.return_scores]
+        tokens = None
+        suppress = [r.rows[0] for r in plain if len(r.tokens) < r.options.min_new_tokens]
+        if scored:  # log p under the unsuppressed softmax, as the reference reports it
+            original = logits[rows[scored]].copy()
+        if suppress:
+            logits[suppress, self.eos_id] = -np.inf  # the buffer is ours until the next step
+        tokens = logits[: self.cache.rows].argmax(axis=-1)[rows]
+        for i, r in enumerate(plain):
+            if r.options.sampling:
+                o = r.options
+                tokens[i] = selection.sample(logits[rows[i]], o.temperature, o.top_k, o.top_p, r.rng)
+        logps: list[float | None] = [None] * len(plain)
+        if scored:
+            for j, lp in zip(scored, selection.token_logprobs(original, tokens[scored])):
+                logps[j] = float(lp)
+        return list(zip(tokens.tolist(), logps))
+
+    def _apply_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
+        self.tokens[req.rows[0]] = token
         if token == self.eos_id:
             return self._finish(req, FinishReason.EOS)
         self._emit_token(req, token, logp, now)
-        if len(req.tokens) >= o.max_new_tokens:
+        if len(req.tokens) >= req.options.max_new_tokens:
             self._finish(req, FinishReason.LENGTH)
 
     def _emit_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
@@ -210,33 +222,36 @@ class Scheduler:
             req.logprobs.append(logp)
         if not req.first_token:
             req.first_token = now
-        delta = req.detokenizer.push(token)
-        req.sink(TokenEvent(len(req.tokens) - 1, token, delta, logp if logp is not None else 0.0))
+        if req.stream:
+            delta = req.detokenizer.push(token)
+            req.sink(TokenEvent(len(req.tokens) - 1, token, delta, logp if logp is not None else 0.0))
 
-    def _beam_select(self, req: Request, row_logits: np.ndarray, generated: int, now: float) -> None:
+    def _choose_beam(self, req: Request, logits: np.ndarray):
         s, o, K = req.beam, req.options, req.n_rows
-        logp = selection.log_softmax(row_logits.astype(np.float32))
-        if generated < o.min_new_tokens:
+        logp = selection.log_softmax(logits[np.asarray(req.rows)])
+        if s.prefixes.shape[1] < o.min_new_tokens:
             logp[:, self.eos_id] = -np.inf
-        s.scores, source, token = selection.beam_step(logp, s.scores, s.finished, self.pad_id, K)
+        return selection.beam_step(logp, s.scores, s.finished, self.pad_id, K)
+
+    def _apply_beam(self, req: Request, scores: np.ndarray, source: np.ndarray, token: np.ndarray, now: float) -> None:
+        s, K = req.beam, req.n_rows
         rows = np.asarray(req.rows)
         if not np.array_equal(source, np.arange(K)):
             self.cache.reorder(rows, rows[source])
         was_finished = s.finished[source]
+        s.scores = scores
         s.lengths = s.lengths[source] + (~was_finished)
         s.finished = was_finished | (token == self.eos_id)
         s.prefixes = np.concatenate([s.prefixes[source], token[:, None]], axis=1)
         self.tokens[rows] = token
-        if not s.finished.all() and s.prefixes.shape[1] < o.max_new_tokens:
+        if not s.finished.all() and s.prefixes.shape[1] < req.options.max_new_tokens:
             return
         best = s.prefixes[selection.best_beam(s.scores, s.lengths)].tolist()
         ended = self.eos_id in best
-        for t in best[: best.index(self.eos_id)] if ended else best:
+        for t in best[: best.index(self.eos_id)] if ended else best:  # the hypothesis, streamed at once
             if t == self.pad_id:
                 break
-            req.tokens.append(t)
-            req.detokenizer.ids.append(t)
-        req.first_token = req.first_token or now
+            self._emit_token(req, t, None, now)
         self._finish(req, FinishReason.EOS if ended else FinishReason.LENGTH)
 
     # ---- leaving --------------------------------------------------------------------------
@@ -249,8 +264,10 @@ class Scheduler:
             self._free_rows(req)
         now = time.monotonic()
         text, rest = ("", "")
-        if req.detokenizer is not None and error is None:
+        if error is None and req.detokenizer is not None:
             text, rest = req.detokenizer.finish()
+        elif error is None and self.tokenizer is not None:
+            text = self.tokenizer.decode(req.tokens, req.values)
         try:
             req.sink(FinishEvent(reason, text, list(req.tokens), list(req.logprobs), len(req.source_ids),
                                  req.timings(now), rest, error))

@@ -50,7 +50,7 @@ class OnnxTranslator:
                 if isinstance(event, FinishEvent):
                     results[i] = event
 
-            scheduler.submit(Request(str(next(counter)), list(src), values[i] if values else [], opts, sink))
+            scheduler.submit(Request(str(next(counter)), list(src), values[i] if values else [], opts, sink, stream=False))
         while scheduler.has_work():
             scheduler.step()
         for event in results:

@@ -101,8 +101,10 @@ class AsyncEngine:
             raise InvalidInput(str(e)) from e
 
     async def generate(self, text: str, options: DecodingOptions, request_id: str = "",
-                       timeout: float | None = None) -> AsyncIterator[TokenEvent | FinishEvent]:
-        """Submit one request and yield its events until the FinishEvent (inclusive)."""
+                       timeout: float | None = None, stream: bool = True) -> AsyncIterator[TokenEvent | FinishEvent]:
+        """Submit one request and yield its events until the FinishEvent (inclusive).
+
+        With stream=False only the FinishEvent comes (no per-token events or detokenizing)."""
         if self.draining:
             raise Draining("the server is shutting down")
         ids, values, resolved = self.prepare(text, options)
@@ -116,7 +118,7 @@ class AsyncEngine:
                 log.debug("event for %s dropped: event loop closed", request_id)
 
         deadline = time.monotonic() + timeout if timeout is not None else None
-        request = Request(request_id or uuid.uuid4().hex[:16], ids, values, resolved, sink, deadline)
+        request = Request(request_id or uuid.uuid4().hex[:16], ids, values, resolved, sink, deadline, stream=stream)
         self.scheduler.submit(request)  # QueueFull propagates: RESOURCE_EXHAUSTED
         self.in_flight += 1
         try:

@@ -40,7 +40,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
         self.engine, self.model_info = engine, model_info
 
     async def _translate(self, text: str, options, request_id: str, context) -> FinishEvent:
-        async for event in self.engine.generate(text, options, request_id, context.time_remaining()):
+        async for event in self.engine.generate(text, options, request_id, context.time_remaining(), stream=False):
             if isinstance(event, FinishEvent):
                 return _check_finish(event)
         raise EngineFailure("the engine ended without a result")
