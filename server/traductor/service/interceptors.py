@@ -13,7 +13,7 @@ import grpc
 
 from ..engine.scheduler import QueueFull
 from ..options import OptionsError
-from .async_engine import Draining, request_summary
+from .async_engine import Draining, InvalidInput, request_summary
 from .metrics import Metrics
 from .servicer import DeadlinePassed, EngineFailure
 
@@ -23,6 +23,23 @@ SERVICE_PREFIX = "/traductor.v1.Translator/"
 
 class Unauthenticated(Exception):
     pass
+
+
+MALFORMED = object()  # the request the handler gets when its bytes are not a valid message
+
+
+def _tolerant(deserializer):
+    """grpcio answers a message it cannot parse with UNKNOWN and the parser's exception text;
+    parse here instead and let the handler refuse it with INVALID_ARGUMENT."""
+    if deserializer is None:
+        return None
+
+    def parse(data: bytes):
+        try:
+            return deserializer(data)
+        except Exception:
+            return MALFORMED
+    return parse
 
 
 def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
@@ -52,10 +69,12 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         rpc = method[len(SERVICE_PREFIX):]
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(self._unary(rpc, handler.unary_unary),
-                                                       handler.request_deserializer, handler.response_serializer)
+                                                       _tolerant(handler.request_deserializer),
+                                                       handler.response_serializer)
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(self._stream(rpc, handler.unary_stream),
-                                                        handler.request_deserializer, handler.response_serializer)
+                                                        _tolerant(handler.request_deserializer),
+                                                        handler.response_serializer)
         return handler
 
     def _unary(self, rpc, behaviour):
@@ -63,6 +82,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
             start, code, error = time.monotonic(), grpc.StatusCode.OK, None
             request_summary.set({})
             try:
+                _check_parsed(request)
                 return await behaviour(request, context)
             except asyncio.CancelledError:
                 code = grpc.StatusCode.CANCELLED
@@ -79,6 +99,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
             start, code, error = time.monotonic(), grpc.StatusCode.OK, None
             request_summary.set({})
             try:
+                _check_parsed(request)
                 async for message in behaviour(request, context):
                     yield message
             except asyncio.CancelledError:
@@ -104,6 +125,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         line = {"rpc": rpc, "request_id": getattr(request, "request_id", ""), "code": code.name,
                 "total_ms": round(elapsed * 1000, 2), **(request_summary.get() or {})}
         log.info(json.dumps(line))
+
+
+def _check_parsed(request) -> None:
+    if request is MALFORMED:
+        raise InvalidInput("the request is not a valid protobuf message (corrupt bytes or invalid UTF-8)")
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
