@@ -84,8 +84,41 @@ def optimize(src: Path, dst: Path) -> None:
 def quantize_int8(src: Path, dst: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    # The optimized graph holds com.microsoft ops whose output types shape inference cannot
+    # name: tell the quantizer that such tensors are float.
     quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
-                     op_types_to_quantize=["MatMul", "Gemm"])
+                     op_types_to_quantize=["MatMul", "Gemm"],
+                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+
+
+def build_graphs(model: Transformer, out: Path, quantize: str | None = None, progress=print) -> dict:
+    """Export, check, optimize (and quantize) both graphs into `out`; returns the IO names."""
+    with tempfile.TemporaryDirectory(prefix="traductor-export-") as tmp:
+        tmp = Path(tmp)
+        progress("[3/6] export ONNX graphs")
+        names = export_graphs(model, tmp)
+        progress("[4/6] optimize" + (" + quantize int8" if quantize else ""))
+        for g in GRAPHS:
+            optimize(tmp / g, tmp / f"opt-{g}")
+            if quantize == "int8":
+                quantize_int8(tmp / f"opt-{g}", out / g)
+            else:
+                shutil.copy(tmp / f"opt-{g}", out / g)
+    return names
+
+
+def bundle_config(model: Transformer, out: Path, names: dict, quantize: str | None, name: str, languages: dict) -> dict:
+    return {
+        "format": FORMAT,
+        "model": model.cfg.to_dict(),
+        "languages": languages,
+        "name": name,
+        "opset": OPSET,
+        "quantization": quantize or "none",
+        "io": names,
+        "onnxruntime": ort.__version__,
+        "sha256": {g: sha256(out / g) for g in GRAPHS},
+    }
 
 
 def export(checkpoint_dir: Path | None, out: Path, quantize: str | None = None, force: bool = False,
@@ -98,33 +131,14 @@ def export(checkpoint_dir: Path | None, out: Path, quantize: str | None = None, 
     model, tokenizer, ckpt_config = checkpoint.load(checkpoint_dir)
     progress("[2/6] validate")
     validate(model)
-    with tempfile.TemporaryDirectory(prefix="traductor-export-") as tmp:
-        tmp = Path(tmp)
-        progress("[3/6] export ONNX graphs")
-        names = export_graphs(model, tmp)
-        progress("[4/6] optimize" + (" + quantize int8" if quantize else ""))
-        staging = out.with_name(out.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        for g in GRAPHS:
-            optimize(tmp / g, tmp / f"opt-{g}")
-            if quantize == "int8":
-                quantize_int8(tmp / f"opt-{g}", staging / g)
-            else:
-                shutil.copy(tmp / f"opt-{g}", staging / g)
+    staging = out.with_name(out.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    names = build_graphs(model, staging, quantize, progress)
     progress("[5/6] save")
     shutil.copy(Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR) / TOKENIZER_FILE, staging / TOKENIZER_FILE)
-    config = {
-        "format": FORMAT,
-        "model": model.cfg.to_dict(),
-        "languages": ckpt_config.get("languages", {"source": "en", "target": "es"}),
-        "name": Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR).resolve().name,
-        "opset": OPSET,
-        "quantization": quantize or "none",
-        "io": names,
-        "onnxruntime": ort.__version__,
-        "sha256": {g: sha256(staging / g) for g in GRAPHS},
-    }
+    config = bundle_config(model, staging, names, quantize, Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR).resolve().name,
+                           ckpt_config.get("languages", {"source": "en", "target": "es"}))
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     progress("[6/6] prove parity")
     translator = OnnxTranslator(load_bundle(staging))

@@ -124,10 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _later_commands():
     """Subcommands that live next to their subsystem (export, serve, bench)."""
+    from . import bench
     from .engine import export_cli
     from .service import serve_cli
 
-    return [export_cli.register, serve_cli.register]
+    return [export_cli.register, serve_cli.register, bench.register]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -67,8 +67,9 @@ class Tokenizer:
         return self.encode_masked(m.text) + [EOS_ID], m.values
 
     def decode_masked(self, ids: Iterable[int]) -> str:
-        """Ids -> text with <phK> tokens still in it; special ids are skipped."""
-        return self.sp.decode([i for i in ids if i not in self.special_ids])
+        """Ids -> text with <phK> tokens still in it; special ids (and ids outside the
+        vocabulary, which a mismatched model could produce) are skipped."""
+        return self.sp.decode([i for i in ids if i not in self.special_ids and 0 <= i < self.vocab_size])
 
     def decode(self, ids: Iterable[int], values: list[str]) -> str:
         return placeholders.unmask(self.decode_masked(ids), values)
