@@ -9,12 +9,14 @@ at it before every step.
 from __future__ import annotations
 
 import enum
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from ..model import placeholders
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions
 
@@ -56,11 +58,17 @@ class FinishEvent:
     error: BaseException | None = None
 
 
+# The end of a masked text that may still grow into a placeholder token ("<", "<p", "<ph1").
+_PARTIAL_TOKEN = re.compile(r"<(?:p(?:h\d*)?)?$")
+
+
 class Detokenizer:
     """Turns a growing list of ids into text deltas whose concatenation is the final text.
 
     It decodes the whole prefix each time and sends what is new; text ending in U+FFFD (a
-    multi-byte character whose bytes have not all arrived) is held back until it is complete.
+    multi-byte character whose bytes have not all arrived) is held back until it is complete,
+    and so is a masked text ending in what may become a placeholder token (the model can spell
+    "<ph0>" with byte pieces; sent as it came, "<ph0" would later turn into the placeholder).
     """
 
     def __init__(self, tokenizer: Tokenizer, values: list[str]):
@@ -73,8 +81,8 @@ class Detokenizer:
 
     def push(self, token_id: int) -> str:
         self.ids.append(token_id)
-        text = self.text()
-        stable = text.rstrip("\ufffd")
+        masked = _PARTIAL_TOKEN.sub("", self.tokenizer.decode_masked(self.ids).rstrip("\ufffd"))
+        stable = placeholders.unmask(masked, self.values)
         if not stable.startswith(self.sent):
             return ""  # the prefix changed shape: wait for the final flush
         delta, self.sent = stable[len(self.sent) :], stable

@@ -103,7 +103,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
         ("grpc.so_reuseport", 0)])
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    translator_pb2_grpc.add_TranslatorServicer_to_server(TranslatorServicer(engine, model_info(bundle, settings)), server)
+    translator_pb2_grpc.add_TranslatorServicer_to_server(TranslatorServicer(engine, model_info(bundle, settings, engine.limits)), server)
     if settings.reflection:
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     address = f"{settings.host}:{settings.port}"

@@ -11,7 +11,7 @@ from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 
 from .. import __version__
 from ..engine.request import FinishEvent, FinishReason
-from .async_engine import AsyncEngine, InvalidInput
+from .async_engine import AsyncEngine, InvalidInput, request_summary
 from .convert import final_to_pb, options_from_pb, response_to_pb, token_to_pb
 
 
@@ -24,7 +24,11 @@ class DeadlinePassed(Exception):
 
 
 def _request_id(request) -> str:
-    return request.request_id or uuid.uuid4().hex[:16]
+    rid = request.request_id or uuid.uuid4().hex[:16]
+    summary = request_summary.get()
+    if summary is not None:  # the RPC's log line names the id the caller gets back, made up or not
+        summary["request_id"] = rid
+    return rid
 
 
 def _check_finish(event: FinishEvent) -> FinishEvent:
@@ -81,12 +85,13 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
         return self.model_info
 
 
-def model_info(bundle, settings) -> pb.ModelInfo:
+def model_info(bundle, settings, limits) -> pb.ModelInfo:
+    """The limits reported are the engine's (`limits`): the settings capped by the bundle."""
     m = bundle.model
     return pb.ModelInfo(
         name=bundle.config.get("name", bundle.path.name), source_language=bundle.config["languages"]["source"],
         target_language=bundle.config["languages"]["target"], d_model=m["d_model"], n_heads=m["n_heads"],
         n_encoder_layers=m["n_encoder_layers"], n_decoder_layers=m["n_decoder_layers"], vocab_size=m["vocab_size"],
-        max_input_tokens=settings.max_input_tokens, max_new_tokens=settings.max_new_tokens,
-        max_beam_size=settings.max_beam_size, max_batch_texts=settings.max_batch_texts,
+        max_input_tokens=limits.max_input_tokens, max_new_tokens=limits.max_new_tokens,
+        max_beam_size=limits.max_beam_size, max_batch_texts=settings.max_batch_texts,
         bundle_sha256=bundle.checksum, quantization=bundle.config.get("quantization", "none"), version=__version__)
