@@ -2,7 +2,7 @@
 
 The synthetic task is a deterministic "translation" of digit words into letters with a
 reversed order, so a tiny Transformer learns it to near-perfect accuracy in a few hundred steps:
-    "uno dos tres"  ->  "C B A"
+    "uno dos tres"  ->  "D C B"   (cero=A, uno=B, ...; order reversed)
 """
 
 from __future__ import annotations

@@ -62,12 +62,18 @@ class AsyncEngine:
         self.max_input_chars, self.metrics = max_input_chars, metrics
         self.draining = False
         self.in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._outbox: list[tuple[asyncio.Queue, TokenEvent | FinishEvent]] = []  # engine thread only
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="traductor-engine", daemon=True)
 
     # ---- the engine thread ----------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the engine thread; call from the event loop that will make the requests."""
+        self._loop = asyncio.get_running_loop()
         self._thread.start()
 
     def stop(self) -> None:
@@ -84,7 +90,18 @@ class AsyncEngine:
                 s.step()
             except Exception:  # the scheduler fails requests itself; this is the last line of defence
                 log.exception("engine step raised; continuing")
+            self._flush()
             self.metrics.observe_step(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes())
+
+    def _flush(self) -> None:
+        """Hand the step's events to the event loop in one wake-up (not one per token)."""
+        if not self._outbox:
+            return
+        batch, self._outbox = self._outbox, []
+        try:
+            self._loop.call_soon_threadsafe(_deliver, batch)
+        except RuntimeError:  # the loop is closed (shutdown): nobody is left to receive them
+            log.debug("%d event(s) dropped: event loop closed", len(batch))
 
     # ---- called on the event loop ---------------------------------------------------------
 
@@ -108,19 +125,16 @@ class AsyncEngine:
         if self.draining:
             raise Draining("the server is shutting down")
         ids, values, resolved = self.prepare(text, options)
-        loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
 
-        def sink(event) -> None:  # runs on the engine thread
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, event)
-            except RuntimeError:  # the loop is closed: the caller is gone, nothing to deliver
-                log.debug("event for %s dropped: event loop closed", request_id)
+        def sink(event) -> None:  # runs on the engine thread, inside a step
+            self._outbox.append((queue, event))
 
         deadline = time.monotonic() + timeout if timeout is not None else None
         request = Request(request_id or uuid.uuid4().hex[:16], ids, values, resolved, sink, deadline, stream=stream)
         self.scheduler.submit(request)  # QueueFull propagates: RESOURCE_EXHAUSTED
         self.in_flight += 1
+        self._idle.clear()
         try:
             while True:
                 event = await queue.get()
@@ -132,13 +146,21 @@ class AsyncEngine:
                 yield event
         finally:
             self.in_flight -= 1
+            if self.in_flight == 0:
+                self._idle.set()
             if not request.done:  # the caller went away (cancel, disconnect, deadline): stop decoding
                 request.cancelled = True
                 self.scheduler.wake()
 
     async def wait_idle(self, timeout: float) -> bool:
         """Wait until no request is in flight (drain); False if the timeout passed first."""
-        end = time.monotonic() + timeout
-        while self.in_flight and time.monotonic() < end:
-            await asyncio.sleep(0.02)
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            pass
         return self.in_flight == 0
+
+
+def _deliver(batch) -> None:
+    for queue, event in batch:
+        queue.put_nowait(event)
