@@ -1,0 +1,206 @@
+"""Static checks of the compose stack (docker-compose.yml, Dockerfiles and deploy/ configs).
+
+Fast and container-free: they parse the files and check the properties the stack relies on.
+tests/compose/run.sh runs the stack for real.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy"
+
+
+def _seconds(duration: str) -> float:
+    """A compose duration ("8s", "1m30s", "500ms", or plain seconds) in seconds."""
+    text = str(duration).strip()
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 1e-6}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", text)
+    assert parts and "".join(n + u for n, u in parts) == text, f"bad duration {duration!r}"
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+@pytest.fixture(scope="module")
+def services(compose) -> dict:
+    return compose["services"]
+
+
+@pytest.fixture(scope="module")
+def metric_names() -> set[str]:
+    """Metric names the server exposes, read from its metrics module when present."""
+    source = ROOT / "server" / "traductor" / "service" / "metrics.py"
+    names = set()
+    if source.exists():
+        for kind, name in re.findall(r'\b(Counter|Histogram|Gauge)\(\s*"(traductor_\w+)"', source.read_text()):
+            if kind == "Counter":
+                names.add(name if name.endswith("_total") else name + "_total")
+            elif kind == "Histogram":
+                names.update({name, name + "_bucket", name + "_sum", name + "_count"})
+            else:
+                names.add(name)
+    return names
+
+
+def test_services_present(services):
+    assert {"translator", "lb", "prometheus", "loadtest", "grafana"} <= set(services)
+
+
+def test_optional_services_are_behind_profiles(services):
+    assert services["loadtest"].get("profiles") == ["loadtest"]
+    assert services["grafana"].get("profiles") == ["grafana"]
+    for name in ("translator", "lb", "prometheus"):
+        assert not services[name].get("profiles"), f"{name} must start by default"
+
+
+def test_built_images_take_the_base_image_argument(services):
+    for name in ("translator", "lb", "prometheus", "loadtest"):
+        build = services[name]["build"]
+        assert build["args"]["BASE_IMAGE"] == "${BASE_IMAGE:-python:3.11-slim}", name
+        context = ROOT / build.get("context", ".")
+        dockerfile = context / build.get("dockerfile", "Dockerfile")
+        text = dockerfile.read_text()
+        assert "ARG BASE_IMAGE=python:3.11-slim" in text, dockerfile
+        assert re.search(r"^FROM \$\{BASE_IMAGE\}", text, re.M), dockerfile
+
+
+def test_translator_is_scalable(services):
+    translator = services["translator"]
+    assert "container_name" not in translator
+    assert not translator.get("ports"), "replicas publish no host port; clients go through lb"
+
+
+def test_translator_healthcheck_uses_grpc_health(services):
+    check = services["translator"]["healthcheck"]
+    test = check["test"]
+    command = " ".join(test if isinstance(test, list) else [test])
+    assert "traductor-client" in command and " health" in command
+    assert _seconds(check["interval"]) <= 30
+
+
+def test_translator_stops_gracefully_within_ten_seconds(services):
+    translator = services["translator"]
+    assert translator.get("stop_signal", "SIGTERM") == "SIGTERM"
+    grace = _seconds(translator["stop_grace_period"])
+    assert 0 < grace < 10
+    drain = translator.get("environment", {}).get("TRADUCTOR_DRAIN_SECONDS")
+    if drain is not None:
+        default = re.fullmatch(r"\$\{TRADUCTOR_DRAIN_SECONDS:-([\d.]+)\}", str(drain))
+        value = float(default.group(1) if default else drain)
+        assert value < grace, "the server must finish draining before compose sends SIGKILL"
+
+
+def test_ports_published_on_loopback_only(services):
+    published = 0
+    for name, service in services.items():
+        for port in service.get("ports", []) or []:
+            if isinstance(port, dict):
+                assert port.get("host_ip") == "127.0.0.1", (name, port)
+            else:
+                assert str(port).startswith("127.0.0.1:"), (name, port)
+            published += 1
+    assert published >= 2
+    # the host port may be moved (LB_PORT), the default stays the gRPC port
+    assert "127.0.0.1:${LB_PORT:-50051}:50051" in services["lb"]["ports"]
+
+
+def test_loadtest_targets_the_balancer(services):
+    command = " ".join(services["loadtest"]["command"])
+    assert "loadtest" in command
+    assert "lb:50051" in command
+    assert "--json-out" in command
+    mounts = [str(v) for v in services["loadtest"].get("volumes", [])]
+    assert any(v.endswith(":/reports") for v in mounts)
+
+
+def test_serving_dockerfile():
+    text = (ROOT / "Dockerfile").read_text()
+    assert "torch" not in re.sub(r"#.*", "", text), "the serving image must not install torch"
+    assert re.search(r"^USER (?!root)\w+", text, re.M), "runs as a non-root user"
+    assert re.search(r"^STOPSIGNAL SIGTERM", text, re.M)
+    assert re.search(r"^HEALTHCHECK .*", text, re.M) and "traductor-client" in text
+    assert re.search(r'^ENTRYPOINT \["traductor", "serve", "--model", "/opt/traductor/bundle"', text, re.M)
+    assert "build/bundle" in text
+    serve = (DEPLOY / "requirements" / "serve.txt").read_text()
+    assert not re.search(r"^torch", serve, re.M)
+    assert re.search(r"^onnxruntime", serve, re.M)
+
+
+def test_dockerignore_keeps_the_context_small():
+    lines = [l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines()
+             if l.strip() and not l.lstrip().startswith("#")]
+    assert lines[0] == "*", "an allowlist: everything is ignored first"
+    allowed = {l[1:].rstrip("/") for l in lines if l.startswith("!")}
+    assert {"server", "client", "pyproject.toml", "build/bundle", "deploy"} <= allowed
+    assert not {"work", ".git", "build"} & allowed
+
+
+def test_prometheus_scrapes_every_replica():
+    config = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    job = jobs["traductor"]
+    assert job.get("metrics_path", "/metrics") == "/metrics"
+    dns = job["dns_sd_configs"]
+    assert any("translator" in sd["names"] and sd.get("type", "SRV") == "A" and sd["port"] == 9090
+               for sd in dns), "DNS A records of the service name find every replica"
+
+
+def test_nginx_balances_grpc_per_request():
+    conf = (DEPLOY / "lb" / "nginx.conf.template").read_text()
+    code = re.sub(r"#.*", "", conf)
+    assert re.search(r"listen\s+50051\s+http2", code)
+    assert re.search(r"grpc_pass\s+grpc://\$\w+", code), "grpc_pass through a variable"
+    assert re.search(r"^\s*resolver\s+\S+", code, re.M), "resolved at request time"
+    assert "stream {" not in code, "TCP balancing would pin each HTTP/2 connection"
+    assert "@UPSTREAM_HOST@" in code
+    entrypoint = (DEPLOY / "lb" / "entrypoint.sh").read_text()
+    assert "@UPSTREAM_HOST@" in entrypoint and "/etc/resolv.conf" in entrypoint
+
+
+def test_grafana_provisioning():
+    source = yaml.safe_load((DEPLOY / "grafana" / "provisioning" / "datasources" / "prometheus.yml").read_text())
+    (datasource,) = source["datasources"]
+    assert datasource["type"] == "prometheus" and datasource["url"] == "http://prometheus:9090"
+    provider = yaml.safe_load((DEPLOY / "grafana" / "provisioning" / "dashboards" / "traductor.yml").read_text())
+    assert provider["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
+
+
+def _dashboard_exprs(dashboard: dict) -> list[tuple[str, str]]:
+    return [(panel["title"], target["expr"]) for panel in dashboard["panels"]
+            for target in panel.get("targets", [])]
+
+
+def test_dashboard_json(metric_names):
+    path = DEPLOY / "grafana" / "dashboards" / "traductor.json"
+    dashboard = json.loads(path.read_text())
+    titles = {panel["title"] for panel in dashboard["panels"]}
+    for wanted in ["Request rate", "Error rate", "Latency p50 / p99", "Time to first token",
+                   "Output tokens / s", "Batch size", "Queue depth", "Active sequences", "KV cache bytes"]:
+        assert wanted in titles
+    datasource = yaml.safe_load((DEPLOY / "grafana" / "provisioning" / "datasources" / "prometheus.yml").read_text())
+    uid = datasource["datasources"][0]["uid"]
+    exprs = _dashboard_exprs(dashboard)
+    assert exprs
+    for title, expr in exprs:
+        names = re.findall(r"\b(traductor_\w+)", expr)
+        assert names, f"{title}: {expr} names no traductor_ metric"
+        if metric_names:  # the server's metrics module is present: every name must be real
+            unknown = set(names) - metric_names
+            assert not unknown, f"{title}: unknown metrics {unknown}"
+    for panel in dashboard["panels"]:
+        assert panel["datasource"]["uid"] == uid, panel["title"]
+    ids = [panel["id"] for panel in dashboard["panels"]]
+    assert len(ids) == len(set(ids))
