@@ -264,10 +264,14 @@ class Scheduler:
             self._free_rows(req)
         now = time.monotonic()
         text, rest = ("", "")
-        if error is None and req.detokenizer is not None:
-            text, rest = req.detokenizer.finish()
-        elif error is None and self.tokenizer is not None:
-            text = self.tokenizer.decode(req.tokens, req.values)
+        try:
+            if error is None and req.detokenizer is not None:
+                text, rest = req.detokenizer.finish()
+            elif error is None and self.tokenizer is not None:
+                text = self.tokenizer.decode(req.tokens, req.values)
+        except Exception as e:  # the request fails, but it still gets its finish event (done is set)
+            log.exception("request %s failed while finishing", req.id)
+            reason, error = FinishReason.ERROR, e
         try:
             req.sink(FinishEvent(reason, text, list(req.tokens), list(req.logprobs), len(req.source_ids),
                                  req.timings(now), rest, error))
