@@ -86,7 +86,8 @@ def _credentials(s: Settings):
 
 async def warm_up(engine: AsyncEngine) -> None:
     for text in WARMUP_TEXTS:
-        for options in (DecodingOptions(max_new_tokens=8), DecodingOptions(max_new_tokens=4, beam_size=2)):
+        beam = min(2, engine.limits.max_beam_size)  # 1 when the engine has a single row
+        for options in (DecodingOptions(max_new_tokens=8), DecodingOptions(max_new_tokens=4, beam_size=beam)):
             async for _ in engine.generate(text, options, "warmup"):
                 pass
 
