@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# End-to-end run of docker-compose.yml under Podman (no Docker engine, no image registry).
+#
+#   tests/compose/run.sh
+#
+# 1. sets Podman up (packages, a containers.conf, podman-compose >= 1.1 for profiles/--scale)
+# 2. imports a Debian bookworm + python3 base image built with debootstrap, if missing
+# 3. exports the model bundle on the host into build/bundle, if missing (needs torch)
+# 4. builds the four images (translator, lb, prometheus, loadtest)
+# 5. starts translator x REPLICAS, lb and prometheus; waits until every replica is SERVING
+# 6. runs the compose `loadtest` service against lb:50051
+# 7. checks: no errors in the report; every replica served calls (its own /metrics);
+#    Prometheus has every replica as an `up` target; a replica stops within its grace period
+# 8. prints a summary and tears the stack down, whatever happened (trap)
+#
+# Environment (all optional):
+#   REPLICAS=2                translator replicas
+#   LOADTEST_DURATION=15      seconds per concurrency level
+#   LOADTEST_CONCURRENCY=1,8  concurrency levels
+#   EXPORT_CHECKPOINT=DIR     checkpoint for `traductor export` (default: the bundled model)
+#   BUILD=0                   reuse the images already built (skip step 4)
+#   KEEP_STACK=1              leave the stack running at the end (tear down with the printed command)
+#   COMPOSE_WORK=DIR          scratch folder for containers.conf, the rootfs, podman-compose
+#                             (default /tmp/traductor-compose)
+# Exit status: 0 when every check passed.
+set -Eeuo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+REPLICAS="${REPLICAS:-2}"
+export LOADTEST_DURATION="${LOADTEST_DURATION:-15}"
+export LOADTEST_CONCURRENCY="${LOADTEST_CONCURRENCY:-1,8}"
+export BASE_IMAGE="${BASE_IMAGE:-localhost/debian-python:bookworm}"
+WORK="${COMPOSE_WORK:-/tmp/traductor-compose}"
+PROJECT="traductor-e2e"
+REPORTS="$ROOT/build/reports"
+PODMAN_COMPOSE_VERSION="1.6.0"   # Debian's 1.0.3 ignores `profiles` and `--scale`
+
+T0=$(date +%s)
+FAILURES=()
+SUMMARY=()
+log() { printf '[%4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
+fail() { log "FAIL: $*"; FAILURES+=("$*"); }
+pass() { log "ok: $*"; SUMMARY+=("ok    $*"); }
+# Time a step: timed NAME command...
+TIMINGS=()
+timed() {
+    local name="$1" start; shift
+    start=$(date +%s)
+    log "== $name"
+    "$@"
+    TIMINGS+=("$(printf '%-28s %4ss' "$name" "$(( $(date +%s) - start ))")")
+}
+
+# ---------------------------------------------------------------------------------------------
+# 1. Podman
+setup_podman() {
+    local missing=()
+    for tool in podman runc debootstrap; do
+        command -v "$tool" > /dev/null || missing+=("$tool")
+    done
+    if (( ${#missing[@]} )); then
+        log "installing podman runc debootstrap (missing: ${missing[*]})"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap > /dev/null
+    fi
+    mkdir -p "$WORK"
+    # runc instead of crun (cgroups v1 in hybrid mode), cgroupfs, no default ulimits.
+    cat > "$WORK/containers.conf" <<'EOF'
+[containers]
+default_ulimits = []
+[engine]
+cgroup_manager = "cgroupfs"
+runtime = "runc"
+EOF
+    export CONTAINERS_CONF="$WORK/containers.conf"
+    # podman-compose with profiles and --scale: from PyPI into a private venv.
+    PC="$WORK/venv/bin/podman-compose"
+    if ! "$PC" --version 2> /dev/null | grep -q "version $PODMAN_COMPOSE_VERSION"; then
+        log "installing podman-compose $PODMAN_COMPOSE_VERSION into $WORK/venv"
+        python3 -m venv "$WORK/venv"
+        "$WORK/venv/bin/pip" install -q "podman-compose==$PODMAN_COMPOSE_VERSION" 2>&1 | grep -v '^WARNING: Location' || true
+    fi
+    "$PC" --version | head -1
+    podman --version
+}
+
+# The Debian mirror the host uses (deb822 .sources or one-line .list).
+debian_mirror() {
+    local uri
+    uri=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '$2 !~ /security/ {print $2; exit}')
+    [[ -n "$uri" ]] || uri=$(grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '$2 !~ /security/ {print $2; exit}')
+    echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# 2. The base image: Debian bookworm (python3 3.11) with the host's CA bundle (the proxy's CA).
+setup_base_image() {
+    if podman image exists "$BASE_IMAGE"; then
+        log "base image $BASE_IMAGE present"
+        return
+    fi
+    local rootfs="$WORK/rootfs" mirror
+    mirror=$(debian_mirror)
+    log "debootstrap bookworm from $mirror"
+    rm -rf "$rootfs"
+    debootstrap --variant=minbase --include=python3,python3-venv,python3-pip bookworm "$rootfs" "$mirror" > "$WORK/debootstrap.log"
+    cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
+    printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$rootfs/etc/pip.conf"
+    tar -C "$rootfs" -c . | podman import - "$BASE_IMAGE" > /dev/null
+    rm -rf "$rootfs"
+}
+
+# 3. The model bundle (torch is on the host, never in the image).
+setup_bundle() {
+    if [[ -f build/bundle/config.json ]]; then
+        log "bundle present: build/bundle"
+        return
+    fi
+    local args=(--out build/bundle)
+    [[ -n "${EXPORT_CHECKPOINT:-}" ]] && args+=(--checkpoint "$EXPORT_CHECKPOINT")
+    nice traductor export "${args[@]}"
+}
+
+# 4. Images: built directly with podman (host network for pip/apt; docker format keeps HEALTHCHECK).
+build_images() {
+    local common=(--network=host --format docker --build-arg "BASE_IMAGE=$BASE_IMAGE" --quiet)
+    nice podman build "${common[@]}" -t traductor:latest -f Dockerfile . > /dev/null
+    nice podman build "${common[@]}" -t traductor-lb:latest deploy/lb > /dev/null
+    nice podman build "${common[@]}" -t traductor-prometheus:latest deploy/prometheus > /dev/null
+    nice podman build "${common[@]}" -t traductor-loadtest:latest -f deploy/loadtest/Dockerfile . > /dev/null
+    podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E 'traductor' | sed 's/^/    /'
+}
+
+compose() { "$PC" -p "$PROJECT" "$@"; }
+
+containers_of() {
+    podman ps -a --format '{{.Names}}' \
+        --filter "label=com.docker.compose.project=$PROJECT" \
+        --filter "label=com.docker.compose.service=$1" | sort
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ---------------------------------------------------------------------------------------------
+STACK_UP=0
+teardown() {
+    local status=$?
+    set +e
+    if (( STACK_UP )); then
+        if (( ${#FAILURES[@]} )) || (( status )); then
+            log "logs of the stack (last lines of each container):"
+            for c in $(podman ps -a --format '{{.Names}}' --filter "label=com.docker.compose.project=$PROJECT"); do
+                echo "----- $c"
+                { podman logs --tail 25 "$c" 2>&1 | grep -v 'systemd' || true; } | sed 's/^/    /'
+            done
+        fi
+        if [[ "${KEEP_STACK:-0}" == 1 ]]; then
+            log "KEEP_STACK=1: left running; stop it with: CONTAINERS_CONF=$CONTAINERS_CONF $PC -p $PROJECT --profile loadtest down -v"
+        else
+            log "tearing the stack down"
+            compose --profile loadtest down -v -t 10 > "$WORK/down.log" 2>&1 \
+                || log "compose down failed (see $WORK/down.log)"
+            # anything left behind by an interrupted run
+            podman ps -a -q --filter "label=com.docker.compose.project=$PROJECT" | xargs -r podman rm -f > /dev/null 2>&1
+        fi
+    fi
+    log "total $(( $(date +%s) - T0 ))s"
+    if (( status == 0 && ${#FAILURES[@]} == 0 )); then
+        exit 0
+    fi
+    exit $(( status ? status : 1 ))
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+timed "podman setup" setup_podman
+timed "base image" setup_base_image
+timed "model bundle" setup_bundle
+if [[ "${BUILD:-1}" == 0 ]]; then
+    log "BUILD=0: reusing the images already built"
+else
+    timed "build images" build_images
+fi
+
+export LB_PORT PROMETHEUS_PORT
+LB_PORT=$(free_port)
+PROMETHEUS_PORT=$(free_port)
+mkdir -p "$REPORTS"
+chmod 0777 "$REPORTS"          # the load-test container writes as an unprivileged user
+rm -f "$REPORTS/loadtest.json"
+
+# 5. The stack
+start_stack() {
+    compose down -v -t 5 > /dev/null 2>&1 || true
+    STACK_UP=1
+    compose up -d --no-build --scale "translator=$REPLICAS" > "$WORK/up.log" 2>&1 || {
+        cat "$WORK/up.log"; return 1; }
+    podman ps --filter "label=com.docker.compose.project=$PROJECT" --format '    {{.Names}}  {{.Status}}  {{.Ports}}'
+}
+timed "compose up" start_stack
+
+# Podman runs healthchecks from systemd timers, which these machines lack: run them ourselves.
+wait_healthy() {
+    local deadline=$(( $(date +%s) + 240 )) c healthy
+    mapfile -t TRANSLATORS < <(containers_of translator)
+    if (( ${#TRANSLATORS[@]} != REPLICAS )); then
+        fail "expected $REPLICAS translator containers, found ${#TRANSLATORS[@]}: ${TRANSLATORS[*]}"
+        return 1
+    fi
+    while :; do
+        healthy=0
+        for c in "${TRANSLATORS[@]}"; do
+            podman healthcheck run "$c" > /dev/null 2>&1 && healthy=$(( healthy + 1 ))
+        done
+        if (( healthy == REPLICAS )); then
+            break
+        fi
+        if (( $(date +%s) > deadline )); then
+            fail "only $healthy of $REPLICAS replicas became healthy"
+            return 1
+        fi
+        sleep 3
+    done
+    # ... and SERVING through the balancer from the host (published port)
+    until traductor-client health --target "127.0.0.1:$LB_PORT" > /dev/null 2>&1; do
+        if (( $(date +%s) > deadline )); then
+            fail "the load balancer does not answer SERVING on 127.0.0.1:$LB_PORT"
+            return 1
+        fi
+        sleep 2
+    done
+    pass "$REPLICAS replicas healthy (gRPC health SERVING), balancer SERVING on 127.0.0.1:$LB_PORT"
+}
+timed "wait for health" wait_healthy
+
+# 6. The load test, as the compose service (profile loadtest), against lb:50051.
+run_loadtest() {
+    local rc=0
+    compose --profile loadtest run --rm --no-deps loadtest > "$WORK/loadtest.log" 2>&1 || rc=$?
+    grep -v systemd "$WORK/loadtest.log" | sed 's/^/    /' || true
+    (( rc == 0 )) || fail "the loadtest container exited with status $rc"
+}
+timed "load test" run_loadtest
+
+# 7. Checks
+check_report() {
+    python3 - "$REPORTS/loadtest.json" <<'EOF'
+import json, sys
+report = json.load(open(sys.argv[1]))
+bad = []
+for level in report["levels"]:
+    errors = level.get("errors") or {}
+    print(f"    {report['level_name']} {level['level']:g}: {level['requests']} requests, {level['ok']} ok, "
+          f"{level['requests_per_second']:.1f} req/s, p50 {level['latency_seconds']['p50'] * 1000:.0f} ms, "
+          f"p99 {level['latency_seconds']['p99'] * 1000:.0f} ms, errors {errors or 0}")
+    if level["requests"] == 0:
+        bad.append(f"level {level['level']}: no requests")
+    if errors or level["ok"] != level["requests"]:
+        bad.append(f"level {level['level']}: errors {errors}")
+if bad:
+    print("    " + "; ".join(bad))
+    sys.exit(1)
+EOF
+}
+if [[ -f "$REPORTS/loadtest.json" ]]; then
+    if check_report; then pass "load-test report: every call OK"; else fail "load-test report has errors"; fi
+else
+    fail "no load-test report at $REPORTS/loadtest.json"
+fi
+
+# Each replica's own /metrics, read inside its container (no port is published per replica).
+check_replicas() {
+    local c count all_served=1
+    for c in "${TRANSLATORS[@]}"; do
+        count=$(podman exec "$c" python3 -c '
+import re, urllib.request
+text = urllib.request.urlopen("http://127.0.0.1:9090/metrics", timeout=5).read().decode()
+total = sum(float(v) for rpc, v in re.findall(r"^traductor_requests_total\{[^}]*rpc=\"([^\"]+)\"[^}]*\} (\S+)", text, re.M)
+            if rpc.startswith("Translate"))
+print(int(total))') || count=0
+        log "    $c: traductor_requests_total (Translate*) = $count"
+        (( count > 0 )) || all_served=0
+    done
+    if (( all_served )); then pass "every replica served Translate calls"; else fail "a replica served no Translate calls"; fi
+}
+check_replicas
+
+# The balancer's own view: which upstream address answered each call.
+log "    calls per upstream in the balancer's access log:"
+podman logs "$(containers_of lb | head -1)" 2>/dev/null | grep -o 'upstream=[0-9.:]*' | sort | uniq -c | sed 's/^/      /' || true
+
+# Prometheus: every replica is a target, `up` is 1 for each (allow a few scrape intervals).
+check_prometheus() {
+    local deadline=$(( $(date +%s) + 60 )) out
+    while :; do
+        if out=$(python3 - "$PROMETHEUS_PORT" "$REPLICAS" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+port, replicas = sys.argv[1], int(sys.argv[2])
+base = f"http://127.0.0.1:{port}/api/v1/"
+def get(path):
+    return json.load(urllib.request.urlopen(base + path, timeout=5))["data"]
+targets = [t for t in get("targets")["activeTargets"] if t["labels"]["job"] == "traductor"]
+up = get("query?" + urllib.parse.urlencode({"query": 'up{job="traductor"}'}))["result"]
+served = get("query?" + urllib.parse.urlencode({"query": 'sum by (instance) (traductor_requests_total{job="traductor", rpc=~"Translate.*"})'}))["result"]
+lines = [f"targets: " + ", ".join(f"{t['labels']['instance']}={t['health']}" for t in targets),
+         "up: " + ", ".join(f"{r['metric']['instance']}={r['value'][1]}" for r in up),
+         "requests by instance: " + ", ".join(f"{r['metric']['instance']}={float(r['value'][1]):.0f}" for r in served)]
+print("\n".join("    " + l for l in lines))
+ok = (len(targets) == replicas and all(t["health"] == "up" for t in targets)
+      and len(up) == replicas and all(r["value"][1] == "1" for r in up)
+      and len(served) == replicas and all(float(r["value"][1]) > 0 for r in served))
+sys.exit(0 if ok else 1)
+EOF
+        ); then
+            echo "$out"
+            pass "Prometheus scrapes all $REPLICAS replicas (targets up, up == 1, requests per instance > 0)"
+            return
+        fi
+        if (( $(date +%s) > deadline )); then
+            echo "$out"
+            fail "Prometheus does not see all $REPLICAS replicas up"
+            return
+        fi
+        sleep 5
+    done
+}
+timed "prometheus checks" check_prometheus
+
+# Graceful stop: SIGTERM, drain, exit well before the 10 s Docker default.
+check_stop() {
+    local c="${TRANSLATORS[-1]}" start took code
+    start=$(date +%s.%N)
+    podman stop -t 10 "$c" > /dev/null 2>&1
+    took=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
+    code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
+    if python3 -c "import sys; sys.exit(0 if $took < 10 else 1)"; then
+        pass "SIGTERM: $c stopped in ${took}s (exit code $code)"
+    else
+        fail "SIGTERM: $c took ${took}s to stop (exit code $code)"
+    fi
+}
+check_stop
+
+echo
+echo "=== summary (${REPLICAS} replicas, ${LOADTEST_DURATION}s per level, concurrency ${LOADTEST_CONCURRENCY})"
+printf '  %s\n' "${SUMMARY[@]}"
+for f in "${FAILURES[@]}"; do printf '  FAIL  %s\n' "$f"; done
+echo "=== timings"
+printf '  %s\n' "${TIMINGS[@]}"
+echo "  report: build/reports/loadtest.json"
+(( ${#FAILURES[@]} == 0 ))
