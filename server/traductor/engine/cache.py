@@ -48,6 +48,7 @@ class KVCache:
         self._allocate(MIN_T, MIN_N)
 
     def _allocate(self, T: int, N: int) -> None:
+        self._views = None
         L2, R, h, dk = 2 * self.L, self.max_rows, self.h, self.d_k
         self.self_kv = np.zeros((L2, R, h, T, dk), dtype=np.float32)
         self.cross_kv = np.zeros((L2, R, h, N, dk), dtype=np.float32)
@@ -79,6 +80,7 @@ class KVCache:
             new_n = _capacity(n, MIN_N)
             self.cross_kv = _grow(self.cross_kv, 3, new_n)
             self.padding = _grow(self.padding, 1, new_n, fill=True)
+            self._views = None
         src = np.repeat(np.arange(b), copies)  # source index of each new row
         rows = np.arange(self.rows, self.rows + total)
         for i, array in enumerate(cross):
@@ -124,13 +126,19 @@ class KVCache:
         """Make room for writing position `max_position`."""
         if max_position >= self.T:
             self.self_kv = _grow(self.self_kv, 3, _capacity(max_position + 1, MIN_T))
+            self._views = None
 
     def views(self) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
-        """Zero-copy views of the packed rows: (past per layer, cross per layer, padding)."""
+        """Zero-copy views of the packed rows: (past per layer, cross per layer, padding).
+
+        The same objects come back until the rows or a buffer change, so that the runner can
+        keep its IO bindings."""
         B = self.rows
-        past = [self.self_kv[i, :B] for i in range(2 * self.L)]
-        cross = [self.cross_kv[i, :B] for i in range(2 * self.L)]
-        return past, cross, self.padding[:B]
+        if self._views is None or self._views[0] != B:
+            past = [self.self_kv[i, :B] for i in range(2 * self.L)]
+            cross = [self.cross_kv[i, :B] for i in range(2 * self.L)]
+            self._views = (B, past, cross, self.padding[:B])
+        return self._views[1:]
 
     def append(self, new_kv: np.ndarray, positions: np.ndarray) -> None:
         """new_kv (2L, B, h, 1, d_k): write row b's new entry at positions[b]."""

@@ -43,6 +43,12 @@ class ModelRunner:
         self.logits = np.zeros((max_rows, bundle.vocab_size), dtype=np.float32)
         self.new_kv = np.zeros((2 * L, max_rows, h, 1, dk), dtype=np.float32)
         self.binding = self.decoder.io_binding()
+        # IO bindings persist between runs: remember what each name is bound to, and rebind
+        # only when a view changed (the batch grew or shrank, the cache window doubled).
+        # Callers pass the *same* view objects while nothing changed, so identity is the test;
+        # holding the bound arrays here also keeps their memory alive while ORT points at it.
+        self._bound: dict[str, np.ndarray] = {}
+        self._outputs: dict[int, tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = {}
 
     def encode(self, source_ids: np.ndarray, source_padding: np.ndarray) -> list[np.ndarray]:
         """(B, n) ids and padding -> [cross_key_0, cross_value_0, ...], each (B, h, n, d_k)."""
@@ -58,23 +64,26 @@ class ModelRunner:
         B = input_ids.shape[0]
         if B > self.max_rows:
             raise ValueError(f"{B} rows exceed the runner's max_rows={self.max_rows}")
-        b = self.binding
-        b.clear_binding_inputs()
-        b.clear_binding_outputs()
         arrays = [input_ids, positions, source_padding, *past, *cross]
         for name, array in zip(self.dec_in, arrays):
-            _bind(b.bind_input, name, array)
-        logits = self.logits[:B]
-        new_kv = self.new_kv[:, :B]
-        _bind(b.bind_output, self.dec_out[0], logits)
-        for i, name in enumerate(self.dec_out[1:]):
-            _bind(b.bind_output, name, new_kv[i])
-        self.decoder.run_with_iobinding(b)
+            self._bind(name, array, output=False)
+        if B not in self._outputs:
+            new_kv = self.new_kv[:, :B]
+            self._outputs[B] = (self.logits[:B], new_kv, [new_kv[i] for i in range(len(new_kv))])
+        logits, new_kv, per_layer = self._outputs[B]
+        self._bind(self.dec_out[0], logits, output=True)
+        for name, array in zip(self.dec_out[1:], per_layer):
+            self._bind(name, array, output=True)
+        self.decoder.run_with_iobinding(self.binding)
         return logits, new_kv
 
+    def _bind(self, name: str, array: np.ndarray, output: bool) -> None:
+        """Bind a C-contiguous numpy array by pointer (zero copy), unless already bound to it."""
+        if self._bound.get(name) is array:
+            return
+        if not array.flags.c_contiguous:
+            raise ValueError(f"{name}: array must be C-contiguous to bind without a copy")
+        bind = self.binding.bind_output if output else self.binding.bind_input
+        bind(name, "cpu", 0, array.dtype, list(array.shape), array.ctypes.data)
+        self._bound[name] = array
 
-def _bind(bind, name: str, array: np.ndarray) -> None:
-    """Bind a C-contiguous numpy array by pointer (zero copy)."""
-    if not array.flags.c_contiguous:
-        raise ValueError(f"{name}: array must be C-contiguous to bind without a copy")
-    bind(name, "cpu", 0, array.dtype, list(array.shape), array.ctypes.data)

@@ -61,6 +61,7 @@ class Scheduler:
         self.waiting: deque[Request] = deque()
         self.lock = threading.Lock()
         self.work = threading.Condition(self.lock)
+        self._step_views: tuple = (-1, None, None)
         self.before_step = before_step  # test hook: a gate that holds the engine between steps
         self.last = StepStats()
 
@@ -166,7 +167,10 @@ class Scheduler:
         B = self.cache.rows
         self.cache.ensure_positions(int(self.positions[:B].max()))
         past, cross, padding = self.cache.views()
-        logits, new_kv = self.runner.step(self.tokens[:B, None], self.positions[:B], padding, past, cross)
+        if self._step_views[0] != B:  # stable view objects keep the runner's bindings valid
+            self._step_views = (B, self.tokens[:B, None], self.positions[:B])
+        _, tokens, positions = self._step_views
+        logits, new_kv = self.runner.step(tokens, positions, padding, past, cross)
         self.cache.append(new_kv, self.positions)
         self.positions[:B] += 1
         now = time.monotonic()
