@@ -44,7 +44,10 @@ def read_mo(path: Path) -> list[tuple[str, str]]:
     Format: magic, revision, N, offset of original table, offset of translation table; each
     table has N (length, offset) entries pointing at NUL-terminated strings.
     """
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise CorpusError(f"{path}: cannot read ({e.strerror or e})") from e
     if len(data) < 28:
         raise CorpusError(f"{path}: not a gettext .mo file (too short)")
     magic = struct.unpack("<I", data[:4])[0]

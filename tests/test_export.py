@@ -1,0 +1,155 @@
+"""`traductor export`: the bundle proves its parity, stands alone, refuses to overwrite, and bad
+inputs (not a checkpoint, corrupt weights, a modified graph) are clear errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+from safetensors.torch import load_file, save_file
+
+from conftest import synthetic_pairs
+from traductor.cli import main
+from traductor.engine.bundle import GRAPHS, BundleError, load_bundle, sha256
+from traductor.engine.translator import OnnxTranslator
+from traductor.model.checkpoint import ModelDirError
+from traductor_export.convert import ExportError, export
+
+QUIET = {"progress": lambda *_: None}
+TEXTS = [s for s, _ in synthetic_pairs(12, seed=31)] + ["dos %1$s", "Permission denied"]
+
+
+def copy_checkpoint(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("train_state.pt", "*.png", "history.json"))
+    return dst
+
+
+def test_bundle_config_records_parity_and_checksums(tiny_bundle):
+    """config.json: token-identical (cached and ONNX), logits within 1e-4, checksums of the graphs."""
+    config = json.loads((tiny_bundle / "config.json").read_text())
+    parity = config["parity"]
+    assert parity["onnx_identical"] == 1.0 and parity["cached_identical"] == 1.0
+    assert parity["max_abs_logit_diff"] <= 1e-4 and parity["sentences"] >= 30
+    assert config["quantization"] == "none" and config["format"] == "traductor-bundle"
+    assert config["sha256"] == {g: sha256(tiny_bundle / g) for g in GRAPHS}
+    assert sorted(p.name for p in tiny_bundle.iterdir()) == ["config.json", "decoder.onnx", "encoder.onnx", "tokenizer.model"]
+    assert not tiny_bundle.with_name(tiny_bundle.name + ".partial").exists()
+
+
+def test_bundle_loads_in_a_fresh_process_from_its_directory_alone(tiny_bundle, tmp_path):
+    """Copied elsewhere, the bundle translates in a new interpreter exactly as it does here."""
+    moved = shutil.copytree(tiny_bundle, tmp_path / "elsewhere" / "bundle")
+    code = ("import json, sys; from traductor.engine.translator import OnnxTranslator; "
+            "t = OnnxTranslator.load(sys.argv[1], threads=1); "
+            "print(json.dumps(t.translate(json.loads(sys.argv[2]), beam_size=2)))")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", code, str(moved), json.dumps(TEXTS)], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    here = OnnxTranslator.load(tiny_bundle, threads=1).translate(TEXTS, beam_size=2)
+    assert json.loads(out.stdout) == here
+
+
+def test_export_refuses_a_non_empty_directory_unless_forced(tiny_checkpoint, tmp_path, capsys):
+    """An existing non-empty output is an ExportError / CLI status 2; --force replaces it."""
+    out = tmp_path / "bundle"
+    out.mkdir()
+    (out / "keep.txt").write_text("precious")
+    with pytest.raises(ExportError, match="already exists; pass --force"):
+        export(tiny_checkpoint, out, **QUIET)
+    assert main(["export", "--checkpoint", str(tiny_checkpoint), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already exists" in err and "--force" in err
+    assert (out / "keep.txt").read_text() == "precious"
+
+    config = export(tiny_checkpoint, out, force=True, **QUIET)
+    assert not (out / "keep.txt").exists()
+    assert load_bundle(out).config["sha256"] == config["sha256"]
+    assert config["parity"]["onnx_identical"] == 1.0
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["export", "--checkpoint", str(tiny_checkpoint), "--out", str(empty)]) == 0  # empty: fine
+    assert json.loads(capsys.readouterr().out.split("\n", 6)[-1])["quantization"] == "none"
+
+
+def test_export_not_a_checkpoint(tmp_path, capsys):
+    """A directory that is not a checkpoint: ModelDirError, CLI status 2 with one line."""
+    (tmp_path / "notckpt").mkdir()
+    (tmp_path / "notckpt" / "README").write_text("hello")
+    with pytest.raises(ModelDirError, match="is not a traductor checkpoint"):
+        export(tmp_path / "notckpt", tmp_path / "out", **QUIET)
+    assert main(["export", "--checkpoint", str(tmp_path / "notckpt"), "--out", str(tmp_path / "out2")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a traductor checkpoint" in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out2").exists()
+
+
+def test_export_corrupt_weights(tiny_checkpoint, tmp_path, capsys):
+    """A truncated model.safetensors is named as corrupt, not a traceback."""
+    ckpt = copy_checkpoint(tiny_checkpoint, tmp_path / "ckpt")
+    weights = ckpt / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    with pytest.raises(ModelDirError, match="model.safetensors: corrupt or mismatched weights"):
+        export(ckpt, tmp_path / "out", **QUIET)
+    assert main(["export", "--checkpoint", str(ckpt), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "corrupt or mismatched weights" in err
+
+
+def test_export_rejects_non_finite_weights(tiny_checkpoint, tmp_path):
+    """A NaN in the weights stops the export at validation, naming the tensor."""
+    ckpt = copy_checkpoint(tiny_checkpoint, tmp_path / "ckpt")
+    state = load_file(ckpt / "model.safetensors")
+    state["decoder_layers.0.ffn.w_1.weight"][0, 0] = float("nan")
+    save_file(state, ckpt / "model.safetensors")
+    with pytest.raises(ExportError, match="decoder_layers.0.ffn.w_1.weight has NaN"):
+        export(ckpt, tmp_path / "out", **QUIET)
+
+
+def test_modified_graph_fails_its_checksum(tiny_bundle, tmp_path, capsys, monkeypatch):
+    """One flipped byte in decoder.onnx: BundleError naming the file and the checksum; CLI status 2."""
+    bundle = shutil.copytree(tiny_bundle, tmp_path / "b")
+    data = bytearray((bundle / "decoder.onnx").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (bundle / "decoder.onnx").write_bytes(bytes(data))
+    with pytest.raises(BundleError, match="decoder.onnx: checksum mismatch"):
+        load_bundle(bundle)
+    monkeypatch.setattr("sys.stdin", io.StringIO("uno\n"))
+    assert main(["translate", "--model", str(bundle), "--threads", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "checksum mismatch" in err and "decoder.onnx" in err
+
+
+def test_bundle_missing_a_file(tiny_bundle, tmp_path):
+    """A bundle without its tokenizer or a graph says which file is missing."""
+    bundle = shutil.copytree(tiny_bundle, tmp_path / "b")
+    (bundle / "encoder.onnx").unlink()
+    with pytest.raises(BundleError, match="is missing encoder.onnx"):
+        load_bundle(bundle)
+    with pytest.raises(BundleError, match="no config.json"):
+        load_bundle(tmp_path)
+
+
+def test_int8_export(tiny_checkpoint, tiny_bundle, tmp_path):
+    """quantize="int8": the config says so, the graphs hold integer matrix products, and it still translates
+    (close to the fp32 bundle on the synthetic task)."""
+    out = tmp_path / "int8"
+    config = export(tiny_checkpoint, out, quantize="int8", **QUIET)
+    assert config["quantization"] == "int8"
+    assert json.loads((out / "config.json").read_text())["quantization"] == "int8"
+    ops = {n.op_type for n in onnx.load(str(out / "decoder.onnx")).graph.node}
+    assert ops & {"MatMulInteger", "DynamicQuantizeMatMul", "DynamicQuantizeLinear"}, ops
+    assert (out / "decoder.onnx").stat().st_size < (tiny_bundle / "decoder.onnx").stat().st_size
+    pairs = synthetic_pairs(60, seed=32)
+    got = OnnxTranslator.load(out, threads=1).translate([s for s, _ in pairs])
+    fp32 = OnnxTranslator.load(tiny_bundle, threads=1).translate([s for s, _ in pairs])
+    assert sum(a == b for a, b in zip(got, fp32)) >= 0.7 * len(pairs)
+    assert sum(g == t for g, (_, t) in zip(got, pairs)) >= 0.5 * len(pairs)

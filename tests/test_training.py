@@ -1,0 +1,129 @@
+"""Training resumes where it stopped; the CLI turns bad corpora and model directories into one-line errors."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import write_corpus
+from traductor.cli import main
+from traductor.model import checkpoint
+from traductor.training import train as train_module
+from traductor.training.train import STATE_FILE, TrainConfig, train
+
+
+def tiny_config(max_steps: int) -> TrainConfig:
+    """A model small enough that a handful of steps take well under a second."""
+    return TrainConfig(vocab_size=300, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=1, n_decoder_layers=1,
+                       dropout=0.0, max_len=64, batch_tokens=300, warmup=10, max_steps=max_steps, eval_every=3,
+                       max_minutes=5, seed=5, precision="fp32", threads=1)
+
+
+@pytest.fixture(scope="module")
+def small_corpus(tmp_path_factory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("corpus") / "c", n_train=200)
+
+
+def test_training_resumes_from_train_state(small_corpus, tmp_path, monkeypatch):
+    """A second call with a larger max_steps continues from the saved step (steps 4, 5 only) and ends
+    with the same weights as one uninterrupted run."""
+    steps_run: list[int] = []
+    real_lr_at = train_module.lr_at
+    monkeypatch.setattr(train_module, "lr_at", lambda step, *a: steps_run.append(step) or real_lr_at(step, *a))
+
+    out = tmp_path / "resumed"
+    assert train(small_corpus, out, tiny_config(3), quiet=True)["steps"] == 3
+    assert steps_run == [1, 2, 3]
+    assert torch.load(out / STATE_FILE, weights_only=True)["step"] == 3
+    tokenizer_bytes = (out / "tokenizer.model").read_bytes()
+
+    steps_run.clear()
+    assert train(small_corpus, out, tiny_config(5), quiet=True)["steps"] == 5
+    assert steps_run == [4, 5]
+    resumed = torch.load(out / STATE_FILE, weights_only=True)
+    assert resumed["step"] == 5
+    assert (out / "tokenizer.model").read_bytes() == tokenizer_bytes  # not retrained on resume
+    assert [h["step"] for h in json.loads((out / "history.json").read_text()) if "dev_loss" in h] == [3, 5]
+
+    steps_run.clear()
+    straight = tmp_path / "straight"
+    train(small_corpus, straight, tiny_config(5), quiet=True)
+    assert steps_run == [1, 2, 3, 4, 5]
+    expected = torch.load(straight / STATE_FILE, weights_only=True)["model"]
+    for name, tensor in expected.items():
+        assert torch.allclose(resumed["model"][name], tensor, atol=1e-6, rtol=0), name
+
+
+def test_restart_ignores_train_state(small_corpus, tmp_path, monkeypatch):
+    """resume=False starts again from step 1 even when a train_state.pt is there."""
+    out = tmp_path / "m"
+    train(small_corpus, out, tiny_config(2), quiet=True)
+    steps_run: list[int] = []
+    real_lr_at = train_module.lr_at
+    monkeypatch.setattr(train_module, "lr_at", lambda step, *a: steps_run.append(step) or real_lr_at(step, *a))
+    assert train(small_corpus, out, tiny_config(2), resume=False, quiet=True)["steps"] == 2
+    assert steps_run == [1, 2]
+
+
+def test_trained_checkpoint_loads(small_corpus, tmp_path):
+    """What training writes is a checkpoint: config with the training record, weights, tokenizer."""
+    out = tmp_path / "m"
+    train(small_corpus, out, tiny_config(3), quiet=True)
+    model, tokenizer, config = checkpoint.load(out)
+    assert config["format"] == "traductor-checkpoint" and config["training"]["step"] == 3
+    assert model.cfg.vocab_size == tokenizer.vocab_size and model.cfg.d_model == 16
+
+
+# ---- CLI errors --------------------------------------------------------------------------------
+
+
+def run_error(argv, capsys, *fragments: str) -> str:
+    """Exit status 2 and exactly one line on stderr, containing every fragment, no traceback."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"traductor {argv[0]}: error: "), err
+    for fragment in fragments:
+        assert fragment in err, err
+    return err
+
+
+def test_cli_train_missing_corpus_dir(tmp_path, capsys):
+    """Training on a corpus directory that does not exist says how to make one."""
+    run_error(["train", "--corpus", str(tmp_path / "nope"), "--out", str(tmp_path / "m")], capsys,
+              "has no train.tsv", "traductor corpus")
+
+
+def test_cli_translate_model_dir_that_is_not_one(tmp_path, capsys, monkeypatch):
+    """--engine pytorch with a directory that is not a checkpoint, or does not exist: one line, status 2."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("uno dos\n"))
+    (tmp_path / "empty").mkdir()
+    run_error(["translate", "--engine", "pytorch", "--model", str(tmp_path / "empty")], capsys,
+              "is not a traductor checkpoint", "config.json")
+    monkeypatch.setattr("sys.stdin", io.StringIO("uno dos\n"))
+    run_error(["translate", "--engine", "pytorch", "--model", str(tmp_path / "missing")], capsys, "is not a directory")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "config.json").write_text('{"format": "something-else"}')
+    monkeypatch.setattr("sys.stdin", io.StringIO("uno dos\n"))
+    run_error(["translate", "--engine", "pytorch", "--model", str(tmp_path / "bad")], capsys, "format")
+
+
+def test_cli_evaluate_onnx_engine_with_a_checkpoint(tiny_checkpoint, small_corpus, capsys):
+    """Giving the ONNX engine a checkpoint (not a bundle) is a one-line error that says what is wrong."""
+    run_error(["evaluate", "--corpus", str(small_corpus / "test.tsv"), "--model", str(tiny_checkpoint)], capsys,
+              "does not describe a traductor bundle")
+
+
+def test_cli_evaluate_and_translate_pytorch(tiny_checkpoint, small_corpus, capsys, monkeypatch):
+    """The happy path of evaluate/translate with the reference engine: JSON scores, one line per input."""
+    assert main(["evaluate", "--engine", "pytorch", "--model", str(tiny_checkpoint), "--corpus",
+                 str(small_corpus / "test.tsv"), "--limit", "20"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sentences"] == 20 and report["chrf"] > 50
+    monkeypatch.setattr("sys.stdin", io.StringIO("uno dos\ntres %s\n"))
+    assert main(["translate", "--engine", "pytorch", "--model", str(tiny_checkpoint)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[1].endswith("%s")
