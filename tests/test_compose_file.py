@@ -161,13 +161,17 @@ def test_prometheus_scrapes_every_replica():
 def test_nginx_balances_grpc_per_request():
     conf = (DEPLOY / "lb" / "nginx.conf.template").read_text()
     code = re.sub(r"#.*", "", conf)
-    assert re.search(r"listen\s+50051\s+http2", code)
-    assert re.search(r"grpc_pass\s+grpc://\$\w+", code), "grpc_pass through a variable"
-    assert re.search(r"^\s*resolver\s+\S+", code, re.M), "resolved at request time"
-    assert "stream {" not in code, "TCP balancing would pin each HTTP/2 connection"
-    assert "@UPSTREAM_HOST@" in code
+    assert re.search(r"listen\s+50051\s+http2", code), "plaintext HTTP/2 for gRPC clients"
+    assert re.search(r"grpc_pass\s+grpc://translator_replicas\s*;", code)
+    assert "stream {" not in code, "TCP balancing would pin each HTTP/2 connection to one replica"
+    assert not re.search(r"^\s*keepalive\s", code, re.M), "a connection per call lets a refused one be retried"
+    assert re.search(r"grpc_next_upstream\s+error", code)
+    assert re.search(r"include\s+@UPSTREAMS@\s*;", code)
+    # the upstream block comes from the DNS answer for the service name, refreshed while running
     entrypoint = (DEPLOY / "lb" / "entrypoint.sh").read_text()
-    assert "@UPSTREAM_HOST@" in entrypoint and "/etc/resolv.conf" in entrypoint
+    assert "getent ahostsv4" in entrypoint and "upstream translator_replicas" in entrypoint
+    assert "-s reload" in entrypoint
+    assert (DEPLOY / "lb" / "Dockerfile").read_text().count("entrypoint.sh") == 1
 
 
 def test_grafana_provisioning():

@@ -1,31 +1,78 @@
 #!/bin/sh
-# Fill in the nginx configuration template, then run nginx in the foreground.
+# Start nginx as the gRPC balancer, and keep its list of translator replicas current.
 #
-#   UPSTREAM_HOST  DNS name of the translator replicas (default: translator, the compose service);
-#                  the container runtime's DNS answers it with one address per replica
-#   UPSTREAM_PORT  their gRPC port (default 50051)
-#   DNS_RESOLVER   the DNS server nginx asks at request time (default: the first nameserver of
-#                  /etc/resolv.conf: 127.0.0.11 under Docker, the network gateway under Podman)
+#   UPSTREAM_HOST     DNS name of the translator replicas (default: translator, the compose
+#                     service; the container runtime's DNS answers it with one address per replica)
+#   UPSTREAM_PORT     their gRPC port (default 50051)
+#   REFRESH_SECONDS   how often the name is resolved again (default 2)
+#
+# The replica addresses are written into an nginx `upstream` block (upstreams.conf). A watcher
+# resolves the name every REFRESH_SECONDS; when the set of addresses changes (scale up/down, a
+# replica restarted) it rewrites the block and reloads nginx, which lets calls in flight finish.
+# When DNS does not answer (a hiccup of the runtime's resolver), the last known list is kept:
+# a missed lookup never turns into failed calls.
 set -eu
 
 UPSTREAM_HOST="${UPSTREAM_HOST:-translator}"
 UPSTREAM_PORT="${UPSTREAM_PORT:-50051}"
-if [ -z "${DNS_RESOLVER:-}" ]; then
-    DNS_RESOLVER="$(awk '$1 == "nameserver" { print $2; exit }' /etc/resolv.conf)"
-fi
-case "$DNS_RESOLVER" in
-    *:*) DNS_RESOLVER="[$DNS_RESOLVER]" ;;  # an IPv6 address needs brackets in nginx
-esac
-if [ -z "$DNS_RESOLVER" ]; then
-    echo "lb-entrypoint: no DNS resolver (set DNS_RESOLVER)" >&2
-    exit 1
-fi
+REFRESH_SECONDS="${REFRESH_SECONDS:-2}"
+CONF_DIR=/tmp/nginx
+UPSTREAMS="$CONF_DIR/upstreams.conf"
 
-sed -e "s|@UPSTREAM_HOST@|$UPSTREAM_HOST|g" \
-    -e "s|@UPSTREAM_PORT@|$UPSTREAM_PORT|g" \
-    -e "s|@DNS_RESOLVER@|$DNS_RESOLVER|g" \
-    /etc/nginx/traductor.conf.template > /tmp/nginx/nginx.conf
+log() { echo "lb-entrypoint: $*" >&2; }
 
-echo "lb-entrypoint: grpc_pass to $UPSTREAM_HOST:$UPSTREAM_PORT, resolved per request via $DNS_RESOLVER" >&2
+# The IPv4 addresses of the replicas, one a line, sorted; fails when the name does not resolve.
+resolve() {
+    getent ahostsv4 "$UPSTREAM_HOST" | awk '{ print $1 }' | sort -u
+}
+
+# Write the upstream block for the addresses on stdin (none: a placeholder that is down, so
+# calls fail fast with UNAVAILABLE until a replica appears).
+render() {
+    {
+        echo "# written by lb-entrypoint from the DNS answer for $UPSTREAM_HOST"
+        echo "upstream translator_replicas {"
+        found=0
+        while read -r address; do
+            [ -n "$address" ] || continue
+            # A replica that refuses a connection is skipped for fail_timeout (it is starting,
+            # draining or gone); round-robin over the others meanwhile.
+            echo "    server $address:$UPSTREAM_PORT max_fails=1 fail_timeout=5s;"
+            found=1
+        done
+        [ "$found" = 1 ] || echo "    server 127.0.0.1:9 down;  # no replica resolved yet"
+        echo "}"
+    } > "$UPSTREAMS.new"
+    mv "$UPSTREAMS.new" "$UPSTREAMS"
+}
+
+watch_replicas() {
+    current="$1"
+    while sleep "$REFRESH_SECONDS"; do
+        if ! latest="$(resolve)" || [ -z "$latest" ]; then
+            continue  # no answer: keep what nginx has
+        fi
+        if [ "$latest" != "$current" ]; then
+            log "replicas now: $(echo $latest)"
+            echo "$latest" | render
+            if nginx -e stderr -c "$CONF_DIR/nginx.conf" -t -q; then
+                nginx -e stderr -c "$CONF_DIR/nginx.conf" -s reload
+                current="$latest"
+            else
+                log "new configuration rejected; keeping the old one"
+            fi
+        fi
+    done
+}
+
+mkdir -p "$CONF_DIR"
+sed -e "s|@UPSTREAMS@|$UPSTREAMS|g" /etc/nginx/traductor.conf.template > "$CONF_DIR/nginx.conf"
+
+initial="$(resolve || true)"
+echo "$initial" | render
+log "grpc_pass to $UPSTREAM_HOST:$UPSTREAM_PORT, replicas: $(echo ${initial:-none yet}) (re-resolved every ${REFRESH_SECONDS}s)"
+
+# The watcher runs beside nginx; nginx stays PID 1 so that stop signals reach it directly.
+watch_replicas "$initial" &
 # -e: log to stderr from the start (before the configuration is read)
-exec nginx -e stderr -c /tmp/nginx/nginx.conf -g 'daemon off;'
+exec nginx -e stderr -c "$CONF_DIR/nginx.conf" -g 'daemon off;'
