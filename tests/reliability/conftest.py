@@ -1,0 +1,51 @@
+"""Fixtures for the reliability tests: real services on the tiny bundle (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rel_harness import ServiceThread, StepGate  # noqa: E402
+
+
+@pytest.fixture
+def gate() -> StepGate:
+    return StepGate()
+
+
+@pytest.fixture
+def make_service(tiny_bundle):
+    """make_service(**settings) -> a started ServiceThread, drained and stopped after the test."""
+    started: list[ServiceThread] = []
+
+    def make(before_step=None, **overrides) -> ServiceThread:
+        svc = ServiceThread(tiny_bundle, before_step=before_step, **overrides)
+        started.append(svc)
+        return svc
+
+    yield make
+    for svc in started:
+        svc.release()
+        svc.stop()
+
+
+@pytest.fixture
+def channel_for():
+    """channel_for(target) -> an insecure channel, closed after the test."""
+    channels: list[grpc.Channel] = []
+
+    def make(target: str) -> grpc.Channel:
+        ch = grpc.insecure_channel(target)
+        channels.append(ch)
+        return ch
+
+    yield make
+    for ch in channels:
+        ch.close()
+
+
