@@ -208,3 +208,20 @@ def test_dashboard_json(metric_names):
         assert panel["datasource"]["uid"] == uid, panel["title"]
     ids = [panel["id"] for panel in dashboard["panels"]]
     assert len(ids) == len(set(ids))
+
+
+def test_serve_command_runs_without_torch():
+    """The serving image has no torch: `traductor serve` (its entrypoint) must not import it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "sys.modules['torch'] = None  # any `import torch` now raises ImportError\n"
+            "from traductor.cli import main\n"
+            "sys.exit(main(['serve', '--help']))\n")
+    paths = [str(ROOT / "server"), str(ROOT / "export"), str(ROOT / "client")]
+    env = {"PYTHONPATH": ":".join(paths), "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "--model" in result.stdout
