@@ -108,6 +108,56 @@ def run_anchors(shape, batches: list[int], runs: int, threads: int) -> dict:
     return json.loads(lines[-1])
 
 
+def run_service(bundle_dir: Path, levels: list[int], duration: float, threads: int, progress=print) -> dict:
+    """The load generator against `traductor serve` on the same bundle: streams, exactly 32 new
+    tokens each, one closed-loop level per concurrency. Returns the load generator's report."""
+    import shutil
+    import socket
+
+    from .model.checkpoint import DEFAULT_MODEL_DIR
+
+    # The server needs a tokenizer to take text; any will do (ids it does not know are skipped
+    # when the random model's output is turned back into text).
+    shutil.copy(DEFAULT_MODEL_DIR / "tokenizer.model", bundle_dir / "tokenizer.model")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle_dir), "--host",
+                               "127.0.0.1", "--port", str(port), "--metrics-port", "0", "--threads", str(threads),
+                               "--max-active-sequences", str(max(levels)), "--max-input-tokens", "128",
+                               "--log-level", "WARNING"])
+    try:
+        _wait_serving(f"127.0.0.1:{port}", server)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "load.json"
+            progress(f"service: loadtest at concurrency {levels}")
+            subprocess.run([sys.executable, "-m", "traductor_client.cli", "loadtest", "--target", f"127.0.0.1:{port}",
+                            "--concurrency", ",".join(map(str, levels)), "--duration", str(duration), "--warmup", "3",
+                            "--stream-fraction", "1", "--min-new-tokens", str(NEW_TOKENS), "--max-new-tokens",
+                            str(NEW_TOKENS), "--json-out", str(out), "--no-progress"], check=True,
+                           stdout=subprocess.DEVNULL)
+            return json.loads(out.read_text())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _wait_serving(target: str, server: subprocess.Popen, timeout: float = 120) -> None:
+    from traductor_client import TranslatorClient, TranslatorError
+
+    deadline = time.monotonic() + timeout
+    with TranslatorClient(target, timeout=2) as client:
+        while True:
+            try:
+                if client.health() == "SERVING":
+                    return
+            except TranslatorError:  # not listening yet: that is what we are waiting for
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"traductor serve did not become SERVING (exit code {server.poll()})")
+            time.sleep(0.2)
+
+
 def machine() -> dict:
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
@@ -116,16 +166,22 @@ def machine() -> dict:
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "onnxruntime": onnxruntime.__version__}
 
 
-def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[str], anchors: bool, progress=print) -> dict:
+def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[str], anchors: bool,
+          service_levels: list[int] | None = None, service_seconds: float = 20, progress=print) -> dict:
     ours: dict[str, dict] = {}
+    service = None
     with tempfile.TemporaryDirectory(prefix="traductor-bench-") as tmp:
         for precision in precisions:
             progress(f"traductor {precision}: export")
             bundle = make_bundle(shape, "int8" if precision == "int8" else None, Path(tmp) / precision)
             progress(f"traductor {precision}: run batches {batches}")
             ours[precision] = run_engine(bundle, batches, runs, threads)
+            if service_levels and precision == precisions[0]:
+                service = {"precision": precision, **run_service(bundle, service_levels, service_seconds, threads, progress)}
     report = {"shape": list(shape), "source_length": SOURCE_LENGTH, "new_tokens": NEW_TOKENS, "runs": runs,
               "threads": threads, "machine": machine(), "traductor": ours}
+    if service:
+        report["service"] = service
     if anchors:
         progress("anchors: CTranslate2, Optimum ONNX Runtime, PyTorch generate")
         report["anchors"] = run_anchors(shape, batches, runs, threads)
@@ -143,6 +199,9 @@ def register(sub) -> None:
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads for every engine (default: all cores)")
     p.add_argument("--precisions", default="fp32,int8")
     p.add_argument("--anchors", action="store_true", help="also run benchmarks/run_anchors.py (needs benchmarks/setup.sh)")
+    p.add_argument("--service", default="", help="also load-test `traductor serve` on the same model at these "
+                   "concurrency levels (streams), e.g. 1,8,32,64")
+    p.add_argument("--service-seconds", type=float, default=20, help="measured seconds per service level")
     p.add_argument("--out", help="write bench.json, bench.md and bench.png into this directory")
     p.add_argument("--json", action="store_true", help='print {"fp32": {"1": tok/s, ...}, "int8": {...}} as the last line')
     p.set_defaults(func=run)
@@ -159,12 +218,14 @@ def run(args) -> None:
     precisions = [p for p in args.precisions.split(",") if p]
     if not set(precisions) <= {"fp32", "int8"} or not precisions:
         raise UserError(f"--precisions takes fp32 and/or int8, got {args.precisions!r}")
-    report = bench(shape, batches, args.runs, args.threads, precisions, args.anchors,
+    levels = [int(c) for c in args.service.split(",") if c]
+    report = bench(shape, batches, args.runs, args.threads, precisions, args.anchors, levels, args.service_seconds,
                    progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     report["command"] = "traductor bench " + " ".join(sys.argv[2:])
-    from .bench_report import table, write
+    from .bench_report import service_table, table, write
 
     print(table(report))
+    print(service_table(report))
     if args.out:
         write(report, Path(args.out))
     if args.json:

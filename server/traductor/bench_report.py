@@ -32,6 +32,26 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
+def service_table(report: dict) -> str:
+    """Load generator against `traductor serve` on the same model: one row per concurrency, with
+    the ratio of its tokens/s to the engine's own throughput at the same batch size."""
+    service = report.get("service")
+    if not service:
+        return ""
+    engine = report["traductor"].get(service["precision"], {})
+    lines = ["| concurrent streams | tokens/s | vs engine at that batch | p50 ms | p99 ms | TTFT p50 ms | errors |",
+             "|---|---|---|---|---|---|---|"]
+    for level in service["levels"]:
+        c, tps = int(level["level"]), level["output_tokens_per_second"] or 0.0
+        ref = engine.get(str(c))
+        ratio = f"{tps / ref:.0%}" if ref else "-"
+        lat, ttft = level["latency_seconds"], level["ttft_seconds"]
+        ms = lambda v: f"{v * 1000:.0f}" if v is not None else "-"  # noqa: E731
+        lines.append(f"| {c} | {tps:.0f} | {ratio} | {ms(lat['p50'])} | {ms(lat['p99'])} | {ms(ttft['p50'])} | "
+                     f"{sum(level['errors'].values())} |")
+    return "\n".join(lines)
+
+
 def write(report: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -40,6 +60,10 @@ def write(report: dict, out: Path) -> None:
             f"greedy; output tokens/s, median of {report['runs']} runs after a warm-up; {report['threads']} threads.",
             f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ONNX Runtime {m['onnxruntime']}.",
             f"Command: `{report.get('command', 'traductor bench')}`", "", table(report), ""]
+    if report.get("service"):
+        text += [f"Through gRPC (`traductor serve` on the same {report['service']['precision']} model, "
+                 "`traductor-client loadtest`, streams, exactly 32 new tokens, load generator on the same machine):",
+                 "", service_table(report), ""]
     (out / "bench.md").write_text("\n".join(text))
     chart(report, out / "bench.png")
 
