@@ -10,7 +10,8 @@
 # 5. starts translator x REPLICAS, lb and prometheus; waits until every replica is SERVING
 # 6. runs the compose `loadtest` service against lb:50051
 # 7. checks: no errors in the report; every replica served calls (its own /metrics);
-#    Prometheus has every replica as an `up` target; a replica stops within its grace period
+#    Prometheus has every replica as an `up` target; scaling up reaches the balancer;
+#    a replica stopped under load exits within its grace period
 # 8. prints a summary and tears the stack down, whatever happened (trap)
 #
 # Environment (all optional):
@@ -167,10 +168,16 @@ teardown() {
             log "KEEP_STACK=1: left running; stop it with: CONTAINERS_CONF=$CONTAINERS_CONF $PC -p $PROJECT --profile loadtest down -v"
         else
             log "tearing the stack down"
+            # every replica, whatever the scale (podman-compose down only knows the file's scale)
+            podman ps -q --filter "label=com.docker.compose.project=$PROJECT" | xargs -r podman stop -t 10 > /dev/null 2>&1
             compose --profile loadtest down -v -t 10 > "$WORK/down.log" 2>&1 \
                 || log "compose down failed (see $WORK/down.log)"
-            # anything left behind by an interrupted run
             podman ps -a -q --filter "label=com.docker.compose.project=$PROJECT" | xargs -r podman rm -f > /dev/null 2>&1
+            podman network rm -f "${PROJECT}_default" > /dev/null 2>&1
+            podman volume rm -f "${PROJECT}_prometheus-data" > /dev/null 2>&1
+            if [[ -n "$(podman ps -a -q --filter "label=com.docker.compose.project=$PROJECT")" ]]; then
+                log "WARNING: containers of $PROJECT are still there"
+            fi
         fi
     fi
     log "total $(( $(date +%s) - T0 ))s"
@@ -335,12 +342,30 @@ EOF
 }
 timed "prometheus checks" check_prometheus
 
+# Scaling while running: one more replica; the balancer must pick it up without a restart.
+check_scale_up() {
+    local want=$(( REPLICAS + 1 )) deadline=$(( $(date +%s) + 120 )) line=""
+    compose up -d --no-build --scale "translator=$want" > "$WORK/scale.log" 2>&1 || {
+        fail "compose up --scale translator=$want failed (see $WORK/scale.log)"; return; }
+    while (( $(date +%s) < deadline )); do
+        line=$(podman logs "$(containers_of lb | head -1)" 2>&1 | grep 'lb-entrypoint: replicas now' | tail -1 || true)
+        if [[ $(wc -w <<< "${line#*replicas now:}") -eq $want ]]; then
+            pass "scaled to $want replicas; the balancer now sends calls to all of them (${line#*: })"
+            mapfile -t TRANSLATORS < <(containers_of translator)
+            return
+        fi
+        sleep 2
+    done
+    fail "after scaling to $want, the balancer still lists: ${line:-its initial replicas}"
+}
+timed "scale up" check_scale_up
+
 # Graceful stop under load: SIGTERM one replica in the middle of a short load test. It must
 # exit within the grace period (compose: stop_grace_period 8 s; Docker's default is 10 s).
 # The errors the clients saw meanwhile are reported (informational: they depend on how the
 # server drains: calls refused while it drains reach the client, refused connections do not).
 check_drain() {
-    local c="${TRANSLATORS[-1]}" start took code pid rc=0
+    local c="${TRANSLATORS[0]}" start took code pid rc=0  # an established replica, under load
     rm -f "$REPORTS/drain.json"
     compose --profile loadtest run --rm --no-deps -T loadtest loadtest --target=lb:50051 \
         --concurrency=4 --duration=12 --stream-fraction=0.5 --no-progress \
