@@ -231,6 +231,13 @@ wait_healthy() {
         if (( healthy == REPLICAS )); then
             break
         fi
+        # a replica that keeps crashing will not get better: stop waiting
+        for c in "${TRANSLATORS[@]}"; do
+            if (( $(podman inspect -f '{{.RestartCount}}' "$c" 2>/dev/null || echo 0) >= 3 )); then
+                fail "$c is crash-looping (restarted $(podman inspect -f '{{.RestartCount}}' "$c") times)"
+                return 1
+            fi
+        done
         if (( $(date +%s) > deadline )); then
             fail "only $healthy of $REPLICAS replicas became healthy"
             return 1
