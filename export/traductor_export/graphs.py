@@ -61,20 +61,30 @@ class EncoderGraph(nn.Module):
 
 
 def step_layer(layer: DecoderLayer, y, past_k, past_v, past_bias, cross_k, cross_v, src_bias):
-    """One decoder layer for one new position, reading (never copying) a padded cache."""
-    attn = layer.self_attn
-    q = attn.split_heads(attn.w_q(y))  # (B, h, 1, d_k)
-    new_k, new_v = attn.project_kv(y)  # (B, h, 1, d_k) each
-    scale = 1.0 / math.sqrt(attn.d_k)
-    s_past = (q @ past_k.transpose(-2, -1)) * scale + past_bias  # (B, h, 1, T)
-    s_new = (q * new_k).sum(-1, keepdim=True) * scale  # (B, h, 1, 1)
+    """One decoder layer for one new position per sequence, reading (never copying) a padded cache.
+
+    A step has exactly one query position, so the token path stays two-dimensional, y (B, d):
+    every projection is a single Gemm with its bias, and splitting into heads, (B, d) ->
+    (B, h, 1, d_k), is a reshape with a constant shape (no transpose, no shape arithmetic).
+    Q, K and V come from one fused (d, 3d) projection. Fewer, larger kernels per step matter
+    most at batch 1, where the step is a few milliseconds.
+    """
+    attn, cross = layer.self_attn, layer.cross_attn
+    h, dk = attn.h, attn.d_k
+    scale = 1.0 / math.sqrt(dk)
+    w_qkv = torch.cat([attn.w_q.weight * scale, attn.w_k.weight, attn.w_v.weight])  # (3d, d), folded at export
+    b_qkv = torch.cat([attn.w_q.bias * scale, attn.w_k.bias, attn.w_v.bias])
+    qkv = F.linear(y, w_qkv, b_qkv)  # (B, 3d); constant slices below, no shape arithmetic
+    d = h * dk
+    q, new_k, new_v = (qkv[:, i * d : (i + 1) * d].reshape(-1, h, 1, dk) for i in range(3))
+    s_past = q @ past_k.transpose(-2, -1) + past_bias  # (B, h, 1, T)
+    s_new = (q * new_k).sum(-1, keepdim=True)  # (B, h, 1, 1)
     w = F.softmax(torch.cat([s_past, s_new], dim=-1), dim=-1)  # (B, h, 1, T+1)
-    T = past_k.shape[2]
-    out = w[..., :T] @ past_v + w[..., T:] * new_v  # (B, h, 1, d_k)
-    B = out.shape[0]
-    y = layer.norm_1(y + attn.w_o(out.transpose(1, 2).reshape(B, 1, attn.h * attn.d_k)))
-    cross = layer.cross_attn
-    y = layer.norm_2(y + cross.attend(cross.split_heads(cross.w_q(y)), cross_k, cross_v, src_bias))
+    out = w[..., :-1] @ past_v + w[..., -1:] * new_v  # (B, h, 1, d_k)
+    y = layer.norm_1(y + attn.w_o(out.reshape(-1, h * dk)))
+    q = F.linear(y, cross.w_q.weight * scale, cross.w_q.bias * scale).reshape(-1, h, 1, dk)
+    w = F.softmax(q @ cross_k.transpose(-2, -1) + src_bias, dim=-1)  # (B, h, 1, n)
+    y = layer.norm_2(y + cross.w_o((w @ cross_v).reshape(-1, h * dk)))
     return layer.norm_3(y + layer.ffn(y)), new_k, new_v
 
 
@@ -91,9 +101,9 @@ class DecoderStepGraph(nn.Module):
         valid = torch.arange(T, device=positions.device)[None, :] < positions[:, None]  # (B, T)
         past_bias = ((~valid).float() * MASK_VALUE)[:, None, None, :]  # (B, 1, 1, T)
         src_bias = padding_bias(source_padding)
-        y = m.embed(input_ids, positions)  # (B, 1, d)
+        y = m.embedding(input_ids[:, 0]) * math.sqrt(m.cfg.d_model) + m.positions[positions]  # (B, d), as embed()
         new = []
         for l, layer in enumerate(m.decoder_layers):
             y, k, v = step_layer(layer, y, past[2 * l], past[2 * l + 1], past_bias, cross[2 * l], cross[2 * l + 1], src_bias)
             new += [k, v]
-        return (m.logits(y[:, -1]), *new)
+        return (m.logits(y), *new)
