@@ -46,12 +46,14 @@ fail() { log "FAIL: $*"; FAILURES+=("$*"); }
 pass() { log "ok: $*"; SUMMARY+=("ok    $*"); }
 # Time a step: timed NAME command...
 TIMINGS=()
+STEP="" STEP_START=0
 timed() {
-    local name="$1" start; shift
-    start=$(date +%s)
+    local name="$1"; shift
+    STEP="$name" STEP_START=$(date +%s)
     log "== $name"
     "$@"
-    TIMINGS+=("$(printf '%-28s %4ss' "$name" "$(( $(date +%s) - start ))")")
+    TIMINGS+=("$(printf '%-28s %4ss' "$name" "$(( $(date +%s) - STEP_START ))")")
+    STEP=""
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -146,10 +148,24 @@ free_port() {
 }
 
 # ---------------------------------------------------------------------------------------------
+print_summary() {
+    echo
+    echo "=== summary (${REPLICAS} replicas, ${LOADTEST_DURATION}s per level, concurrency ${LOADTEST_CONCURRENCY})"
+    (( ${#SUMMARY[@]} )) && printf '  %s\n' "${SUMMARY[@]}"
+    (( ${#FAILURES[@]} )) && printf '  FAIL  %s\n' "${FAILURES[@]}"
+    echo "=== timings"
+    (( ${#TIMINGS[@]} )) && printf '  %s\n' "${TIMINGS[@]}"
+    [[ -f "$REPORTS/loadtest.json" ]] && echo "  report: build/reports/loadtest.json"
+    return 0
+}
+
 STACK_UP=0
 teardown() {
     local status=$?
     set +e
+    # the step that was cut short, if any
+    [[ -n "$STEP" ]] && TIMINGS+=("$(printf '%-28s %4ss (did not finish)' "$STEP" "$(( $(date +%s) - STEP_START ))")")
+    print_summary
     if (( STACK_UP )); then
         # full logs of every container, for a look afterwards
         mkdir -p "$WORK/logs"
@@ -401,11 +417,4 @@ EOF
 }
 timed "stop under load" check_drain
 
-echo
-echo "=== summary (${REPLICAS} replicas, ${LOADTEST_DURATION}s per level, concurrency ${LOADTEST_CONCURRENCY})"
-printf '  %s\n' "${SUMMARY[@]}"
-for f in "${FAILURES[@]}"; do printf '  FAIL  %s\n' "$f"; done
-echo "=== timings"
-printf '  %s\n' "${TIMINGS[@]}"
-echo "  report: build/reports/loadtest.json"
 (( ${#FAILURES[@]} == 0 ))
