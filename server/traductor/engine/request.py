@@ -143,3 +143,4 @@ class BeamState:
     finished: np.ndarray  # (K,) bool
     lengths: np.ndarray  # (K,) tokens generated before finishing
     prefixes: np.ndarray  # (K, t) tokens so far (PAD after a beam finished)
+    logprobs: np.ndarray  # (K, t) log p of each of those tokens (0 for PAD)

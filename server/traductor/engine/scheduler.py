@@ -156,7 +156,7 @@ class Scheduler:
             if r.n_rows > 1:
                 K = r.n_rows
                 r.beam = BeamState(np.array([0.0] + [-np.inf] * (K - 1)), np.zeros(K, bool), np.zeros(K),
-                                   np.zeros((K, 0), dtype=np.int64))
+                                   np.zeros((K, 0), dtype=np.int64), np.zeros((K, 0)))
             self.row_request.extend([r] * r.n_rows)
             self.tokens[r.rows] = self.bos_id
             self.positions[r.rows] = 0
@@ -243,6 +243,7 @@ class Scheduler:
         if not np.array_equal(source, np.arange(K)):
             self.cache.reorder(rows, rows[source])
         was_finished = s.finished[source]
+        s.logprobs = np.concatenate([s.logprobs[source], (scores - s.scores[source])[:, None]], axis=1)
         s.scores = scores
         s.lengths = s.lengths[source] + (~was_finished)
         s.finished = was_finished | (token == self.eos_id)
@@ -250,12 +251,14 @@ class Scheduler:
         self.tokens[rows] = token
         if not s.finished.all() and s.prefixes.shape[1] < req.options.max_new_tokens:
             return
-        best = s.prefixes[selection.best_beam(s.scores, s.lengths)].tolist()
+        k = selection.best_beam(s.scores, s.lengths)
+        best = s.prefixes[k].tolist()
         ended = self.eos_id in best
-        for t in best[: best.index(self.eos_id)] if ended else best:  # the hypothesis, streamed at once
-            if t == self.pad_id:
+        scores = req.options.return_scores
+        for t, logp in zip(best[: best.index(self.eos_id)] if ended else best, s.logprobs[k].tolist()):
+            if t == self.pad_id:  # the hypothesis, streamed at once
                 break
-            self._emit_token(req, t, None, now)
+            self._emit_token(req, t, logp if scores else None, now)
         self._finish(req, FinishReason.EOS if ended else FinishReason.LENGTH)
 
     # ---- leaving --------------------------------------------------------------------------
