@@ -214,6 +214,25 @@ else
     timed "build images" build_images
 fi
 
+# The serving image: runtime only (no torch), the bundle in place, an unprivileged user.
+check_image() {
+    local out
+    if out=$(podman run --rm --entrypoint python3 traductor:latest -c '
+import importlib.util, json, os, pwd, sys
+bundle = "/opt/traductor/bundle"
+facts = {"torch": importlib.util.find_spec("torch") is not None,
+         "onnxruntime": importlib.util.find_spec("onnxruntime") is not None,
+         "bundle": sorted(os.listdir(bundle)) if os.path.isdir(bundle) else None,
+         "user": pwd.getpwuid(os.getuid()).pw_name}
+print(json.dumps(facts))
+sys.exit(0 if not facts["torch"] and facts["onnxruntime"] and facts["bundle"] and facts["user"] != "root" else 1)' 2>&1 | grep -v systemd); then
+        pass "serving image: no torch, onnxruntime present, runs as non-root, bundle $(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["bundle"])' "$out")"
+    else
+        fail "serving image: $out"
+    fi
+}
+check_image
+
 export LB_PORT PROMETHEUS_PORT
 LB_PORT=$(free_port)
 PROMETHEUS_PORT=$(free_port)
