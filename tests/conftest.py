@@ -1,42 +1,13 @@
-"""Shared fixtures: a tiny model trained in seconds on a synthetic task, and its ONNX bundle.
-
-The synthetic task is a deterministic "translation" of digit words into letters with a
-reversed order, so a tiny Transformer learns it to near-perfect accuracy in a few hundred steps:
-    "uno dos tres"  ->  "D C B"   (cero=A, uno=B, ...; order reversed)
-"""
+"""Shared fixtures: a tiny model trained in seconds on the synthetic task of tiny_task.py, and
+its ONNX bundle."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
-WORDS = ["cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"]
-LETTERS = "ABCDEFGHIJ"
-
-
-def synthetic_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
-    rng = random.Random(seed)
-    pairs = []
-    for _ in range(n):
-        k = rng.randint(1, 6)
-        digits = [rng.randrange(10) for _ in range(k)]
-        src = " ".join(WORDS[d] for d in digits)
-        tgt = " ".join(LETTERS[d] for d in reversed(digits))
-        if rng.random() < 0.2:  # placeholders ride along
-            src, tgt = src + " %s", tgt + " %s"
-        pairs.append((src, tgt))
-    return pairs
-
-
-def write_corpus(directory: Path, n_train: int = 3000) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    for name, n, seed in (("train", n_train, 0), ("dev", 60, 1), ("test", 60, 2)):
-        with open(directory / f"{name}.tsv", "w") as f:
-            for s, t in synthetic_pairs(n, seed):
-                f.write(f"{s}\t{t}\tsynthetic\n")
-    return directory
+from tiny_task import synthetic_pairs, write_corpus  # noqa: F401  (re-exported for fixtures)
 
 
 @pytest.fixture(scope="session")

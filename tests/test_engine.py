@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from conftest import synthetic_pairs
+from tiny_task import synthetic_pairs
 from traductor.engine.request import FinishEvent, FinishReason, Request, TokenEvent
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator

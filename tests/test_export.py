@@ -15,7 +15,7 @@ import onnx
 import pytest
 from safetensors.torch import load_file, save_file
 
-from conftest import synthetic_pairs
+from tiny_task import synthetic_pairs
 from traductor.cli import main
 from traductor.engine.bundle import GRAPHS, BundleError, load_bundle, sha256
 from traductor.engine.translator import OnnxTranslator

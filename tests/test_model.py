@@ -10,7 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import synthetic_pairs
+from tiny_task import synthetic_pairs
 from traductor.model import checkpoint
 from traductor.model.generate import beam_search, greedy, pad_batch
 from traductor.model.transformer import (MASK_VALUE, ModelConfig, Transformer, causal_bias, padding_bias,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import write_corpus
+from tiny_task import write_corpus
 from traductor.cli import main
 from traductor.model import checkpoint
 from traductor.training import train as train_module

@@ -31,7 +31,8 @@ def cmd_corpus(args) -> None:
 
 
 def cmd_train(args) -> None:
-    from .training.train import TrainConfig, train
+    from .training.config import TrainConfig
+    from .training.train import train
 
     cfg = TrainConfig(**{f.name: getattr(args, f.name) for f in fields(TrainConfig)})
     print(json.dumps(train(Path(args.corpus), Path(args.out), cfg, resume=not args.restart), indent=2))
@@ -84,7 +85,7 @@ def _add_engine_args(p) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from .training.corpus import DEFAULT_CATALOG_DIR, DEFAULT_DEV, DEFAULT_TEST
-    from .training.train import TrainConfig
+    from .training.config import TrainConfig
 
     parser = argparse.ArgumentParser(prog="traductor", description="English->Spanish translation: train, export, serve.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -133,7 +134,7 @@ def _later_commands():
 
 def main(argv: list[str] | None = None) -> int:
     from .engine.bundle import BundleError
-    from .model.checkpoint import ModelDirError
+    from .model.errors import ModelDirError
     from .options import OptionsError
     from .training.corpus import CorpusError
 

@@ -69,7 +69,7 @@ def test_bearer_token(make_service):
             assert client.health() == "SERVING"
     with _client(svc, token="s3cret-token") as client:
         assert client.translate(TEXT).text and client.model_info().name
-    assert svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "UNAUTHENTICATED"}) == 4
+    assert svc.wait_for(lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "UNAUTHENTICATED"}) == 4)  # counted just after the caller sees it
 
 
 def _services(target: str) -> list[str]:

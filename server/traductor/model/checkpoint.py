@@ -14,6 +14,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
+from .errors import ModelDirError
 from .tokenizer import FILENAME as TOKENIZER_FILE
 from .tokenizer import Tokenizer
 from .transformer import ModelConfig, Transformer
@@ -22,10 +23,6 @@ FORMAT = "traductor-checkpoint"
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "default_model"
-
-
-class ModelDirError(Exception):
-    """The directory is not a usable traductor checkpoint; the message says why."""
 
 
 def save(model: Transformer, out_dir: Path, tokenizer_file: Path | None = None, extra: dict | None = None) -> None:

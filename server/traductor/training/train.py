@@ -15,7 +15,7 @@ import json
 import math
 import random
 import time
-from dataclasses import dataclass, asdict
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -28,31 +28,10 @@ from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, FILENAME as TOKENIZER_FILE
 from ..model.translator import TorchTranslator
 from ..model.transformer import ModelConfig, Transformer
 from .corpus import CorpusError, load_split
+from .config import TrainConfig
 from .evaluate import score
 
 STATE_FILE = "train_state.pt"
-
-
-@dataclass
-class TrainConfig:
-    vocab_size: int = 6000
-    d_model: int = 256
-    n_heads: int = 4
-    d_ff: int = 1024
-    n_encoder_layers: int = 3
-    n_decoder_layers: int = 3
-    dropout: float = 0.1
-    max_len: int = 256
-    batch_tokens: int = 4000
-    warmup: int = 800
-    lr_scale: float = 1.0
-    label_smoothing: float = 0.1
-    max_steps: int = 100_000
-    max_minutes: float = 48.0
-    eval_every: int = 300
-    seed: int = 1
-    threads: int = 0  # 0: torch's default (all cores)
-    precision: str = "bf16"  # "bf16": autocast matrix products to bfloat16 (weights stay fp32); "fp32"
 
 
 def lr_at(step: int, d_model: int, warmup: int, scale: float) -> float:
