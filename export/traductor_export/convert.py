@@ -53,7 +53,10 @@ def export_graphs(model: Transformer, out: Path) -> dict:
     pad = torch.zeros((B, n), dtype=torch.bool)
     pad[1, -1] = True
     batch_src = {0: "batch", 1: "source_length"}
-    torch.onnx.export(EncoderGraph(model), (src, pad), str(out / "encoder.onnx"), dynamo=False, opset_version=OPSET,
+    # The wrappers are built in eval mode: torch.onnx.export restores the exported module's
+    # training flag afterwards, and a new module is in training mode, which would switch the
+    # model's dropout on for everything that runs after the export (the parity check included).
+    torch.onnx.export(EncoderGraph(model).eval(), (src, pad), str(out / "encoder.onnx"), dynamo=False, opset_version=OPSET,
                       input_names=names["encoder_inputs"], output_names=names["encoder_outputs"],
                       dynamic_axes={"source_ids": batch_src, "source_padding": batch_src,
                                     **{k: {0: "batch", (1 if k == "encoder_output" else 2): "source_length"}
@@ -66,7 +69,7 @@ def export_graphs(model: Transformer, out: Path) -> dict:
     axes.update({k: {0: "batch", 2: "past_length"} for k in names["decoder_inputs"] if k.startswith("past_")})
     axes.update({k: {0: "batch", 2: "source_length"} for k in names["decoder_inputs"] if k.startswith("cross_")})
     axes.update({k: {0: "batch"} for k in names["decoder_outputs"] if k.startswith("new_")})
-    torch.onnx.export(DecoderStepGraph(model), args, str(out / "decoder.onnx"), dynamo=False, opset_version=OPSET,
+    torch.onnx.export(DecoderStepGraph(model).eval(), args, str(out / "decoder.onnx"), dynamo=False, opset_version=OPSET,
                       input_names=names["decoder_inputs"], output_names=names["decoder_outputs"], dynamic_axes=axes)
     for g in GRAPHS:
         onnx.checker.check_model(str(out / g), full_check=True)

@@ -93,6 +93,7 @@ def onnx_logits(runner: ModelRunner, bos: int, pad: int, sources: list[list[int]
 
 def check(model: Transformer, tokenizer: Tokenizer, translator: OnnxTranslator, sentences: list[str],
           max_new_tokens: int = 48, batch_size: int = 8) -> dict:
+    model.eval()  # the reference is the inference model: no dropout
     sources = [tokenizer.encode(s)[0][: model.cfg.max_len] for s in sentences]
     ref, cached, onnx = [], [], []
     for start in range(0, len(sources), batch_size):
