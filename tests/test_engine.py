@@ -8,6 +8,7 @@ Reference `greedy`/`beam_search` token lists end with EOS when one was produced;
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -68,9 +69,10 @@ def test_reference_padding_does_not_change_outputs(reference, sources):
 
 @pytest.mark.parametrize("batch_size", [1, 3, 32])
 def test_onnx_greedy_equals_no_cache_reference(reference, engine, sources, batch_size):
-    """Engine greedy (any batch size) == the textbook no-cache PyTorch loop, token for token."""
-    model, _ = reference
-    expected = ref_alone(greedy, model, sources, MAX_NEW, use_cache=False)
+    """Engine greedy (any batch size) == the textbook no-cache PyTorch loop, token for token
+    (both with the placeholder constraint: EOS waits for the source's placeholder tokens)."""
+    model, tokenizer = reference
+    expected = ref_alone(greedy, model, sources, MAX_NEW, use_cache=False, placeholder_ids=tokenizer.placeholder_ids)
     events = engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW), batch_size=batch_size)
     assert [with_eos(e) for e in events] == expected
     for e, exp in zip(events, expected):
@@ -92,9 +94,10 @@ def test_onnx_translate_equals_torch_translate(reference, engine):
 @pytest.mark.parametrize("beam", [2, 4])
 def test_onnx_beam_equals_reference_beam(reference, engine, sources, beam):
     """Engine beam search == PyTorch reference beam search (which itself is checked cache vs no cache)."""
-    model, _ = reference
-    expected = ref_alone(beam_search, model, sources, beam, MAX_NEW)
-    assert beam_search(model, sources, beam, MAX_NEW, use_cache=False) == expected  # padded batch, no cache
+    model, tokenizer = reference
+    ph = tokenizer.placeholder_ids
+    expected = ref_alone(beam_search, model, sources, beam, MAX_NEW, placeholder_ids=ph)
+    assert beam_search(model, sources, beam, MAX_NEW, use_cache=False, placeholder_ids=ph) == expected  # padded, no cache
     events = engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW, beam_size=beam), batch_size=32)
     assert [with_eos(e) for e in events] == expected
 
@@ -128,23 +131,24 @@ def test_sampling_is_reproducible_and_batch_independent(engine, sources):
 @pytest.mark.parametrize("beam", [1, 3])
 def test_min_new_tokens_equal_to_max_gives_exactly_that_many(reference, engine, sources, beam):
     """min_new_tokens = max_new_tokens = n: every sentence gets exactly n tokens, no EOS, as in the reference."""
-    model, _ = reference
-    n = 11
+    model, tokenizer = reference
+    n, ph = 11, tokenizer.placeholder_ids
     events = engine.generate(sources, DecodingOptions(max_new_tokens=n, min_new_tokens=n, beam_size=beam), batch_size=32)
     assert all(len(e.token_ids) == n and e.reason is FinishReason.LENGTH for e in events)
     if beam == 1:
-        expected = ref_alone(greedy, model, sources, n, min_new_tokens=n)
+        expected = ref_alone(greedy, model, sources, n, min_new_tokens=n, placeholder_ids=ph)
     else:
-        expected = ref_alone(beam_search, model, sources, beam, n, min_new_tokens=n)
+        expected = ref_alone(beam_search, model, sources, beam, n, min_new_tokens=n, placeholder_ids=ph)
     assert [e.token_ids for e in events] == expected
 
 
 def test_min_new_tokens_only_delays_eos(reference, engine, sources):
     """With min_new_tokens = 5 < max, no sentence ends before 5 tokens and the result equals the reference."""
-    model, _ = reference
+    model, tokenizer = reference
     events = engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW, min_new_tokens=5), batch_size=32)
     assert all(len(e.token_ids) >= 5 for e in events)
-    assert [with_eos(e) for e in events] == ref_alone(greedy, model, sources, MAX_NEW, min_new_tokens=5)
+    assert [with_eos(e) for e in events] == ref_alone(greedy, model, sources, MAX_NEW, min_new_tokens=5,
+                                                      placeholder_ids=tokenizer.placeholder_ids)
 
 
 # ---- continuous batching ---------------------------------------------------------------------------
@@ -210,3 +214,21 @@ def test_streamed_deltas_add_up_to_the_text(engine, sources):
     assert [t.token_id for t in sink.tokens] == sink.finish.token_ids
     assert "".join(t.text_delta for t in sink.tokens) + sink.finish.final_delta == sink.finish.text
     assert sink.finish.text == engine.tokenizer.decode(sink.finish.token_ids, [])
+
+
+def test_translation_ends_only_with_every_source_placeholder(reference, engine):
+    """Placeholder constraint: for sources with placeholders, EOS never comes before all of the
+    source's <phK> tokens are out, in the engine and in the reference alike; without the
+    constraint the reference may end earlier."""
+    model, tokenizer = reference
+    texts = ["uno %s dos %d", "tres {name} cuatro --force", "nueve ocho %s %s"]
+    sources = [tokenizer.encode(t)[0] for t in texts]
+    ph = tokenizer.placeholder_ids
+    for src, event in zip(sources, engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW))):
+        needed = Counter(t for t in src if t in ph)
+        got = Counter(t for t in event.token_ids if t in ph)
+        assert needed and got <= needed  # never a placeholder the source does not have
+        assert event.reason is FinishReason.LENGTH or got == needed
+    for src, out in zip(sources, greedy(model, sources, MAX_NEW, placeholder_ids=ph)):
+        needed, got = Counter(t for t in src if t in ph), Counter(t for t in out if t in ph)
+        assert got <= needed and (out[-1] != 3 or got == needed)

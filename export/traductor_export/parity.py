@@ -98,8 +98,8 @@ def check(model: Transformer, tokenizer: Tokenizer, translator: OnnxTranslator, 
     ref, cached, onnx = [], [], []
     for start in range(0, len(sources), batch_size):
         chunk = sources[start : start + batch_size]
-        ref += greedy(model, chunk, max_new_tokens, use_cache=False)
-        cached += greedy(model, chunk, max_new_tokens, use_cache=True)
+        ref += greedy(model, chunk, max_new_tokens, use_cache=False, placeholder_ids=tokenizer.placeholder_ids)
+        cached += greedy(model, chunk, max_new_tokens, use_cache=True, placeholder_ids=tokenizer.placeholder_ids)
     events = translator.generate(sources, DecodingOptions(max_new_tokens=max_new_tokens), batch_size=batch_size)
     eos = model.cfg.eos_id
     onnx = [e.token_ids + ([eos] if e.reason.value == "eos" else []) for e in events]

@@ -9,6 +9,7 @@ at it before every step.
 from __future__ import annotations
 
 import enum
+from collections import Counter
 import re
 import time
 from dataclasses import dataclass, field
@@ -116,6 +117,8 @@ class Request:
     tokens: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
     rows: list[int] = field(default_factory=list)
+    required: Counter = field(default_factory=Counter)  # the source's placeholder tokens, with counts
+    ph_left: Counter = field(default_factory=Counter)  # those not generated yet (EOS waits for them)
     rng: np.random.Generator | None = None
     detokenizer: Detokenizer | None = None
     beam: "BeamState | None" = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Callable
 
@@ -61,6 +61,10 @@ class Scheduler:
         self.waiting: deque[Request] = deque()
         self.lock = threading.Lock()
         self.work = threading.Condition(self.lock)
+        # Placeholder constraint (as in model/generate.py): a <phK> token only while the source
+        # has an unused occurrence of it; EOS only once all of them are out.
+        self.placeholder_ids = tokenizer.placeholder_ids if tokenizer is not None else frozenset()
+        self.placeholder_cols = np.array(sorted(self.placeholder_ids), dtype=np.int64)
         self._step_views: tuple = (-1, None, None)
         self.before_step = before_step  # test hook: a gate that holds the engine between steps
         self.last = StepStats()
@@ -149,6 +153,8 @@ class Scheduler:
         for r in batch:
             r.rows, rows = rows[: r.n_rows], rows[r.n_rows :]
             r.admitted, r.encode_seconds, r.decode_started = t0, elapsed, now
+            r.required = Counter(t for t in r.source_ids if t in self.placeholder_ids)
+            r.ph_left = Counter(r.required)
             if r.stream:
                 r.detokenizer = Detokenizer(self.tokenizer, r.values)
             if r.options.sampling:
@@ -196,9 +202,15 @@ class Scheduler:
         rows = np.fromiter((r.rows[0] for r in plain), dtype=np.int64, count=len(plain))
         scored = [i for i, r in enumerate(plain) if r.options.return_scores]
         tokens = None
-        suppress = [r.rows[0] for r in plain if len(r.tokens) < r.options.min_new_tokens]
+        suppress = [r.rows[0] for r in plain if +r.ph_left or len(r.tokens) < r.options.min_new_tokens]
         if scored:  # log p under the unsuppressed softmax, as the reference reports it
             original = logits[rows[scored]].copy()
+        if self.placeholder_cols.size:  # ban every placeholder, then re-allow each row's unused ones
+            allowed = [(r.rows[0], [p for p, n in r.ph_left.items() if n > 0]) for r in plain if +r.ph_left]
+            kept = [logits[row, cols].copy() for row, cols in allowed]
+            logits[: self.cache.rows, self.placeholder_cols] = -np.inf
+            for (row, cols), values in zip(allowed, kept):
+                logits[row, cols] = values
         if suppress:
             logits[suppress, self.eos_id] = -np.inf  # the buffer is ours until the next step
         tokens = logits[: self.cache.rows].argmax(axis=-1)[rows]
@@ -222,6 +234,8 @@ class Scheduler:
 
     def _emit_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
         req.tokens.append(token)
+        if req.ph_left[token] > 0:
+            req.ph_left[token] -= 1
         if logp is not None:
             req.logprobs.append(logp)
         if not req.first_token:
@@ -235,6 +249,12 @@ class Scheduler:
         logp = selection.log_softmax(logits[np.asarray(req.rows)])
         if s.prefixes.shape[1] < o.min_new_tokens:
             logp[:, self.eos_id] = -np.inf
+        if self.placeholder_cols.size:
+            for k in range(K):
+                left = req.required - Counter(s.prefixes[k].tolist())
+                logp[k, [p for p in self.placeholder_cols.tolist() if left[p] <= 0]] = -np.inf
+                if +left:
+                    logp[k, self.eos_id] = -np.inf
         return selection.beam_step(logp, s.scores, s.finished, self.pad_id, K)
 
     def _apply_beam(self, req: Request, scores: np.ndarray, source: np.ndarray, token: np.ndarray, now: float) -> None:

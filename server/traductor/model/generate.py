@@ -12,6 +12,8 @@ Beam search reorders the stepper's state (the cache) by beam index after every s
 
 from __future__ import annotations
 
+from collections import Counter
+
 import torch
 import torch.nn.functional as F
 
@@ -61,17 +63,40 @@ class CachedStepper:
         self.src_pad = self.src_pad[index]
 
 
-def _suppress_eos(logp: torch.Tensor, eos_id: int, generated: int, min_new_tokens: int) -> torch.Tensor:
+def _constrain(logp: torch.Tensor, eos_id: int, generated: int, min_new_tokens: int,
+               prefixes: torch.Tensor, required: list[Counter] | None, placeholder_ids: list[int]) -> torch.Tensor:
+    """The decoding constraints, on a copy of the step's log-probabilities:
+
+    * EOS is impossible before min_new_tokens;
+    * placeholders (when `required` is given, one multiset of <phK> ids per row's source): a
+      placeholder token is possible only while the source has an occurrence of it not yet in
+      the row's prefix, and EOS only once all of them are in it.
+    """
+    logp = logp.clone()
     if generated < min_new_tokens:
-        logp = logp.clone()
         logp[:, eos_id] = NEG_INF
+    if required is not None:
+        for r, need in enumerate(required):
+            left = need - Counter(prefixes[r].tolist())
+            banned = [p for p in placeholder_ids if left[p] <= 0]
+            logp[r, banned] = NEG_INF
+            if +left:
+                logp[r, eos_id] = NEG_INF
     return logp
+
+
+def required_placeholders(sources: list[list[int]], placeholder_ids: frozenset[int]) -> list[Counter] | None:
+    """Per source, the placeholder tokens (with their counts) its translation must contain."""
+    return [Counter(t for t in s if t in placeholder_ids) for s in sources] if placeholder_ids else None
 
 
 @torch.no_grad()
 def greedy(model: Transformer, sources: list[list[int]], max_new_tokens: int, min_new_tokens: int = 0,
-           use_cache: bool = True) -> list[list[int]]:
-    """Greedy decoding of a batch; returns each sequence's new tokens (EOS included if produced)."""
+           use_cache: bool = True, placeholder_ids: frozenset[int] = frozenset()) -> list[list[int]]:
+    """Greedy decoding of a batch; returns each sequence's new tokens (EOS included if produced).
+
+    With `placeholder_ids` (the tokenizer's <phK> ids), EOS waits for the source's placeholders."""
+    required, ph = required_placeholders(sources, placeholder_ids), sorted(placeholder_ids)
     cfg = model.cfg
     src, src_pad = pad_batch(sources, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
@@ -79,7 +104,7 @@ def greedy(model: Transformer, sources: list[list[int]], max_new_tokens: int, mi
     prefixes = torch.full((B, 1), cfg.bos_id, dtype=torch.long)
     done = torch.zeros(B, dtype=torch.bool)
     for generated in range(max_new_tokens):
-        logp = _suppress_eos(stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens)
+        logp = _constrain(stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens, prefixes, required, ph)
         nxt = logp.argmax(dim=-1)
         nxt = torch.where(done, torch.full_like(nxt, cfg.pad_id), nxt)
         prefixes = torch.cat([prefixes, nxt[:, None]], dim=1)
@@ -103,7 +128,8 @@ def _strip(tokens: list[int], cfg) -> list[int]:
 
 @torch.no_grad()
 def beam_search(model: Transformer, sources: list[list[int]], beam_size: int, max_new_tokens: int,
-                min_new_tokens: int = 0, use_cache: bool = True, length_penalty: float = 1.0) -> list[list[int]]:
+                min_new_tokens: int = 0, use_cache: bool = True, length_penalty: float = 1.0,
+                placeholder_ids: frozenset[int] = frozenset()) -> list[list[int]]:
     """Beam search; each sentence's best hypothesis by sum(log p) / length**length_penalty.
 
     Beams live in rows b * K + k. A finished beam can only be extended by PAD at no cost, so it
@@ -112,6 +138,7 @@ def beam_search(model: Transformer, sources: list[list[int]], beam_size: int, ma
     cfg = model.cfg
     B, K = len(sources), beam_size
     expanded = [s for s in sources for _ in range(K)]
+    required, ph = required_placeholders(expanded, placeholder_ids), sorted(placeholder_ids)
     src, src_pad = pad_batch(expanded, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
     prefixes = torch.full((B * K, 1), cfg.bos_id, dtype=torch.long)
@@ -120,7 +147,7 @@ def beam_search(model: Transformer, sources: list[list[int]], beam_size: int, ma
     finished = torch.zeros(B * K, dtype=torch.bool)
     lengths = torch.zeros(B * K)
     for generated in range(max_new_tokens):
-        logp = _suppress_eos(stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens)  # (B*K, V)
+        logp = _constrain(stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens, prefixes, required, ph)  # (B*K, V)
         V = logp.shape[-1]
         frozen = torch.full((V,), NEG_INF)
         frozen[cfg.pad_id] = 0.0

@@ -58,6 +58,7 @@ class Tokenizer:
         self.vocab_size = self.sp.get_piece_size()
         self.pad_id, self.unk_id, self.bos_id, self.eos_id = PAD_ID, UNK_ID, BOS_ID, EOS_ID
         self.special_ids = {PAD_ID, BOS_ID, EOS_ID}
+        self.placeholder_ids = frozenset(self.sp.piece_to_id(t) for t in placeholders.TOKENS)
 
     def encode_masked(self, masked_text: str) -> list[int]:
         """Ids of already-masked text, without BOS/EOS."""

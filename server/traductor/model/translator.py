@@ -27,17 +27,25 @@ class TorchTranslator:
         """Translate `texts` in batches of similar length; results come back in input order."""
         encoded = [self.tokenizer.encode(t) for t in texts]
         limit = self.model.cfg.max_len
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i][0]))
-        out: list[str] = [""] * len(texts)
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
-            sources = [encoded[i][0][:limit] for i in idx]
-            longest = max(len(s) for s in sources)
-            max_new = max_new_tokens or auto_max_new_tokens(longest, limit - 1)
-            if beam_size > 1:
-                tokens = beam_search(self.model, sources, beam_size, max_new)
+        sources = [ids[: limit - 1] + [ids[-1]] if len(ids) > limit else ids for ids, _ in encoded]
+        # Each sentence gets its own length limit, as in the ONNX engine: batches hold sentences
+        # of the same limit (sorted by length, so neighbours mostly share it).
+        max_new = [max_new_tokens or auto_max_new_tokens(len(s), limit - 1) for s in sources]
+        order = sorted(range(len(texts)), key=lambda i: (max_new[i], len(sources[i])))
+        batches: list[list[int]] = []
+        for i in order:
+            if batches and len(batches[-1]) < batch_size and max_new[batches[-1][0]] == max_new[i]:
+                batches[-1].append(i)
             else:
-                tokens = greedy(self.model, sources, max_new)
+                batches.append([i])
+        out: list[str] = [""] * len(texts)
+        ph = self.tokenizer.placeholder_ids
+        for idx in batches:
+            chunk, n = [sources[i] for i in idx], max_new[idx[0]]
+            if beam_size > 1:
+                tokens = beam_search(self.model, chunk, beam_size, n, placeholder_ids=ph)
+            else:
+                tokens = greedy(self.model, chunk, n, placeholder_ids=ph)
             for i, toks in zip(idx, tokens):
                 out[i] = self.tokenizer.decode(toks, encoded[i][1])
         return out
