@@ -16,20 +16,23 @@ import onnxruntime as ort
 from .bundle import Bundle
 
 
-def session_options(threads: int) -> ort.SessionOptions:
+def session_options(threads: int, spin: bool = True) -> ort.SessionOptions:
+    """Sequential execution on `threads` intra-op threads. With `spin`, idle worker threads
+    busy-wait for the next op (lower latency per op, but CPU taken from anything else that runs:
+    in the server, the gRPC and event-loop threads)."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads or os.cpu_count() or 1
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "1")
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     return opts
 
 
 class ModelRunner:
-    def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64):
+    def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64, spin: bool = True):
         self.bundle = bundle
-        opts = session_options(threads)
+        opts = session_options(threads, spin)
         providers = ["CPUExecutionProvider"]
         self.encoder = ort.InferenceSession(str(bundle.file("encoder.onnx")), opts, providers=providers)
         self.decoder = ort.InferenceSession(str(bundle.file("decoder.onnx")), opts, providers=providers)

@@ -65,7 +65,7 @@ class Service:
 
 def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_step=None) -> AsyncEngine:
     rows = settings.max_active_sequences
-    runner = ModelRunner(bundle, threads=settings.threads, max_rows=rows)
+    runner = ModelRunner(bundle, threads=settings.threads, max_rows=rows, spin=settings.spin)
     tokenizer = Tokenizer(bundle.file("tokenizer.model"))
     scheduler = Scheduler(runner, tokenizer, max_rows=rows, max_queue=settings.max_queued_requests,
                           before_step=before_step)

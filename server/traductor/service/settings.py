@@ -17,6 +17,7 @@ class Settings:
     port: int = 50051
     metrics_port: int = 9090  # 0: no metrics server
     threads: int = 0  # ONNX Runtime intra-op threads (0: all cores)
+    spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
     max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
     max_input_tokens: int = 200
