@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,5 +119,6 @@ def default_bundle() -> Path:
         except ImportError as e:  # torch or onnx missing
             raise BundleError(f"the default model has not been exported yet and cannot be here ({e}); "
                               "install the training extras or pass --model BUNDLE") from e
-        export(DEFAULT_MODEL_DIR, out, force=True)
+        export(DEFAULT_MODEL_DIR, out, force=True, progress=lambda msg: print(f"exporting the default model: {msg}",
+                                                                          file=sys.stderr, flush=True))
     return out
