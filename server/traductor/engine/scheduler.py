@@ -201,12 +201,12 @@ class Scheduler:
         """Greedy and sampled requests (one row each): one vectorised argmax for all of them."""
         rows = np.fromiter((r.rows[0] for r in plain), dtype=np.int64, count=len(plain))
         scored = [i for i, r in enumerate(plain) if r.options.return_scores]
-        tokens = None
-        suppress = [r.rows[0] for r in plain if +r.ph_left or len(r.tokens) < r.options.min_new_tokens]
+        pending = [r for r in plain if +r.ph_left]  # sources with placeholders not yet produced
+        suppress = [r.rows[0] for r in plain if len(r.tokens) < r.options.min_new_tokens] + [r.rows[0] for r in pending]
         if scored:  # log p under the unsuppressed softmax, as the reference reports it
             original = logits[rows[scored]].copy()
         if self.placeholder_cols.size:  # ban every placeholder, then re-allow each row's unused ones
-            allowed = [(r.rows[0], [p for p, n in r.ph_left.items() if n > 0]) for r in plain if +r.ph_left]
+            allowed = [(r.rows[0], [p for p, n in r.ph_left.items() if n > 0]) for r in pending]
             kept = [logits[row, cols].copy() for row, cols in allowed]
             logits[: self.cache.rows, self.placeholder_cols] = -np.inf
             for (row, cols), values in zip(allowed, kept):

@@ -19,11 +19,6 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
-def greedy(logits: np.ndarray) -> np.ndarray:
-    """(B, V) -> (B,) argmax (EOS already suppressed where needed)."""
-    return logits.argmax(axis=-1)
-
-
 def token_logprobs(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     """log p(token) under each row's softmax, without materialising the full log-softmax."""
     m = logits.max(axis=-1)

@@ -118,13 +118,15 @@ class AsyncEngine:
             raise InvalidInput(str(e)) from e
 
     async def generate(self, text: str, options: DecodingOptions, request_id: str = "",
-                       timeout: float | None = None, stream: bool = True) -> AsyncIterator[TokenEvent | FinishEvent]:
+                       timeout: float | None = None, stream: bool = True,
+                       prepared: tuple | None = None) -> AsyncIterator[TokenEvent | FinishEvent]:
         """Submit one request and yield its events until the FinishEvent (inclusive).
 
-        With stream=False only the FinishEvent comes (no per-token events or detokenizing)."""
+        With stream=False only the FinishEvent comes (no per-token events or detokenizing).
+        `prepared` is what `prepare(text, options)` returned, for a caller that checked first."""
         if self.draining:
             raise Draining("the server is shutting down")
-        ids, values, resolved = self.prepare(text, options)
+        ids, values, resolved = prepared or self.prepare(text, options)
         queue: asyncio.Queue = asyncio.Queue()
 
         def sink(event) -> None:  # runs on the engine thread, inside a step

@@ -43,8 +43,9 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
     def __init__(self, engine: AsyncEngine, model_info: pb.ModelInfo):
         self.engine, self.model_info = engine, model_info
 
-    async def _translate(self, text: str, options, request_id: str, context) -> FinishEvent:
-        async for event in self.engine.generate(text, options, request_id, context.time_remaining(), stream=False):
+    async def _translate(self, text: str, options, request_id: str, context, prepared=None) -> FinishEvent:
+        async for event in self.engine.generate(text, options, request_id, context.time_remaining(), stream=False,
+                                                prepared=prepared):
             if isinstance(event, FinishEvent):
                 return _check_finish(event)
         raise EngineFailure("the engine ended without a result")
@@ -69,12 +70,11 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
             raise InvalidInput(f"texts must hold between 1 and {limit} texts, got {len(request.texts)}")
         options = options_from_pb(request.options)
         rid = _request_id(request)
-        for text in request.texts:  # check every text before any work starts
-            self.engine.prepare(text, options)
+        prepared = [self.engine.prepare(t, options) for t in request.texts]  # every text checked before any work
         try:  # all texts decode together; if one fails, the others are cancelled
             async with asyncio.TaskGroup() as group:
-                tasks = [group.create_task(self._translate(t, options, f"{rid}-{i}", context))
-                         for i, t in enumerate(request.texts)]
+                tasks = [group.create_task(self._translate(t, options, f"{rid}-{i}", context, p))
+                         for i, (t, p) in enumerate(zip(request.texts, prepared))]
         except* Exception as failed:
             raise failed.exceptions[0] from None
         events = [t.result() for t in tasks]
