@@ -20,15 +20,13 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import CorpusError  # noqa: F401  (raised here, caught by the CLI)
+
 DEFAULT_CATALOG_DIR = Path("/usr/share/locale/es/LC_MESSAGES")
 # Held-out programs: small GNU tools whose messages look like the rest of the corpus.
 DEFAULT_DEV = ("diffutils", "findutils", "sed")
 DEFAULT_TEST = ("grep", "make", "psmisc", "tar", "procps-ng")
 MAX_CHARS = 300
-
-
-class CorpusError(Exception):
-    """A problem with the corpus the user can fix (the message says how)."""
 
 
 @dataclass(frozen=True)

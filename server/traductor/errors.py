@@ -1,0 +1,87 @@
+"""Every error traductor raises on purpose, in one torch-free module.
+
+All derive from `TraductorError`, whose message is the whole story: the CLI prints it on one
+line and exits with status 2; the service's `interceptors.status_for` maps each subclass to a
+gRPC status (anything it does not name is INTERNAL, with details kept in the log). This module
+knows nothing about gRPC, torch or the command line.
+"""
+
+from __future__ import annotations
+
+
+class TraductorError(Exception):
+    """Base class: an error whose message tells the user what failed and what to do."""
+
+
+# --- the caller's request ------------------------------------------------------------------
+
+
+class InvalidInput(TraductorError, ValueError):
+    """A request or an option the caller must change: empty text, too long, bad option value."""
+
+
+# kept for readers of older code: decoding options raised OptionsError before the hierarchy
+OptionsError = InvalidInput
+
+
+class QueueFull(TraductorError):
+    """The scheduler's waiting queue is at its limit; the caller may retry later."""
+
+
+class Draining(TraductorError):
+    """The server is shutting down and takes no new work."""
+
+
+class DeadlinePassed(TraductorError):
+    """The caller's deadline passed before the translation was done."""
+
+
+class Unauthenticated(TraductorError):
+    """The request carries no valid bearer token."""
+
+
+class EngineFailure(TraductorError):
+    """The engine failed on a request (the cause is chained and logged, never sent to the caller)."""
+
+
+class TranslationError(EngineFailure):
+    """An offline translation (the `translate`/`evaluate` commands) failed in the engine."""
+
+
+# --- files and installs ---------------------------------------------------------------------
+
+
+class BundleError(TraductorError):
+    """The directory is not a usable ONNX bundle; the message names the file or field."""
+
+
+class ModelDirError(TraductorError):
+    """The directory is not a usable PyTorch checkpoint; the message says why."""
+
+
+class ExportError(TraductorError):
+    """A checkpoint could not be exported (existing output, non-finite weights, parity failure)."""
+
+
+class MissingDependency(TraductorError):
+    """A command needs packages this install lacks (torch for training, export, the PyTorch engine)."""
+
+
+class CommandError(TraductorError):
+    """A command-line request that cannot be carried out as given (bad flag combination, missing file)."""
+
+
+def require_torch(what: str) -> None:
+    """Raise MissingDependency naming what to install if torch (and the training extras) are absent."""
+    try:
+        import safetensors  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as e:
+        raise MissingDependency(
+            f"{what} needs PyTorch and the training extras ({e}); install them with "
+            "`pip install torch==2.13.0 'traductor[train]'` (or `bash scripts/setup.sh`)"
+        ) from e
+
+
+class CorpusError(TraductorError):
+    """A problem with the corpus the user can fix (the message says how)."""
