@@ -1,10 +1,13 @@
-# The traductor serving image: `traductor serve` on the default model bundle.
+# The traductor serving image: `traductor serve` on the default model.
 #
-# It holds the runtime only (onnxruntime, grpcio, ... ; never torch) and the exported ONNX bundle.
-# The bundle is made on the host first, because exporting needs torch:
+# Built from the repository alone, with nothing prepared on the host:
 #
-#     traductor export --out build/bundle
 #     docker build -t traductor .
+#
+# It holds the runtime only (onnxruntime, grpcio, ... ; never torch). The default model is the
+# exported ONNX bundle that ships inside the `traductor` package (traductor/default_model/bundle/),
+# so `traductor serve` without --model serves it. The PyTorch checkpoint beside it
+# (default_model/checkpoint/) is kept out of the build context by .dockerignore.
 #
 # BASE_IMAGE lets machines without a registry build on a locally imported Debian image that has
 # python3 3.11 (see docs/compose.md); real users get the official image.
@@ -35,34 +38,42 @@ COPY server/ /src/traductor/server/
 COPY export/ /src/traductor/export/
 RUN pip install --no-deps /src/traductor \
     && python3 -c "import traductor, traductor_client; print('traductor importable')"
+# Fail the build here, with a message, if the package came without its default bundle.
+RUN python3 -c "import importlib.resources as r, sys; b = r.files('traductor') / 'default_model' / 'bundle'; \
+missing = [f for f in ('encoder.onnx', 'decoder.onnx', 'tokenizer.model', 'config.json') if not (b / f).is_file()]; \
+sys.exit(f'no default bundle in the traductor package: {b} lacks {missing}' if missing else 0)"
 
 # ---------------------------------------------------------------------------------------------
-# Stage 2: the serving image: the virtual environment, the bundle and an unprivileged user.
+# Stage 2: the serving image: the virtual environment (with the bundle) and an unprivileged user.
 FROM ${BASE_IMAGE}
 
 LABEL org.opencontainers.image.title="traductor" \
       org.opencontainers.image.description="English->Spanish translation over gRPC (ONNX Runtime)"
 
-RUN groupadd --system traductor \
-    && useradd --system --gid traductor --no-create-home --home-dir /nonexistent \
+# A fixed numeric uid/gid: Kubernetes' runAsNonRoot can only verify a numeric USER.
+RUN groupadd --gid 10001 traductor \
+    && useradd --uid 10001 --gid traductor --no-create-home --home-dir /nonexistent \
        --shell /usr/sbin/nologin traductor
 
 COPY --from=build /opt/venv /opt/venv
-# The model bundle exported on the host (ONNX graphs, tokenizer, config.json).
-COPY build/bundle/ /opt/traductor/bundle/
 
+# Every setting of `traductor serve` is also a TRADUCTOR_* variable (a flag would win over it, so
+# the image passes no flags): docker-compose and the Kubernetes ConfigMap override these.
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
-    PYTHONDONTWRITEBYTECODE=1
+    PYTHONDONTWRITEBYTECODE=1 \
+    TRADUCTOR_HOST=0.0.0.0 \
+    TRADUCTOR_PORT=50051 \
+    TRADUCTOR_METRICS_PORT=9090
 
-USER traductor
+USER 10001:10001
 WORKDIR /tmp
 
 # 50051: gRPC (traductor.v1.Translator, grpc.health.v1.Health, reflection); 9090: /metrics
 EXPOSE 50051 9090
 
-# The server drains in-flight requests on SIGTERM (see --drain-seconds); compose gives it
-# stop_grace_period to do so before SIGKILL.
+# The server drains in-flight requests on SIGTERM (TRADUCTOR_DRAIN_SECONDS); compose's
+# stop_grace_period and Kubernetes' terminationGracePeriodSeconds give it time to before SIGKILL.
 STOPSIGNAL SIGTERM
 
 # Healthy once the gRPC health service answers SERVING (after the model has warmed up).
@@ -70,5 +81,5 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
     CMD ["traductor-client", "health", "--target", "127.0.0.1:50051"]
 
-ENTRYPOINT ["traductor", "serve", "--model", "/opt/traductor/bundle"]
-CMD ["--host", "0.0.0.0", "--port", "50051", "--metrics-port", "9090"]
+# No --model: the default bundle inside the installed package.
+ENTRYPOINT ["traductor", "serve"]

@@ -5,6 +5,8 @@
 #                     service; the container runtime's DNS answers it with one address per replica)
 #   UPSTREAM_PORT     their gRPC port (default 50051)
 #   REFRESH_SECONDS   how often the name is resolved again (default 2)
+#   TLS_CERT, TLS_KEY PEM certificate chain and key: when both files exist, clients must speak
+#                     TLS to port 50051 (the balancer terminates it; replicas stay plaintext)
 #
 # The replica addresses are written into an nginx `upstream` block (upstreams.conf). A watcher
 # resolves the name every REFRESH_SECONDS; when the set of addresses changes (scale up/down, a
@@ -66,7 +68,13 @@ watch_replicas() {
 }
 
 mkdir -p "$CONF_DIR"
-sed -e "s|@UPSTREAMS@|$UPSTREAMS|g" /etc/nginx/traductor.conf.template > "$CONF_DIR/nginx.conf"
+LISTEN="listen 50051 http2;"
+if [ -f "${TLS_CERT:-}" ] && [ -f "${TLS_KEY:-}" ]; then
+    LISTEN="listen 50051 ssl http2; ssl_certificate $TLS_CERT; ssl_certificate_key $TLS_KEY;"
+    log "TLS on port 50051 with $TLS_CERT"
+fi
+sed -e "s|@UPSTREAMS@|$UPSTREAMS|g" -e "s|^\( *\)listen 50051 http2;|\1$LISTEN|" \
+    /etc/nginx/traductor.conf.template > "$CONF_DIR/nginx.conf"
 
 initial="$(resolve || true)"
 echo "$initial" | render

@@ -1,0 +1,359 @@
+"""Offline checks of the Kubernetes manifests in deploy/kubernetes/.
+
+What they prove: every object kustomization.yaml renders is valid for Kubernetes K8S_VERSION
+(strict OpenAPI schemas from the `kubernetes-validate` package: unknown fields are errors), the
+two custom resources have the structure their operators expect, and the manifests agree with
+each other and with the server (ports, probe targets, settings, metric names, grace periods,
+labels and selectors). What they cannot prove: that a cluster runs them; tests/kubernetes/run.sh
+runs the Deployment, ConfigMap and Secret under `podman kube play` (docs/kubernetes.md).
+
+The kustomization is rendered here in Python (resources + namespace + image tags, the only
+features it uses); when `kubectl` is installed, its own `kubectl kustomize` must agree.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+kubernetes_validate = pytest.importorskip("kubernetes_validate")
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFESTS = ROOT / "deploy" / "kubernetes"
+K8S_VERSION = "1.32"  # the Kubernetes version the manifests are validated for
+CLUSTER_SCOPED = {"Namespace"}
+NOT_IN_KUSTOMIZATION = {"secret.example.yaml"}  # created by hand, with a real token
+CRD_KINDS = {"ServiceMonitor"}
+
+
+def _docs(path: Path) -> list[dict]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def _kustomization() -> dict:
+    return yaml.safe_load((MANIFESTS / "kustomization.yaml").read_text())
+
+
+def _render() -> list[dict]:
+    """What `kubectl kustomize deploy/kubernetes` prints, for the features the file uses."""
+    k = _kustomization()
+    assert set(k) <= {"apiVersion", "kind", "namespace", "resources", "images"}, "renderer knows these only"
+    tags = {i["name"]: i for i in k.get("images", [])}
+    out = []
+    for name in k["resources"]:
+        for doc in _docs(MANIFESTS / name):
+            if doc["kind"] not in CLUSTER_SCOPED:
+                doc["metadata"]["namespace"] = k["namespace"]
+            for c in _pod_spec(doc).get("containers", []) if doc["kind"] == "Deployment" else []:
+                image = tags.get(c["image"].split(":")[0])
+                if image:
+                    c["image"] = f"{image.get('newName', c['image'].split(':')[0])}:{image['newTag']}"
+            out.append(doc)
+    return out
+
+
+def _pod_spec(deployment: dict) -> dict:
+    return deployment["spec"]["template"]["spec"]
+
+
+@pytest.fixture(scope="module")
+def objects() -> list[dict]:
+    return _render()
+
+
+@pytest.fixture(scope="module")
+def by_kind(objects) -> dict:
+    index: dict = {}
+    for o in objects:
+        index.setdefault(o["kind"], {})[o["metadata"]["name"]] = o
+    return index
+
+
+def _container(by_kind, deployment: str) -> dict:
+    (container,) = _pod_spec(by_kind["Deployment"][deployment])["containers"]
+    return container
+
+
+def _matches(selector: dict, labels: dict) -> bool:
+    assert set(selector) <= {"matchLabels"}, "only matchLabels selectors are used"
+    return all(labels.get(k) == v for k, v in selector["matchLabels"].items())
+
+
+def _pods_selected(by_kind, match_labels: dict) -> list[str]:
+    return [
+        name
+        for name, d in by_kind["Deployment"].items()
+        if all(d["spec"]["template"]["metadata"]["labels"].get(k) == v for k, v in match_labels.items())
+    ]
+
+
+# --- the files -----------------------------------------------------------------------------
+
+
+def test_kustomization_lists_every_manifest():
+    listed = set(_kustomization()["resources"])
+    on_disk = {p.name for p in MANIFESTS.glob("*.yaml")} - {"kustomization.yaml"}
+    assert listed == on_disk - NOT_IN_KUSTOMIZATION
+    assert all((MANIFESTS / name).is_file() for name in listed)
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_render_agrees_with_kubectl_kustomize(objects):
+    result = subprocess.run(["kubectl", "kustomize", str(MANIFESTS)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    key = lambda o: (o["kind"], o["metadata"]["name"])  # noqa: E731
+    assert sorted(yaml.safe_load_all(result.stdout), key=key) == sorted(objects, key=key)
+
+
+def _core_objects():
+    docs = _render() + _docs(MANIFESTS / "secret.example.yaml")
+    return [pytest.param(d, id=f"{d['kind']}/{d['metadata']['name']}") for d in docs if d["kind"] not in CRD_KINDS]
+
+
+@pytest.mark.parametrize("obj", _core_objects())
+def test_valid_against_the_kubernetes_schema(obj):
+    assert kubernetes_validate.validate(obj, K8S_VERSION, strict=True) == K8S_VERSION
+
+
+def test_strict_schema_rejects_a_misspelt_field(by_kind):
+    """The validation above can fail: one typo in the Deployment is caught."""
+    broken = copy.deepcopy(by_kind["Deployment"]["traductor"])
+    _pod_spec(broken)["containers"][0]["readinesProbe"] = _pod_spec(broken)["containers"][0].pop("readinessProbe")
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, K8S_VERSION, strict=True)
+
+
+def test_every_object_is_in_the_namespace_with_restricted_pod_security(objects, by_kind):
+    namespace = by_kind["Namespace"]["traductor"]
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    assert all(o["metadata"].get("namespace") == "traductor" for o in objects if o["kind"] != "Namespace")
+
+
+# --- the translator Deployment against the server -------------------------------------------
+
+
+def _config(by_kind) -> dict:
+    return by_kind["ConfigMap"]["traductor-config"]["data"]
+
+
+def test_configmap_holds_real_settings_only(by_kind):
+    from dataclasses import fields
+
+    from traductor.service.settings import Settings
+
+    known = {"TRADUCTOR_" + f.name.upper() for f in fields(Settings)}
+    assert set(_config(by_kind)) <= known
+    env = {e["name"] for e in _container(by_kind, "traductor")["env"]}
+    assert env <= known and "TRADUCTOR_TOKEN" in env
+
+
+def test_ports_match_the_settings(by_kind):
+    ports = {p["name"]: p["containerPort"] for p in _container(by_kind, "traductor")["ports"]}
+    assert ports == {
+        "grpc": int(_config(by_kind)["TRADUCTOR_PORT"]),
+        "metrics": int(_config(by_kind)["TRADUCTOR_METRICS_PORT"]),
+    }
+
+
+def test_probes_are_grpc_health_checks_on_the_serving_port(by_kind):
+    from traductor_client.v1 import translator_pb2
+
+    translator = translator_pb2.DESCRIPTOR.services_by_name["Translator"].full_name  # health knows "" and it
+    container = _container(by_kind, "traductor")
+    grpc_port = next(p["containerPort"] for p in container["ports"] if p["name"] == "grpc")
+    for name in ("startupProbe", "readinessProbe", "livenessProbe"):
+        probe = container[name]
+        assert set(probe) & {"grpc", "exec", "httpGet", "tcpSocket"} == {"grpc"}, name
+        assert probe["grpc"]["port"] == grpc_port, name
+        assert probe["grpc"].get("service", "") in ("", translator), name
+    assert container["readinessProbe"]["grpc"]["service"] == translator
+    # the server answers health without a token (AuthInterceptor guards this prefix only)
+    from traductor.service.interceptors import SERVICE_PREFIX
+
+    assert SERVICE_PREFIX == f"/{translator}/"
+
+
+def _prestop_seconds(container: dict) -> float:
+    hook = container["lifecycle"]["preStop"]
+    if "sleep" in hook:
+        return float(hook["sleep"]["seconds"])
+    command = hook["exec"]["command"]
+    assert command[0] == "sleep" and len(command) == 2, command
+    return float(command[1])
+
+
+def test_grace_period_covers_prestop_and_drain(by_kind):
+    spec = _pod_spec(by_kind["Deployment"]["traductor"])
+    container = _container(by_kind, "traductor")
+    drain = float(_config(by_kind)["TRADUCTOR_DRAIN_SECONDS"])
+    server_stop = 0.5  # Service.drain(): server.stop(grace=0.5) after the drain
+    assert spec["terminationGracePeriodSeconds"] > _prestop_seconds(container) + drain + server_stop
+    # liveness must not kill a pod that is draining (health says NOT_SERVING meanwhile)
+    live = container["livenessProbe"]
+    assert live["periodSeconds"] * live["failureThreshold"] > drain
+    assert _prestop_seconds(container) >= 5, "long enough for DNS and the balancer to drop the pod"
+
+
+def test_resources_match_the_onnx_runtime_threads(by_kind):
+    resources = _container(by_kind, "traductor")["resources"]
+    assert resources["requests"] == resources["limits"], "Guaranteed QoS"
+    assert str(resources["limits"]["cpu"]) == _config(by_kind)["TRADUCTOR_THREADS"]
+
+
+@pytest.mark.parametrize("deployment", ["traductor", "traductor-lb"])
+def test_pods_are_locked_down(by_kind, deployment):
+    spec = _pod_spec(by_kind["Deployment"][deployment])
+    pod = spec["securityContext"]
+    assert pod["runAsNonRoot"] is True and pod["runAsUser"] > 0
+    assert pod["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert spec["automountServiceAccountToken"] is False
+    container = spec["containers"][0]
+    sc = container["securityContext"]
+    assert sc["allowPrivilegeEscalation"] is False and sc["readOnlyRootFilesystem"] is True
+    assert sc["capabilities"]["drop"] == ["ALL"]
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    tmp = next(m for m in container["volumeMounts"] if m["mountPath"] == "/tmp")
+    assert "emptyDir" in volumes[tmp["name"]], "the one writable path is an emptyDir"
+
+
+def test_the_image_user_is_the_pod_user(by_kind):
+    user = re.search(r"^USER (\d+):(\d+)", (ROOT / "Dockerfile").read_text(), re.M)
+    assert user, "a numeric USER, so that runAsNonRoot can check it"
+    pod = _pod_spec(by_kind["Deployment"]["traductor"])["securityContext"]
+    assert (pod["runAsUser"], pod["runAsGroup"]) == (int(user[1]), int(user[2]))
+
+
+def test_secrets_referenced_exist_in_the_example(by_kind):
+    example = {d["metadata"]["name"]: d for d in _docs(MANIFESTS / "secret.example.yaml")}
+    (token,) = [
+        e["valueFrom"]["secretKeyRef"]
+        for e in _container(by_kind, "traductor")["env"]
+        if e["name"] == "TRADUCTOR_TOKEN"
+    ]
+    assert token["key"] in example[token["name"]]["stringData"]
+    tls = next(v["secret"] for v in _pod_spec(by_kind["Deployment"]["traductor-lb"])["volumes"] if "secret" in v)
+    assert example[tls["secretName"]]["type"] == "kubernetes.io/tls" and tls["optional"] is True
+
+
+# --- labels, selectors and the objects that point at each other ---------------------------------
+
+
+def test_deployment_selectors_match_their_pods(by_kind):
+    for name, d in by_kind["Deployment"].items():
+        assert _matches(d["spec"]["selector"], d["spec"]["template"]["metadata"]["labels"]), name
+
+
+def test_services_select_one_deployment_and_name_its_ports(by_kind):
+    expected = {"traductor-replicas": "traductor", "traductor-metrics": "traductor", "traductor": "traductor-lb"}
+    for name, service in by_kind["Service"].items():
+        assert _pods_selected(by_kind, service["spec"]["selector"]) == [expected[name]], name
+        container_ports = {p["name"] for p in _container(by_kind, expected[name])["ports"]}
+        assert {p["targetPort"] for p in service["spec"]["ports"]} <= container_ports, name
+    assert by_kind["Service"]["traductor-replicas"]["spec"]["clusterIP"] == "None", "headless: one record per pod"
+
+
+def test_disruption_budgets_and_network_policies_select_pods(by_kind):
+    for kind in ("PodDisruptionBudget", "NetworkPolicy"):
+        for name, obj in by_kind[kind].items():
+            selector = obj["spec"]["selector" if kind == "PodDisruptionBudget" else "podSelector"]
+            assert _pods_selected(by_kind, selector["matchLabels"]) == [name], f"{kind}/{name}"
+
+
+def test_network_policy_admits_the_balancer_and_prometheus_only(by_kind):
+    rules = by_kind["NetworkPolicy"]["traductor"]["spec"]["ingress"]
+    assert by_kind["NetworkPolicy"]["traductor"]["spec"]["policyTypes"] == ["Ingress"]
+    by_port = {}
+    for rule in rules:
+        for port in rule["ports"]:
+            by_port.setdefault(port["port"], []).extend(rule["from"])
+    assert set(by_port) == {"grpc", "metrics"}
+    (balancer,) = by_port["grpc"]
+    assert set(balancer) == {"podSelector"}  # same namespace only
+    assert _pods_selected(by_kind, balancer["podSelector"]["matchLabels"]) == ["traductor-lb"]
+    (prometheus,) = by_port["metrics"]
+    assert set(prometheus) == {"namespaceSelector", "podSelector"}  # both must match (one element)
+
+
+def test_balancer_resolves_the_headless_service(by_kind):
+    env = {e["name"]: e.get("value") for e in _container(by_kind, "traductor-lb")["env"]}
+    service = by_kind["Service"][env["UPSTREAM_HOST"]]
+    assert service["spec"]["clusterIP"] == "None"
+    assert int(env["UPSTREAM_PORT"]) in {p["port"] for p in service["spec"]["ports"]}
+    mounts = {m["mountPath"] for m in _container(by_kind, "traductor-lb")["volumeMounts"]}
+    assert {str(Path(env["TLS_CERT"]).parent), str(Path(env["TLS_KEY"]).parent)} <= mounts
+    entrypoint = (ROOT / "deploy" / "lb" / "entrypoint.sh").read_text()
+    assert all(name in entrypoint for name in ("UPSTREAM_HOST", "UPSTREAM_PORT", "TLS_CERT", "TLS_KEY"))
+
+
+def test_images_are_the_ones_kustomization_tags():
+    names = {i["name"] for i in _kustomization()["images"]}
+    used = {
+        c["image"]
+        for name in _kustomization()["resources"]
+        for d in _docs(MANIFESTS / name)
+        if d["kind"] == "Deployment"
+        for c in _pod_spec(d)["containers"]
+    }
+    assert used == names
+
+
+# --- monitoring and autoscaling ---------------------------------------------------------------
+
+
+def test_servicemonitor_structure_and_target(by_kind):
+    (monitor,) = by_kind["ServiceMonitor"].values()
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    assert set(monitor["spec"]) <= {"selector", "endpoints", "namespaceSelector", "jobLabel"}
+    services = by_kind["Service"].items()
+    selected = [name for name, s in services if _matches(monitor["spec"]["selector"], s["metadata"]["labels"])]
+    assert selected == ["traductor-metrics"]
+    port_names = {p["name"] for p in by_kind["Service"]["traductor-metrics"]["spec"]["ports"]}
+    for endpoint in monitor["spec"]["endpoints"]:
+        assert set(endpoint) <= {"port", "path", "interval", "scrapeTimeout", "scheme"}
+        assert endpoint["port"] in port_names and endpoint.get("path", "/metrics") == "/metrics"
+        assert _seconds(endpoint["scrapeTimeout"]) <= _seconds(endpoint["interval"])
+
+
+def _seconds(duration: str) -> float:
+    match = re.fullmatch(r"(\d+)(s|m)", duration)
+    assert match, f"a Prometheus duration like 15s: {duration!r}"
+    return int(match[1]) * (60 if match[2] == "m" else 1)
+
+
+def _adapter_rules() -> dict[str, dict]:
+    """Custom metric name -> its prometheus-adapter rule."""
+    config = yaml.safe_load((MANIFESTS / "prometheus-adapter" / "rules.yaml").read_text())
+    return {rule["name"]["as"]: rule for rule in config["rules"]}
+
+
+def test_adapter_rules_read_real_gauges_per_pod():
+    from traductor.service.metrics import Metrics
+
+    gauges = {m.name for m in Metrics().registry.collect() if m.type == "gauge"}
+    for name, rule in _adapter_rules().items():
+        series = re.match(r"(\w+)\{", rule["seriesQuery"])[1]
+        assert series in gauges, name
+        assert re.fullmatch(rule["name"]["matches"], series), name
+        assert rule["resources"]["overrides"] == {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}
+        for placeholder in ("<<.Series>>", "<<.LabelMatchers>>", "<<.GroupBy>>"):
+            assert placeholder in rule["metricsQuery"], name
+
+
+def test_hpa_scales_the_deployment_on_the_adapter_metrics(by_kind):
+    (hpa,) = by_kind["HorizontalPodAutoscaler"].values()
+    target = hpa["spec"]["scaleTargetRef"]
+    assert (target["apiVersion"], target["kind"]) == ("apps/v1", "Deployment")
+    assert target["name"] in by_kind["Deployment"] and target["name"] == "traductor"
+    assert 2 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+    metrics = {m["pods"]["metric"]["name"]: m["pods"]["target"] for m in hpa["spec"]["metrics"]}
+    assert all(m["type"] == "Pods" for m in hpa["spec"]["metrics"]), "load per pod, not CPU"
+    assert set(metrics) <= set(_adapter_rules())
+    rows = int(_config(by_kind)["TRADUCTOR_MAX_ACTIVE_SEQUENCES"])
+    assert 0 < float(metrics["traductor_active_sequences_avg1m"]["averageValue"]) < rows
+    assert float(metrics["traductor_queue_depth_avg1m"]["averageValue"]) > 0
