@@ -1,4 +1,5 @@
-"""``traductor-client``: translate, stream, check health, show model info, run load tests.
+"""``traductor-client``: translate, stream, check health, show model info, run load tests, fill
+gettext catalogs (``po``).
 
 Every failure ends in one line on stderr, ``traductor-client: CODE: details``, and a non-zero
 exit status (1 for a failed call, 2 for a bad command line, 130 when interrupted), never in a
@@ -19,6 +20,7 @@ from traductor_client import __version__
 from traductor_client._cliargs import (UsageError, add_decoding_flags, connection_parser,
                                        connection_settings, decoding_options)
 from traductor_client.errors import TranslatorError
+from traductor_client.po import PoError
 from traductor_client.results import StreamFinal, Translation
 from traductor_client.sync_client import TranslatorClient
 
@@ -103,6 +105,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from traductor_client import po as po_command
     from traductor_client.loadtest import command as loadtest_command  # keeps --help fast
 
     conn = connection_parser()
@@ -135,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(handler=_cmd_info)
 
     loadtest_command.add_subparser(commands, conn)
+    po_command.add_subparser(commands, conn)
     return parser
 
 
@@ -153,6 +157,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except TranslatorError as error:
         return _fail(f"{error.code_name}: {error.details}", 1)
     except UsageError as error:
+        return _fail(str(error), 2)
+    except PoError as error:  # po: unreadable catalog or unusable service, nothing written
         return _fail(str(error), 2)
     except (TypeError, ValueError) as error:  # e.g. an option value protobuf cannot hold
         if os.environ.get("TRADUCTOR_DEBUG"):
