@@ -2,9 +2,9 @@
 gettext catalogs (``po``).
 
 Every failure ends in one line on stderr, ``traductor-client: CODE: details``, and a non-zero
-exit status (1 for a failed call, 2 for a bad command line, 130 when interrupted), never in a
-traceback, so the command is usable in scripts and as a container health check. Set
-``TRADUCTOR_DEBUG=1`` to get the traceback of an unexpected error.
+exit status (1 for a failed call, 2 for a bad command line or a ``po`` catalog that cannot be
+filled, 130 when interrupted), never in a traceback, so the command is usable in scripts and as
+a container health check. Set ``TRADUCTOR_DEBUG=1`` to get the traceback of an unexpected error.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Iterable, Optional, Sequence
 from traductor_client import __version__
 from traductor_client._cliargs import (UsageError, add_decoding_flags, connection_parser,
                                        connection_settings, decoding_options)
+from traductor_client import po
 from traductor_client.errors import TranslatorError
-from traductor_client.po import PoError
 from traductor_client.results import StreamFinal, Translation
 from traductor_client.sync_client import TranslatorClient
 
@@ -105,7 +105,6 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from traductor_client import po as po_command
     from traductor_client.loadtest import command as loadtest_command  # keeps --help fast
 
     conn = connection_parser()
@@ -138,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(handler=_cmd_info)
 
     loadtest_command.add_subparser(commands, conn)
-    po_command.add_subparser(commands, conn)
+    po.add_subparser(commands, conn)
     return parser
 
 
@@ -158,7 +157,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(f"{error.code_name}: {error.details}", 1)
     except UsageError as error:
         return _fail(str(error), 2)
-    except PoError as error:  # po: unreadable catalog or unusable service, nothing written
+    except po.PoError as error:  # po: unreadable catalog or unusable service, nothing written
         return _fail(str(error), 2)
     except (TypeError, ValueError) as error:  # e.g. an option value protobuf cannot hold
         if os.environ.get("TRADUCTOR_DEBUG"):

@@ -294,10 +294,11 @@ def run_command(args: argparse.Namespace) -> int:
         else:
             getattr(summary, result).append((entry, reason))
     output = args.output or args.input
-    if not args.dry_run and (changed or output != args.input):
+    write = not args.dry_run and (changed or output != args.input)
+    if write:
         fields = {"PO-Revision-Date": _now(), "X-Generator": f"traductor-client {__version__}"}
         po_catalog.write(output, po_catalog.render(catalog, changed, fields if changed else {}), catalog.encoding)
-    where = "dry run, nothing written" if args.dry_run else f"written to {output}"
+    where = f"written to {output}" if write else "dry run, nothing written" if args.dry_run else "nothing to write"
     print(f"{args.input}: {len(todo)} to translate, {len(texts)} distinct texts sent ({where})")
     print("\n".join(summary.lines(fuzzy=not args.no_fuzzy)))
     return 0

@@ -124,6 +124,8 @@ def _set_fields(header: List[str], fields: Dict[str, str], newline: str) -> List
     """The header block with each field's ``"Name: value\\n"`` line replaced or added at the end
     of the header msgstr."""
     lines = list(header)
+    if not fields:
+        return lines
     start = next((i for i, line in enumerate(lines) if line.startswith("msgstr")), None)
     if start is None:  # no header entry at all: write a minimal one first
         lines[:0] = [

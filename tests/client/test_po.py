@@ -358,6 +358,28 @@ def test_three_plural_forms_without_fuzzy(fake, tmp_path, capsys):
     assert result.returncode == 0, result.stderr
 
 
+def test_crlf_line_endings_are_kept(fake, tmp_path, capsys):
+    text = write_catalog(tmp_path / "lf.po", BLOCKS).read_text("utf-8")
+    source = tmp_path / "in.po"
+    source.write_bytes(text.replace("\n", "\r\n").encode())
+    out = tmp_path / "out.po"
+    assert run_po(capsys, source, "-o", out, "--target", fake.address)[0] == 0
+    written = out.read_bytes()
+    assert written.count(b"\n") == written.count(b"\r\n") > text.count("\n")
+    untouched = [block for block, fate in BLOCKS if fate != "fill"]
+    assert all(block.replace("\n", "\r\n").encode() in written for block in untouched)
+
+
+def test_catalog_without_header_gets_one(fake, tmp_path, capsys):
+    source = tmp_path / "in.po"
+    source.write_text('msgid "Open"\nmsgstr ""\n\nmsgid "Close"\nmsgstr "Cerrar"\n', encoding="utf-8")
+    assert run_po(capsys, source, "--target", fake.address)[0] == 0
+    po = polib.pofile(str(source))
+    assert po.metadata["X-Generator"] == f"traductor-client {__version__}"
+    assert [(e.msgid, e.msgstr) for e in po] == [("Open", "[es] Open"), ("Close", "Cerrar")]
+    assert source.read_text("utf-8").endswith('msgid "Close"\nmsgstr "Cerrar"\n')
+
+
 def test_plural_entries_need_a_plural_forms_header(fake, tmp_path, capsys):
     text = write_catalog(tmp_path / "x.po", BLOCKS[12:14]).read_text("utf-8")
     source = tmp_path / "in.po"
