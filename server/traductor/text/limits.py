@@ -1,0 +1,63 @@
+"""Text-level limits of one request, and the errors of the text layer.
+
+A request is refused before any model work when its text is longer than `max_chars`
+characters, or when it would become more than `max_segments` segments to translate (pass-through
+segments and separators cost no model call and do not count). The model's own per-segment limit
+is not here: the text layer splits a long sentence instead of refusing it (see `segment.plan`).
+
+Every error of this package derives from `TextError` (a `ValueError`: the caller's input is
+wrong); `LimitExceeded` names the limit in `.limit` and in its message, so a service can turn it
+into INVALID_ARGUMENT without parsing text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TextLimits:
+    max_chars: int = 20_000  # characters of one text
+    max_segments: int = 500  # segments to translate in one text
+
+    def __post_init__(self) -> None:
+        for name in ("max_chars", "max_segments"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"TextLimits.{name} must be at least 1, got {getattr(self, name)}")
+
+
+class TextError(ValueError):
+    """A text the text layer cannot handle; the message says why."""
+
+
+class UnknownFormat(TextError):
+    """The format is neither "text" nor "html"."""
+
+
+class LimitExceeded(TextError):
+    """A text over one of the `TextLimits`; `.limit` is the field's name."""
+
+    limit = ""
+    what = ""
+
+    def __init__(self, value: int, maximum: int):
+        self.value, self.maximum = value, maximum
+        super().__init__(f"text is {value} {self.what}, over the limit of {maximum} ({self.limit})")
+
+
+class TooManyChars(LimitExceeded):
+    limit, what = "max_chars", "characters"
+
+
+class TooManySegments(LimitExceeded):
+    limit, what = "max_segments", "segments"
+
+
+def check_chars(text: str, limits: TextLimits) -> None:
+    if len(text) > limits.max_chars:
+        raise TooManyChars(len(text), limits.max_chars)
+
+
+def check_segments(count: int, limits: TextLimits) -> None:
+    if count > limits.max_segments:
+        raise TooManySegments(count, limits.max_segments)

@@ -1,0 +1,147 @@
+"""The text layer on HTML: markup kept exactly, text between tags translated, output well-formed."""
+
+from __future__ import annotations
+
+import re
+
+import html5lib
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from traductor.text import plan
+from traductor.text.html import classify, restore_markup
+
+
+def tags(text: str) -> list[str]:
+    """The sequence of tags (and comments) as the input has them."""
+    return [raw for raw, sort in classify(text) if raw.startswith("<")]
+
+
+def well_formed(text: str) -> None:
+    """Raises unless `text` parses as an XML fragment (stricter than HTML) and as HTML5."""
+    etree.fromstring(f"<root>{text}</root>".encode())
+    html5lib.HTMLParser(strict=True).parseFragment(text)
+
+
+_MARKUP = re.compile(r"(<[^>]*>|&[#\w]+;)|([^<&]+)")
+
+
+def upper(p):
+    """A 'translation' that upper-cases every letter outside the markup."""
+    return p.assemble([_MARKUP.sub(lambda m: m.group(1) or m.group(2).upper(), s.text) for s in p.segments])
+
+
+ISSUE = "<b>Warning:</b> the file <i>%s</i> is read-only."
+
+
+def test_inline_tags_stay_inside_their_sentence():
+    p = plan(ISSUE, "html")
+    assert [s.text for s in p.segments] == [ISSUE]
+    assert p.pieces[0].markers == ("<b>", "</b>", "<i>", "</i>")
+    out = p.assemble(["<b>Aviso:</b> el fichero <i>%s</i> es de solo lectura."])
+    assert out == "<b>Aviso:</b> el fichero <i>%s</i> es de solo lectura."
+    well_formed(out)
+
+
+def test_block_elements_split_segments_and_markup_comes_back_unchanged():
+    text = (
+        '<div class="note">\n  <h1 id="t">Title here</h1>\n  <p>First sentence. Second &amp; last.</p>'
+        '<!-- a comment --><ul><li>One</li><li><a href="https://x.org/?a=1&amp;b=2" title="Not this">Two</a></li></ul>'
+        "<br/>After break</div>"
+    )
+    p = plan(text, "html")
+    assert [s.text for s in p.segments] == [
+        "Title here",
+        "First sentence.",
+        "Second &amp; last.",
+        "One",
+        '<a href="https://x.org/?a=1&amp;b=2" title="Not this">Two</a>',
+        "After break",
+    ]
+    assert p.assemble([s.text for s in p.segments]) == text
+    out = upper(p)
+    assert tags(out) == tags(text)
+    assert 'title="Not this"' in out and "SECOND &amp; LAST." in out and ">TWO</a>" in out
+    well_formed(out)
+
+
+def test_script_style_code_and_pre_are_not_translated():
+    text = (
+        "<p>Run <code>ls -l. Then</code> now.</p><pre>  Keep\n  this. Text</pre>"
+        "<script>if (a < b) { x = '<b>'; }</script><style>p { color: red; }</style>"
+        '<p translate="no">Brand Name. Here</p><p>Done.</p>'
+    )
+    p = plan(text, "html")
+    assert [s.text for s in p.segments] == ["Run", "now.", "Done."]
+    out = p.assemble(["EJECUTA", "AHORA.", "HECHO."])
+    assert out == text.replace("Run <", "EJECUTA <").replace("> now.", "> AHORA.").replace("Done.", "HECHO.")
+
+
+def test_markup_is_restored_in_source_order_where_the_translation_has_it():
+    markers = ("<b>", "</b>", "<i>", "</i>")
+    assert restore_markup(markers, "</b>Aviso:<b> el <i>%s</i>") == "<b>Aviso:</b> el <i>%s</i>"
+    assert restore_markup(markers, "Aviso: el %s") == "Aviso: el %s<b></b><i></i>"  # lost: at the end
+    assert restore_markup(markers, "<b><b>A</b> <i>x</i></b>") == "<b>A</b> <i>x</i>"  # extra copies dropped
+    assert restore_markup(markers, "<i>A</i> <b>x</b>") == "<b>A</b> <i>x</i>"  # reordered: places kept
+    assert restore_markup((), "a < b & c <script>&amp;") == "a &lt; b &amp; c &lt;script>&amp;amp;"
+
+
+def test_a_plain_text_request_with_angle_brackets_is_left_alone():
+    p = plan("Use <file> or <b>bold</b>. Next.", "text")
+    assert [s.text for s in p.segments] == ["Use <file> or <b>bold</b>.", "Next."]
+    assert p.assemble(["X", "Y"]) == "X Y"
+
+
+def test_entities_and_whitespace():
+    text = "<p>\n   Caf&eacute; &#233;t&eacute;.\n   Second\n   line here.\n</p>"
+    p = plan(text, "html")
+    assert [s.text for s in p.segments] == ["Caf&eacute; &#233;t&eacute;.", "Second line here."]
+    assert p.assemble(["Café été.", "b"]) == "<p>\n   Café été.&eacute;&#233;&eacute;\n   b\n</p>"
+
+
+_words = st.sampled_from(
+    ["Hello", "file", "%s", "42", "e.g.", "now.", "Next!", " ", "\n", "&amp;", "&#233;", "a &lt; b", "x"]
+)
+_inline = st.sampled_from(["b", "i", "a", "span", "em", "code"])
+
+
+@st.composite
+def inline(draw, depth=0):
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        if depth >= 3 or draw(st.booleans()):
+            parts.append(draw(_words))
+        elif draw(st.integers(0, 4)) == 0:
+            parts.append("<br/>")
+        else:
+            tag = draw(_inline if depth == 0 else _inline.filter(lambda t: t != "a"))  # no <a> in <a>
+            attr = ' href="https://x.org/a?b=1&amp;c=2"' if tag == "a" else ""
+            parts.append(f"<{tag}{attr}>{draw(inline(depth + 1))}</{tag}>")
+    return "".join(parts)
+
+
+@st.composite
+def html_fragments(draw):
+    """Well-formed HTML: inline content, and block elements (p, div, h2, blockquote) around it."""
+    blocks = draw(
+        st.lists(st.tuples(st.sampled_from(["", "p", "div", "h2", "blockquote"]), inline()), min_size=1, max_size=4)
+    )
+    return "".join(f"<{tag}>{body}</{tag}>" if tag else body for tag, body in blocks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(html_fragments(), st.sampled_from(["keep", "upper", "shuffle", "drop"]))
+def test_any_translation_of_well_formed_html_is_well_formed_with_the_same_tags(text, how):
+    p = plan(text, "html", max_segment_chars=15)
+    if how == "keep":
+        out = p.assemble([s.text for s in p.segments])
+    elif how == "upper":
+        out = upper(p)
+    elif how == "shuffle":  # the model moved the markup around and added a stray "<"
+        out = p.assemble([" ".join(reversed(s.text.split(" "))) + " <x & y" for s in p.segments])
+    else:  # the model lost every tag
+        out = p.assemble(["sin marcas" for _ in p.segments])
+    well_formed(text)
+    well_formed(out)
+    assert tags(out) == tags(text)

@@ -1,0 +1,162 @@
+"""The text layer on plain text: lines, sentences, pass-through, long sentences, round trips."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from traductor.text import Kind, plan
+from traductor.text.longsplit import split_long
+from traductor.text.sentences import sentence_spans
+
+
+def identity(p):
+    return p.assemble([s.text for s in p.segments])
+
+
+def test_lines_and_sentences_are_segments_and_separators_are_kept():
+    text = "  Cannot open the file.  Try again later!\r\n\n\tUsage: tar [OPTION...]  \nTry --help.\n"
+    p = plan(text)
+    assert [s.text for s in p.segments] == [
+        "Cannot open the file.",
+        "Try again later!",
+        "Usage: tar [OPTION...]",
+        "Try --help.",
+    ]
+    assert [x.text for x in p.pieces if x.kind is Kind.SEPARATOR] == ["  ", "  ", "\r\n\n\t", "  \n", "\n"]
+    assert identity(p) == text
+
+
+def test_translations_go_back_in_order_with_the_original_separators():
+    p = plan("One.  Two?\n\n   Three!\r\n")
+    assert p.assemble(["Uno.", "¿Dos?", "¡Tres!"]) == "Uno.  ¿Dos?\n\n   ¡Tres!\r\n"
+    with pytest.raises(ValueError, match="2 translations for 3 segments"):
+        p.assemble(["Uno.", "Dos"])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 10])
+def test_a_paragraph_of_n_sentences_gives_n_segments(n):
+    sentences = [f"The file number {i} could not be opened by the program." for i in range(n)]
+    p = plan(" ".join(sentences))
+    assert [s.text for s in p.segments] == sentences
+    assert [s.index for s in p.segments] == list(range(n))
+
+
+def test_the_gpl_notice_is_cut_into_its_sentences():
+    notice = (
+        "This program is free software: you can redistribute it and/or modify it under the terms of "
+        "the GNU General Public License as published by the Free Software Foundation, either version 3 "
+        "of the License, or (at your option) any later version. This program is distributed in the hope "
+        "that it will be useful, but WITHOUT ANY WARRANTY; without even the implied warranty of "
+        "MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE. See the GNU General Public License for "
+        "more details."
+    )
+    assert [s.text[:20] for s in plan(notice).segments] == [
+        "This program is free",
+        "This program is dist",
+        "See the GNU General ",
+    ]
+
+
+def test_abbreviations_do_not_end_a_sentence():
+    assert [s.text for s in plan("Use a pager, e.g. less or more. Then quit.").segments] == [
+        "Use a pager, e.g. less or more.",
+        "Then quit.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "42",
+        "  3.14 %s  ",
+        "https://example.org/a.b?c=d",
+        "--force",
+        "%1$s: %2$s",
+        "...",
+        "\u00a9 2024",
+        "user@example.org",
+        "{name} -- $HOME",
+    ],
+)
+def test_segments_with_nothing_to_translate_pass_through(text):
+    p = plan(text)
+    assert p.segments == []
+    assert identity(p) == p.assemble([]) == text
+    assert "".join(p.passed).replace(" ", "") == "".join(text.split())
+
+
+def test_a_letter_outside_urls_and_placeholders_needs_translation():
+    assert [s.text for s in plan("(c) 2024").segments] == ["(c) 2024"]
+    assert [s.text for s in plan("%s: done").segments] == ["%s: done"]
+
+
+def test_pass_through_sits_between_translated_sentences():
+    p = plan("Done. 42. See https://example.org for more.")
+    assert [s.text for s in p.segments] == ["Done.", "See https://example.org for more."]
+    assert p.passed == ["42."]
+    assert p.assemble(["Hecho.", "Vea https://example.org para más."]) == "Hecho. 42. Vea https://example.org para más."
+
+
+def test_a_long_sentence_is_cut_at_clauses_then_words_then_characters():
+    text = "first clause here, second clause here; third one: " + "x" * 25
+    spans = split_long(text, lambda s: len(s) > 20)
+    pieces = [text[a:b] for a, b in spans]
+    assert pieces[:3] == ["first clause here,", "second clause here;", "third one:"]
+    assert pieces[3:] == ["x" * 20, "x" * 5]
+    assert all(len(x) <= 20 for x in pieces)
+
+
+def test_short_clauses_are_packed_together_and_protected_spans_are_not_cut():
+    text = "a, b, c, d, e, f"
+    assert [text[a:b] for a, b in split_long(text, lambda s: len(s) > 8)] == ["a, b, c,", "d, e, f"]
+    text = "see <a href='x y z'>the manual</a> now"
+    tag = (text.index("<a"), text.index(">") + 1)
+    spans = split_long(text, lambda s: len(s) > 12, [tag])
+    assert all(not (a < tag[0] + 1 < b and not (a <= tag[0] and tag[1] <= b)) for a, b in spans)
+    assert any(text[a:b].startswith("<a href='x y z'>") for a, b in spans)
+
+
+def test_plan_cuts_long_sentences_with_a_budget_and_keeps_the_text():
+    text = "When the archive is compressed, the whole file is read first, which takes a while on slow disks."
+    p = plan(text, max_segment_chars=40)
+    assert [s.text for s in p.segments] == [
+        "When the archive is compressed,",
+        "the whole file is read first,",
+        "which takes a while on slow disks.",
+    ]
+    assert identity(p) == text
+    words = plan(text, too_long=lambda s: len(s.split()) > 4)
+    assert all(len(s.text.split()) <= 4 for s in words.segments)
+    assert identity(words) == text
+
+
+def test_sentence_spans_cover_every_non_space_character():
+    line = "  Hello there.   How are you?  Fine "
+    spans = sentence_spans(line)
+    assert [line[a:b] for a, b in spans] == ["Hello there.", "How are you?", "Fine"]
+
+
+_bits = st.sampled_from([*"ab .!?,;:\t\r\n%s<>&-19é", "\r\n", "  ", "e.g.", "Hi. ", "The file. ", "http://x.y/z?"])
+_texts = st.lists(_bits, max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts, st.sampled_from([None, 5, 12]))
+def test_identity_translation_gives_the_text_back_byte_for_byte(text, budget):
+    p = plan(text, max_segment_chars=budget)
+    assert identity(p) == text
+    assert "".join(x.text for x in p.pieces) == text
+    for s in p.segments:
+        assert "\n" not in s.text and "\r" not in s.text and s.text == s.text.strip()
+        assert budget is None or len(s.text) <= budget
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="abc %1$sdé", min_size=1, max_size=10), min_size=1, max_size=6))
+def test_translations_land_in_their_own_place(words):
+    text = "\n".join(f"  {w.strip() or 'x'} word.\t" for w in words)
+    p = plan(text)
+    marked = p.assemble([f"[{s.index}]" for s in p.segments])
+    assert marked == "\n".join(f"  [{i}]\t" for i in range(len(words)))
