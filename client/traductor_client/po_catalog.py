@@ -105,14 +105,15 @@ def _render_entry(body: List[str], entry: polib.POEntry, newline: str) -> List[s
     head: List[str] = []
     flags_at = None
     for line in body:
-        if line.startswith("msgstr"):
+        word = line.lstrip()  # the GNU tools never indent, but polib accepts it
+        if word.startswith("msgstr"):
             break
-        if line.startswith("#,"):
+        if word.startswith("#,"):
             flags_at = len(head) if flags_at is None else flags_at
-        elif not line.startswith("#|"):
+        elif not word.startswith("#|"):
             head.append(line)
     if flags_at is None:  # a new flags line goes right before msgctxt/msgid
-        flags_at = next((i for i, line in enumerate(head) if line.startswith("msg")), len(head))
+        flags_at = next((i for i, line in enumerate(head) if line.lstrip().startswith("msg")), len(head))
     if entry.flags:
         head.insert(flags_at, "#, " + ", ".join(entry.flags) + newline)
     rendered = entry.__unicode__(WRAP_WIDTH).split("\n")
@@ -126,7 +127,7 @@ def _set_fields(header: List[str], fields: Dict[str, str], newline: str) -> List
     lines = list(header)
     if not fields:
         return lines
-    start = next((i for i, line in enumerate(lines) if line.startswith("msgstr")), None)
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("msgstr")), None)
     if start is None:  # no header entry at all: write a minimal one first
         lines[:0] = [
             'msgid ""' + newline,
@@ -137,7 +138,7 @@ def _set_fields(header: List[str], fields: Dict[str, str], newline: str) -> List
         ]
         start = 1
     end = start + 1
-    while end < len(lines) and lines[end].startswith('"'):
+    while end < len(lines) and lines[end].lstrip().startswith('"'):
         end += 1
     for name, value in fields.items():
         new = f'"{name}: {polib.escape(value)}\\n"' + newline
