@@ -37,7 +37,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
-from traductor.training.corpus import CorpusError, read_mo  # noqa: E402
+from traductor.errors import CorpusError  # noqa: E402
+from traductor.training.corpus import read_mo  # noqa: E402
 
 # Compared with the case as written: "no. 5" is an abbreviation, "No. The file..." is a sentence.
 ABBREVIATIONS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from traductor.errors import InvalidInput, TraductorError
 from traductor.text import LimitExceeded, TextError, TextLimits, TooManyChars, TooManySegments, UnknownFormat, plan
 
 
@@ -20,6 +21,7 @@ def test_too_many_characters_names_the_limit():
         plan("Short one!!", limits=limits)
     assert (e.value.limit, e.value.value, e.value.maximum) == ("max_chars", 11, 10)
     assert isinstance(e.value, LimitExceeded) and isinstance(e.value, TextError)
+    assert isinstance(e.value, InvalidInput) and isinstance(e.value, TraductorError)  # INVALID_ARGUMENT
 
 
 def test_too_many_segments_names_the_limit_and_pass_through_does_not_count():

@@ -5,14 +5,16 @@ characters, or when it would become more than `max_segments` segments to transla
 segments and separators cost no model call and do not count). The model's own per-segment limit
 is not here: the text layer splits a long sentence instead of refusing it (see `segment.plan`).
 
-Every error of this package derives from `TextError` (a `ValueError`: the caller's input is
-wrong); `LimitExceeded` names the limit in `.limit` and in its message, so a service can turn it
-into INVALID_ARGUMENT without parsing text.
+Every error of this package derives from `TextError`, an `errors.InvalidInput` (the caller's
+input is wrong: the service answers INVALID_ARGUMENT with the message, the CLI prints it);
+`LimitExceeded` also names the limit in `.limit`, `.value` and `.maximum`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ..errors import InvalidInput
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,7 @@ class TextLimits:
                 raise ValueError(f"TextLimits.{name} must be at least 1, got {getattr(self, name)}")
 
 
-class TextError(ValueError):
+class TextError(InvalidInput):
     """A text the text layer cannot handle; the message says why."""
 
 
