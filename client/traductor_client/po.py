@@ -219,22 +219,23 @@ def _translate(
 
 
 # -- writing the translations into the entries ----------------------------------------------------
-def _format_problem(entry: Any, forms: Dict[int, str], singular: Sequence[bool], plural: Any) -> Optional[str]:
-    """Why the new msgstr(s) would break the program (msgfmt --check-format's rules), or None."""
+def _format_problem(entry: Any, forms: Dict[int, str], singular: Sequence[bool], plural: Any) -> Tuple[str, int]:
+    """Why the new msgstr(s) would break the program (msgfmt --check-format's rules) and which
+    form, or ("", 0) when they would not."""
     for kind in po_formats.formats_of(entry.flags, _sources(entry)):
         check = po_formats.CHECKS[kind]
         if not entry.msgid_plural:
             reason = check(entry.msgid, forms[0], True)
             if reason:
-                return reason
+                return reason, 0
             continue
         for index, text in forms.items():
             reason = check(entry.msgid_plural, text, plural.often[index])
             if reason is None and singular[index]:
                 reason = check(entry.msgid, text, True)
             if reason:
-                return f"msgstr[{index}]: {reason}"
-    return None
+                return f"msgstr[{index}]: {reason}", index
+    return "", 0
 
 
 def _fill(entry: Any, outcomes: Dict[str, Outcome], plural: Any, fuzzy: bool, encoding: str) -> Tuple[str, str]:
@@ -251,9 +252,9 @@ def _fill(entry: Any, outcomes: Dict[str, Outcome], plural: Any, fuzzy: bool, en
         forms = {index: translated[0 if singular[index] else 1] for index in range(plural.nplurals)}
     else:
         singular, forms = [True], {0: translated[0]}
-    reason = _format_problem(entry, forms, singular, plural)
+    reason, index = _format_problem(entry, forms, singular, plural)
     if reason:
-        shown = json.dumps(forms[len(forms) - 1], ensure_ascii=False)
+        shown = json.dumps(forms[index], ensure_ascii=False)
         return "rejected", f"{reason} (translation: {shown})"
     try:
         "".join(forms.values()).encode(encoding)

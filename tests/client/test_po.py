@@ -193,6 +193,15 @@ msgstr[1] ""''',
         "fill",
     ),
     (
+        '''#: src/io.c:52
+#, c-format
+msgid "%d note DROP"
+msgid_plural "%d notes DROP"
+msgstr[0] ""
+msgstr[1] ""''',
+        "rejected",
+    ),
+    (
         '''#: src/main.c:80
 #, c-format
 msgid ""
@@ -294,7 +303,7 @@ def test_fills_untranslated_entries_and_keeps_the_rest_byte_identical(fake, tmp_
             section = stdout.split(f"{fate}:\n", 1)[1]
             assert f'"{msgid}"' in section
     assert "filled                 13" in stdout
-    assert "rejected                3" in stdout and "skipped                 2" in stdout
+    assert "rejected                4" in stdout and "skipped                 2" in stdout
     assert "already translated      2" in stdout and "fuzzy, kept             1" in stdout
 
 
@@ -338,7 +347,10 @@ def test_output_passes_msgfmt_check_and_rejections_were_real(fake, tmp_path, cap
             continue  # the unflagged one: msgfmt does not check it, traductor-client does
         forced = polib.pofile(str(source))
         target = next(e for e in forced if e.msgid == entry.msgid)
-        target.msgstr = fake_translation(entry.msgid)
+        if entry.msgid_plural:
+            target.msgstr_plural = {0: fake_translation(entry.msgid), 1: fake_translation(entry.msgid_plural)}
+        else:
+            target.msgstr = fake_translation(entry.msgid)
         forced.save(str(tmp_path / "forced.po"))
         assert msgfmt(tmp_path / "forced.po").returncode != 0, entry.msgid
 
@@ -413,11 +425,11 @@ def test_batches_and_progress(fake, tmp_path, capsys, monkeypatch, tqdm):
     source = write_catalog(tmp_path / "in.po", BLOCKS)
     status, _, stderr = run_po(capsys, source, "--dry-run", "--batch-size", "4", "--progress", "--target", fake.address)
     assert status == 0
-    sent = 18  # distinct texts: 18 entries to translate, two plural (two texts), two "Open"s as one
-    assert fake.calls["TranslateBatch"] == (sent + 3) // 4
-    # The refused text is the last one, in a last batch of 18 % 4 = 2 texts, which is sent again
-    # one text at a time; the other batches are not.
-    assert fake.calls["Translate"] == 2 and fake.texts.count("Permission denied") == 1
+    sent = 20  # distinct texts: 18 entries to translate, three plural (two texts), two "Open"s as one
+    assert fake.calls["TranslateBatch"] == sent // 4
+    # The refused text is the last one, in the last batch of 4, which is sent again one text at
+    # a time; the other batches are not.
+    assert fake.calls["Translate"] == 4 and fake.texts.count("Permission denied") == 1
     assert f"{sent}/{sent}" in stderr
 
 
