@@ -160,3 +160,16 @@ def test_translations_land_in_their_own_place(words):
     p = plan(text)
     marked = p.assemble([f"[{s.index}]" for s in p.segments])
     assert marked == "\n".join(f"  [{i}]\t" for i in range(len(words)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["word", "x" * 13, ", ", " ", "; ", "<ph>", "a"]), max_size=30).map("".join),
+    st.integers(4, 20),
+)
+def test_long_cuts_keep_every_character_and_respect_the_budget(text, budget):
+    protected = [(i, i + 4) for i in range(len(text)) if text.startswith("<ph>", i)]
+    spans = split_long(text, lambda s: len(s) > budget, protected)
+    assert "".join(text[a:b] for a, b in spans).replace(" ", "") == text.replace(" ", "")
+    assert all(b - a <= budget for a, b in spans)
+    assert all(not (a < s < b < e or s < a < e < b) for a, b in spans for s, e in protected)  # no tag cut

@@ -31,11 +31,7 @@ def _word_cuts(text: str, lo: int, hi: int) -> list[int]:
     return [m.start() for m in _SPACE.finditer(text, lo, hi) if lo < m.start() < hi]
 
 
-def _char_cuts(text: str, lo: int, hi: int) -> list[int]:
-    return list(range(lo + 1, hi))
-
-
-LEVELS = (_clause_cuts, _word_cuts, _char_cuts)
+LEVELS = (_clause_cuts, _word_cuts)
 
 
 def _inside(cut: int, protected: Sequence[Span]) -> bool:
@@ -48,13 +44,44 @@ def _strip(text: str, lo: int, hi: int) -> Span | None:
     return (lo + left, lo + right) if right > left else None
 
 
+def _longest_prefix(text: str, lo: int, hi: int, too_long: TooLong, protected: Sequence[Span]) -> int:
+    """The end of the longest piece text[lo:end] that is not too long, moved back to the start of
+    a protected span it would cut; at least one character (or protected span). Lengths 1, 2, 4, ...
+    are tried until one is too long, then the last step is halved: the strings measured stay
+    about as long as the piece, never the whole rest of the text."""
+    good, step = lo, 1
+    while good < hi and not too_long(text[lo : min(hi, lo + step)]):
+        good, step = min(hi, lo + step), step * 2
+    bad = min(hi, lo + step) + (good == hi)
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        good, bad = (mid, bad) if not too_long(text[lo:mid]) else (good, mid)
+    end = max(good, lo + 1)
+    for start, stop in protected:
+        if start < end < stop:
+            end = start if start > lo else stop
+    return end
+
+
+def _char_chunks(text: str, lo: int, hi: int, too_long: TooLong, protected: Sequence[Span]) -> list[Span]:
+    """A word too long on its own, cut between characters."""
+    spans = []
+    while lo < hi:
+        end = _longest_prefix(text, lo, hi, too_long, protected)
+        spans.append((lo, end))
+        lo = end
+    return spans
+
+
 def split_long(
     text: str, too_long: TooLong, protected: Sequence[Span] = (), lo: int = 0, hi: int | None = None, level: int = 0
 ) -> list[Span]:
     """Spans of `text[lo:hi]` none of which is too long (unless a protected span alone is)."""
     hi = len(text) if hi is None else hi
-    if level >= len(LEVELS) or not too_long(text[lo:hi]):
+    if not too_long(text[lo:hi]):
         return [(lo, hi)]
+    if level >= len(LEVELS):
+        return _char_chunks(text, lo, hi, too_long, protected)
     cuts = [c for c in LEVELS[level](text, lo, hi) if not _inside(c, protected)]
     units = [s for a, b in zip([lo, *cuts], [*cuts, hi]) if (s := _strip(text, a, b))]
     chunks: list[Span] = []
