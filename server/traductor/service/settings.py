@@ -16,6 +16,7 @@ class Settings:
     host: str = "0.0.0.0"
     port: int = 50051
     metrics_port: int = 9090  # 0: no metrics server
+    http_port: int = 0  # LibreTranslate-compatible HTTP API, same engine and TLS as gRPC (0: off)
     threads: int = 0  # ONNX Runtime intra-op threads (0: all cores)
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
