@@ -1,0 +1,130 @@
+# The checks of tests/kubernetes/run.sh (sourced by it: uses its log/pass/fail, WORK, the ports,
+# TOKEN, TRANSLATOR and BALANCER).
+
+client() { traductor-client "$@" --timeout 30; }
+# through the balancer: TLS with the test certificate
+via_lb() { local cmd="$1"; shift; client "$cmd" --target "127.0.0.1:$LB_PORT" --ca "$WORK/tls.crt" --server-name localhost "$@"; }
+
+# What the kubelet's grpc probes ask (startup/liveness: service "", readiness:
+# traductor.v1.Translator), on the pod's gRPC port, in plaintext and without a token.
+check_probes_answer() {
+    local deadline=$(( $(date +%s) + 240 )) started=$(date +%s)
+    until env -u TRADUCTOR_TOKEN traductor-client health --target "127.0.0.1:$GRPC_PORT" --timeout 3 > /dev/null 2>&1; do
+        if [[ "$(podman inspect -f '{{.State.Running}}' "$TRANSLATOR")" != true ]] || (( $(date +%s) > deadline )); then
+            podman logs --tail 30 "$TRANSLATOR" 2>&1 | sed 's/^/    /'
+            fail "the translator never answered SERVING on 127.0.0.1:$GRPC_PORT"
+            return 1
+        fi
+        sleep 2
+    done
+    local whole named
+    whole=$(env -u TRADUCTOR_TOKEN traductor-client health --target "127.0.0.1:$GRPC_PORT" 2>&1)
+    named=$(env -u TRADUCTOR_TOKEN traductor-client health --target "127.0.0.1:$GRPC_PORT" --service traductor.v1.Translator 2>&1)
+    log "    health \"\": $whole; health traductor.v1.Translator: $named ($(( $(date +%s) - started ))s after play)"
+    if [[ "$whole" == *SERVING* && "$named" == *SERVING* && "$whole" != *NOT_SERVING* && "$named" != *NOT_SERVING* ]]; then
+        pass "grpc.health.v1 answers SERVING for \"\" and traductor.v1.Translator without a token (the probes' calls)"
+    else
+        fail "health: \"$whole\" / \"$named\""
+    fi
+}
+
+# securityContext as applied: uid, read-only root with a writable /tmp, capabilities,
+# no_new_privs and a seccomp filter (read from the container's PID 1).
+check_security() {
+    local c="$1" uid="$2" facts
+    facts=$(podman exec "$c" sh -c 'echo "uid=$(id -u)"; (touch /probe.$$ 2> /dev/null && echo root=rw) || echo root=ro;
+        (touch /tmp/probe.$$ && rm /tmp/probe.$$ && echo tmp=rw) || echo tmp=ro;
+        grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/1/status' 2>&1 | tr -s ' \t\n' ' ')
+    log "    $c: $facts"
+    if [[ "$facts" == *"uid=$uid "* && "$facts" == *"root=ro"* && "$facts" == *"tmp=rw"* \
+          && "$facts" == *"CapEff: 0000000000000000"* && "$facts" == *"NoNewPrivs: 1"* && "$facts" == *"Seccomp: 2"* ]]; then
+        pass "$c: uid $uid, read-only root, writable /tmp (emptyDir), no capabilities, no_new_privs, seccomp filter"
+    else
+        fail "$c security context not as declared: $facts"
+    fi
+}
+
+check_through_balancer() {
+    local deadline=$(( $(date +%s) + 60 )) out rc=0
+    until via_lb health > /dev/null 2>&1; do
+        (( $(date +%s) > deadline )) && { podman logs --tail 20 "$BALANCER" 2>&1 | sed 's/^/    /'; fail "no SERVING through the balancer (TLS) on 127.0.0.1:$LB_PORT"; return 1; }
+        sleep 2
+    done
+    pass "balancer: TLS from the Secret on 127.0.0.1:$LB_PORT, health SERVING through it"
+    out=$(unset TRADUCTOR_TOKEN; via_lb translate "Permission denied" 2>&1) || rc=$?
+    if (( rc != 0 )) && [[ "$out" == *UNAUTHENTICATED* ]]; then
+        pass "a Translate call without the token is refused: $(echo "$out" | tail -1)"
+    else
+        fail "a call without the token was not refused UNAUTHENTICATED (exit $rc): $out"
+    fi
+    if out=$(via_lb translate --token "$TOKEN" "Permission denied" 2>&1); then
+        pass "with the Secret's token: 'Permission denied' -> '$out'"
+    else
+        fail "Translate with the token failed: $out"
+    fi
+}
+
+check_loadtest() {
+    log "    loadtest through the balancer: concurrency $LOADTEST_CONCURRENCY, ${LOADTEST_DURATION}s each, half streaming"
+    via_lb loadtest --token "$TOKEN" --concurrency "$LOADTEST_CONCURRENCY" --duration "$LOADTEST_DURATION" \
+        --stream-fraction 0.5 --no-progress --json-out "$WORK/loadtest.json" > "$WORK/loadtest.log" 2>&1 \
+        || fail "loadtest exited with an error"
+    sed 's/^/    /' "$WORK/loadtest.log"
+    if python3 - "$WORK/loadtest.json" <<'EOF'
+import json, sys
+report = json.load(open(sys.argv[1]))
+bad = [lv for lv in report["levels"] if lv["requests"] == 0 or lv.get("errors") or lv["ok"] != lv["requests"]]
+for lv in report["levels"]:
+    print(f"    {report['level_name']} {lv['level']:g}: {lv['requests']} requests, {lv['ok']} ok, errors {lv.get('errors') or 0}")
+sys.exit(1 if bad else 0)
+EOF
+    then pass "load test through balancer and translator: every call OK"; else fail "load test had errors"; fi
+}
+
+# The series the HPA's prometheus-adapter rules read, and the calls counted by status.
+check_metrics() {
+    if python3 - "$METRICS_PORT" <<'EOF'
+import re, sys, urllib.request
+text = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics", timeout=5).read().decode()
+samples = [(dict(re.findall(r'(\w+)="([^"]*)"', labels)), float(v))
+           for labels, v in re.findall(r"^traductor_requests_total\{([^}]*)\} (\S+)", text, re.M)]
+def total(rpc_pattern, code):
+    return sum(v for labels, v in samples if re.fullmatch(rpc_pattern, labels.get("rpc", "")) and labels.get("code") == code)
+gauges = {name: float(v) for name, v in re.findall(r"^(traductor_active_sequences|traductor_queue_depth) (\S+)", text, re.M)}
+ok, refused = total(r"Translate.*", "OK"), total(r"Translate.*", "UNAUTHENTICATED")
+print(f"    /metrics: Translate* OK {ok:.0f}, UNAUTHENTICATED {refused:.0f}; gauges {gauges}")
+if not ok:
+    print("    " + "\n    ".join(line for line in text.splitlines() if line.startswith("traductor_requests")))
+sys.exit(0 if ok > 0 and refused >= 1 and set(gauges) == {"traductor_active_sequences", "traductor_queue_depth"} else 1)
+EOF
+    then pass "metrics port: the calls counted by status, and both gauges the HPA scales on are served"
+    else fail "metrics port: missing counts or gauges"; fi
+}
+
+# SIGTERM under load, with the Deployment's terminationGracePeriodSeconds as the stop timeout.
+# (podman does not run preStop hooks: on a cluster the sleep comes first, see docs/kubernetes.md.)
+check_sigterm() {
+    local grace start took code pid
+    grace=$(python3 -c 'import sys, yaml; print([d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "Deployment"][0]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"])' "$WORK/translator.yaml")
+    client loadtest --target "127.0.0.1:$GRPC_PORT" --token "$TOKEN" --concurrency 4 --duration 6 --no-progress \
+        --json-out "$WORK/drain.json" > "$WORK/drain.log" 2>&1 &
+    pid=$!
+    sleep 2
+    start=$(date +%s.%N)
+    podman stop -t "$grace" "$TRANSLATOR" > /dev/null 2>&1
+    # from SIGTERM to the process's exit, as podman recorded it
+    took=$(python3 -c "import sys, datetime; day, time = sys.argv[1].split()[:2]; \
+end = datetime.datetime.fromisoformat(f'{day}T{time[:15]}+00:00'); print(f'{end.timestamp() - $start:.1f}')" \
+        "$(podman inspect -f '{{.State.FinishedAt}}' "$TRANSLATOR")")
+    code=$(podman inspect -f '{{.State.ExitCode}}' "$TRANSLATOR")
+    wait "$pid" || true
+    podman logs "$TRANSLATOR" 2>&1 | grep -E "draining|grace period|stopped" | sed 's/^/    /'
+    [[ -f "$WORK/drain.json" ]] && python3 -c "
+import json, sys; (lv,) = json.load(open(sys.argv[1]))['levels']
+print(f\"    clients during the stop: {lv['requests']} calls, {lv['ok']} ok, errors {lv.get('errors') or 0} (informational)\")" "$WORK/drain.json"
+    if [[ "$code" == 0 ]] && python3 -c "import sys; sys.exit(0 if $took < $grace else 1)"; then
+        pass "SIGTERM under load: drained and exited 0 in ${took}s (grace period ${grace}s)"
+    else
+        fail "SIGTERM: exit code $code after ${took}s (grace period ${grace}s)"
+    fi
+}

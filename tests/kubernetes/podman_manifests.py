@@ -1,0 +1,116 @@
+"""Turn the rendered deploy/kubernetes manifests into what `podman kube play` (4.3) can run.
+
+    python3 tests/kubernetes/podman_manifests.py OUT_DIR GRPC_PORT METRICS_PORT LB_PORT TOKEN CERT KEY
+
+Writes OUT_DIR/translator.yaml (ConfigMap, Deployment, headless Service), OUT_DIR/balancer.yaml
+(the balancer Deployment and its Service; its UPSTREAM_HOST is filled in by run.sh)
+and OUT_DIR/auth.json (the traductor-auth Secret's data as a podman secret), and prints every
+change it made to the objects, so the run's log says exactly what differed from a cluster:
+
+- one replica per Deployment: kube play publishes every containerPort on the host, so a second
+  replica's ports would collide;
+- each containerPort gets hostIP 127.0.0.1 and a free hostPort (loopback only, no collisions);
+- the Secret traductor-auth is handed over as a podman secret in JSON: podman 4.3 stores a
+  played Secret in a form its own secretKeyRef lookup cannot read (containers/podman#16269);
+- the TLS Secret volume becomes a hostPath folder with the same two files: podman 4.3 skips an
+  optional Secret volume (containers/podman#16636), and for a required one writes the files
+  still base64-encoded (seen here), which nginx cannot read;
+- emptyDir volumes get the Deployment's name in theirs: kube play makes named volumes of them,
+  which pods of both Deployments would otherwise share.
+
+Everything else (image, command, env, envFrom, probes, resources, securityContext, volumes) is
+passed through unchanged. Objects podman does not know (Namespace, PodDisruptionBudget,
+NetworkPolicy, HorizontalPodAutoscaler, ServiceMonitor) are left out.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = ROOT / "deploy" / "kubernetes"
+
+
+def render() -> list[dict]:
+    """`kubectl kustomize` when installed, else the renderer tests/test_kubernetes.py checks."""
+    if shutil.which("kubectl"):
+        out = subprocess.run(["kubectl", "kustomize", str(MANIFESTS)], check=True, capture_output=True, text=True)
+        print("rendered with kubectl kustomize")
+        return [d for d in yaml.safe_load_all(out.stdout) if d]
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_kubernetes import _render
+
+    print("rendered with the Python renderer of tests/test_kubernetes.py (no kubectl)")
+    return _render()
+
+
+def for_podman(deployment: dict, host_ports: dict[str, int], tls_dir: Path) -> dict:
+    name = deployment["metadata"]["name"]
+    if deployment["spec"]["replicas"] != 1:
+        print(f"  Deployment/{name}: replicas {deployment['spec']['replicas']} -> 1")
+        deployment["spec"]["replicas"] = 1
+    for container in deployment["spec"]["template"]["spec"]["containers"]:
+        for port in container["ports"]:
+            if port["name"] in host_ports:
+                port["hostIP"], port["hostPort"] = "127.0.0.1", host_ports[port["name"]]
+                print(
+                    f"  Deployment/{name}: port {port['name']} {port['containerPort']} -> 127.0.0.1:{port['hostPort']}"
+                )
+            else:
+                print(f"  Deployment/{name}: port {port['name']} {port['containerPort']} dropped (not needed here)")
+        container["ports"] = [p for p in container["ports"] if p["name"] in host_ports]
+    for volume in deployment["spec"]["template"]["spec"]["volumes"]:
+        if "emptyDir" in volume:  # kube play makes a named volume of it: one per Deployment here
+            print(f"  Deployment/{name}: emptyDir volume {volume['name']} named {name}-{volume['name']}")
+            _rename_volume(deployment, volume["name"], f"{name}-{volume['name']}")
+        if "secret" in volume:
+            print(f"  Deployment/{name}: secret volume {volume['name']} -> hostPath {tls_dir} (the same files)")
+            volume.pop("secret")
+            volume["hostPath"] = {"path": str(tls_dir), "type": "Directory"}
+    return deployment
+
+
+def _rename_volume(deployment: dict, old: str, new: str) -> None:
+    spec = deployment["spec"]["template"]["spec"]
+    for volume in spec["volumes"]:
+        volume["name"] = new if volume["name"] == old else volume["name"]
+    for container in spec["containers"]:
+        for mount in container.get("volumeMounts", []):
+            mount["name"] = new if mount["name"] == old else mount["name"]
+
+
+def main(out: Path, grpc: int, metrics: int, lb: int, token: str, cert: Path, key: Path) -> None:
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in render()}
+    skipped = sorted(f"{k}/{n}" for k, n in objects if k not in {"ConfigMap", "Deployment", "Service"})
+    print("  left out (podman has no such kind): " + ", ".join(skipped))
+    translator = [
+        objects["ConfigMap", "traductor-config"],
+        for_podman(objects["Deployment", "traductor"], {"grpc": grpc, "metrics": metrics}, out / "tls"),
+        objects["Service", "traductor-replicas"],
+        objects["Service", "traductor-metrics"],
+    ]
+    tls_dir = out / "tls"  # what the traductor-tls Secret would hold: tls.crt and tls.key
+    tls_dir.mkdir(exist_ok=True)
+    for name, source in (("tls.crt", cert), ("tls.key", key)):
+        (tls_dir / name).write_bytes(source.read_bytes())
+        (tls_dir / name).chmod(0o644)  # a throw-away test key, read by the balancer's uid
+    balancer = [
+        for_podman(objects["Deployment", "traductor-lb"], {"grpc": lb}, tls_dir),
+        objects["Service", "traductor"],
+    ]
+    (out / "translator.yaml").write_text(yaml.safe_dump_all(translator, sort_keys=False))
+    (out / "balancer.yaml").write_text(yaml.safe_dump_all(balancer, sort_keys=False))
+    (out / "auth.json").write_text(json.dumps({"token": base64.b64encode(token.encode()).decode()}))
+    print("  Secret/traductor-auth: as a podman secret in JSON (what its secretKeyRef lookup reads)")
+
+
+if __name__ == "__main__":
+    a = sys.argv[1:]
+    main(Path(a[0]), int(a[1]), int(a[2]), int(a[3]), a[4], Path(a[5]), Path(a[6]))

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Run the Kubernetes manifests of deploy/kubernetes for real, with `podman kube play`.
+#
+#   tests/kubernetes/run.sh
+#
+# No cluster can run on these machines; Podman plays the kinds it knows: Deployment, Service
+# (accepted, no DNS or virtual IP), ConfigMap and Secret. The steps:
+#  1. Podman (packages, containers.conf) and a Debian bookworm + python3 base image (debootstrap)
+#  2. builds the two images the kustomization names (traductor, traductor-lb) from the repository
+#  3. renders the kustomization and adapts it for podman (tests/kubernetes/podman_manifests.py
+#     prints every change), makes a token and a self-signed TLS certificate
+#  4. plays the translator (ConfigMap + Deployment + Services + the token Secret); checks what
+#     the kubelet's gRPC probes would ask: grpc.health.v1 Check for "" and traductor.v1.Translator
+#     SERVING, without a token; the pod's user, read-only root, capabilities, no-new-privileges
+#  5. plays the balancer (TLS Secret + Deployment + Service) in front of it; a call without the
+#     token is refused UNAUTHENTICATED, a load test through the balancer (TLS + token) has no error
+#  6. the metrics the autoscaler reads, on the translator's metrics port
+#  7. SIGTERM with the Deployment's grace period: the translator drains and exits 0 in time
+#  8. prints a summary and tears everything down, whatever happened (trap)
+#
+# Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), BUILD=0 to reuse
+# the images, K8S_WORK (scratch folder, default /tmp/traductor-k8s), COMPOSE_WORK (shared with
+# tests/compose/run.sh: containers.conf and the base image's rootfs, default /tmp/traductor-compose).
+# Exit status: 0 when every check passed.
+set -Eeuo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+LOADTEST_DURATION="${LOADTEST_DURATION:-10}"
+LOADTEST_CONCURRENCY="${LOADTEST_CONCURRENCY:-1,8}"
+BASE_IMAGE="${BASE_IMAGE:-localhost/debian-python:bookworm}"
+WORK="${K8S_WORK:-/tmp/traductor-k8s}"
+COMPOSE_WORK="${COMPOSE_WORK:-/tmp/traductor-compose}"
+
+T0=$(date +%s)
+FAILURES=()
+SUMMARY=()
+log() { printf '[%4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
+fail() { log "FAIL: $*"; FAILURES+=("$*"); }
+pass() { log "ok: $*"; SUMMARY+=("ok    $*"); }
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ---------------------------------------------------------------------------------------------
+# 1. Podman and the base image (the same set-up as tests/compose/run.sh)
+setup_podman() {
+    if ! command -v podman > /dev/null || ! command -v runc > /dev/null || ! command -v debootstrap > /dev/null; then
+        log "installing podman runc debootstrap"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap > /dev/null
+    fi
+    mkdir -p "$COMPOSE_WORK" "$WORK"
+    # runc instead of crun (cgroups v1 in hybrid mode), cgroupfs, no default ulimits.
+    printf '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n' \
+        > "$COMPOSE_WORK/containers.conf"
+    export CONTAINERS_CONF="$COMPOSE_WORK/containers.conf"
+    podman --version
+}
+
+setup_base_image() {
+    podman image exists "$BASE_IMAGE" && { log "base image $BASE_IMAGE present"; return; }
+    local rootfs="$COMPOSE_WORK/rootfs" mirror
+    mirror=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '$2 !~ /security/ {print $2; exit}')
+    log "debootstrap bookworm from ${mirror:=http://deb.debian.org/debian}"
+    rm -rf "$rootfs"
+    nice -n 19 debootstrap --variant=minbase --include=python3,python3-venv,python3-pip bookworm "$rootfs" "$mirror" \
+        > "$COMPOSE_WORK/debootstrap.log"
+    cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
+    printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$rootfs/etc/pip.conf"
+    tar -C "$rootfs" -c . | podman import - "$BASE_IMAGE" > /dev/null
+    rm -rf "$rootfs"
+}
+
+# 2. The images, tagged as the kustomization names them.
+image_tag() { python3 -c 'import sys, yaml; print({i["name"]: i["newTag"] for i in yaml.safe_load(open(sys.argv[1]))["images"]}[sys.argv[2]])' deploy/kubernetes/kustomization.yaml "$1"; }
+build_images() {
+    local common=(--network=host --format docker --build-arg "BASE_IMAGE=$BASE_IMAGE" --quiet)
+    nice -n 19 podman build "${common[@]}" -t "traductor:$(image_tag traductor)" -f Dockerfile . > /dev/null
+    nice -n 19 podman build "${common[@]}" -t "traductor-lb:$(image_tag traductor-lb)" deploy/lb > /dev/null
+    podman images --format '    {{.Repository}}:{{.Tag}} {{.Size}}' | grep traductor
+}
+
+# ---------------------------------------------------------------------------------------------
+PLAYED=()
+teardown() {
+    local status=$?
+    set +e
+    for file in "${PLAYED[@]}"; do
+        podman kube down "$file" > /dev/null 2>&1
+    done
+    podman secret rm traductor-auth traductor-tls > /dev/null 2>&1
+    podman volume prune -f > /dev/null 2>&1
+    echo
+    echo "=== summary"
+    (( ${#SUMMARY[@]} )) && printf '  %s\n' "${SUMMARY[@]}"
+    (( ${#FAILURES[@]} )) && printf '  FAIL  %s\n' "${FAILURES[@]}"
+    log "torn down; total $(( $(date +%s) - T0 ))s"
+    (( status == 0 && ${#FAILURES[@]} == 0 )) && exit 0
+    exit $(( status ? status : 1 ))
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+log "== podman"; setup_podman; setup_base_image
+if [[ "${BUILD:-1}" == 0 ]]; then log "BUILD=0: reusing the images"; else log "== build images"; build_images; fi
+
+# 3. Manifests, token, certificate
+log "== manifests"
+rm -rf "$WORK" && mkdir -p "$WORK"
+GRPC_PORT=$(free_port) METRICS_PORT=$(free_port) LB_PORT=$(free_port)
+TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" \
+    -keyout "$WORK/tls.key" -out "$WORK/tls.crt" 2> /dev/null
+python3 tests/kubernetes/podman_manifests.py "$WORK" "$GRPC_PORT" "$METRICS_PORT" "$LB_PORT" "$TOKEN" \
+    "$WORK/tls.crt" "$WORK/tls.key"
+podman secret rm traductor-auth > /dev/null 2>&1 || true
+podman secret create traductor-auth "$WORK/auth.json" > /dev/null
+
+source "$ROOT/tests/kubernetes/checks.sh"
+
+# 4. The translator
+log "== play the translator"
+PLAYED+=("$WORK/translator.yaml")
+nice -n 19 podman kube play "$WORK/translator.yaml" > "$WORK/play-translator.log" 2>&1 || {
+    cat "$WORK/play-translator.log"; fail "podman kube play translator.yaml"; exit 1; }
+TRANSLATOR=$(podman ps --format '{{.Names}}' | grep -- '-translator$' | head -1)
+log "    container $TRANSLATOR"
+check_probes_answer
+check_security "$TRANSLATOR" 10001
+
+# 5. The balancer in front of it (podman has no Service DNS: it gets the pod's address)
+log "== play the balancer"
+TRANSLATOR_IP=$(podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$(podman pod inspect -f '{{.InfraContainerID}}' "$(podman inspect -f '{{.Pod}}' "$TRANSLATOR")")")
+sed -i "s|value: traductor-replicas|value: $TRANSLATOR_IP|" "$WORK/balancer.yaml"
+log "    UPSTREAM_HOST: traductor-replicas -> $TRANSLATOR_IP (the translator pod)"
+PLAYED+=("$WORK/balancer.yaml")
+nice -n 19 podman kube play "$WORK/balancer.yaml" > "$WORK/play-balancer.log" 2>&1 || {
+    cat "$WORK/play-balancer.log"; fail "podman kube play balancer.yaml"; exit 1; }
+BALANCER=$(podman ps --format '{{.Names}}' | grep -- '-balancer$' | head -1)
+check_security "$BALANCER" 33
+check_through_balancer
+check_loadtest
+
+# 6. Metrics, 7. SIGTERM
+check_metrics
+check_sigterm
+(( ${#FAILURES[@]} == 0 ))
