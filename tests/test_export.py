@@ -71,7 +71,7 @@ def test_export_refuses_a_non_empty_directory_unless_forced(tiny_checkpoint, tmp
 
     config = export(tiny_checkpoint, out, force=True, **QUIET)
     assert not (out / "keep.txt").exists()
-    assert load_bundle(out).config["sha256"] == config["sha256"]
+    assert load_bundle(out).config.sha256 == config["sha256"]
     assert config["parity"]["onnx_identical"] == 1.0
 
     empty = tmp_path / "empty"
@@ -167,3 +167,68 @@ def test_parity_holds_for_a_model_trained_with_dropout(tiny_checkpoint, tmp_path
     parity = export(ckpt, tmp_path / "bundle", progress=lambda *_: None)["parity"]
     assert parity["cached_identical"] == 1.0 and parity["onnx_identical"] == 1.0
     assert parity["max_abs_logit_diff"] <= 1e-4
+
+
+def test_fp16_checkpoint_loads_as_fp32_and_translates_alike(tiny_checkpoint, tmp_path):
+    """Weights stored in fp16 (as the shipped model is) load, run in fp32, and give the same greedy
+    translations as the fp32 weights they were rounded from, on the synthetic task."""
+    import torch
+
+    from traductor.model import checkpoint
+    from traductor.model.translator import TorchTranslator
+
+    ckpt = copy_checkpoint(tiny_checkpoint, tmp_path / "fp16")
+    state = load_file(ckpt / "model.safetensors")
+    save_file({k: v.half() if v.is_floating_point() else v for k, v in state.items()}, ckpt / "model.safetensors")
+    model, _, _ = checkpoint.load(ckpt)
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    texts = [s for s, _ in synthetic_pairs(20, seed=33)]
+    half = TorchTranslator.load(ckpt).translate(texts)
+    full = TorchTranslator.load(tiny_checkpoint).translate(texts)
+    assert sum(a == b for a, b in zip(half, full)) >= 0.9 * len(texts)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda c: c["model"].pop("n_heads"), "model: missing model config keys: ['n_heads']"),
+        (lambda c: c["model"].update(d_model="wide"), "model: d_model must be int"),
+        (lambda c: c["io"].pop("decoder_inputs"), "io.decoder_inputs"),
+        (lambda c: c["languages"].update(target=3), "languages.target"),
+        (lambda c: c.pop("opset"), "opset"),
+        (lambda c: c["sha256"].pop("encoder.onnx"), "sha256.encoder.onnx"),
+        (lambda c: c.update(format="other"), "format"),
+    ],
+)
+def test_bundle_config_errors_name_the_field(tiny_bundle, tmp_path, change, field):
+    """A config.json with a missing or ill-typed field: a BundleError naming that field."""
+    bundle = shutil.copytree(tiny_bundle, tmp_path / "b")
+    config = json.loads((bundle / "config.json").read_text())
+    change(config)
+    (bundle / "config.json").write_text(json.dumps(config))
+    with pytest.raises(BundleError) as info:
+        load_bundle(bundle)
+    assert f"config.json: {field}" in str(info.value)
+
+
+def test_bundle_config_round_trips(tiny_bundle):
+    """What the exporter wrote is what BundleConfig reads back and would write again."""
+    from traductor.engine.bundle import BundleConfig
+
+    written = json.loads((tiny_bundle / "config.json").read_text())
+    assert BundleConfig.from_dict(written).to_dict() == written
+
+
+def test_default_bundle_is_the_shipped_one_or_a_clear_error(tmp_path, monkeypatch):
+    """default_bundle() never exports: TRADUCTOR_BUNDLE wins, else the package's bundle, else an error."""
+    from traductor.engine import bundle as bundle_module
+
+    monkeypatch.setenv("TRADUCTOR_BUNDLE", str(tmp_path / "elsewhere"))
+    assert bundle_module.default_bundle() == tmp_path / "elsewhere"
+    monkeypatch.delenv("TRADUCTOR_BUNDLE")
+    monkeypatch.setattr(bundle_module, "DEFAULT_BUNDLE_DIR", tmp_path / "missing")
+    with pytest.raises(BundleError, match="default model's bundle is missing"):
+        bundle_module.default_bundle()
+    (tmp_path / "missing").mkdir()
+    (tmp_path / "missing" / "config.json").write_text("{}")
+    assert bundle_module.default_bundle() == tmp_path / "missing"

@@ -18,9 +18,10 @@ from traductor.training.train import STATE_FILE, TrainConfig, train
 
 def tiny_config(max_steps: int) -> TrainConfig:
     """A model small enough that a handful of steps take well under a second."""
-    return TrainConfig(vocab_size=300, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=1, n_decoder_layers=1,
-                       dropout=0.0, max_len=64, batch_tokens=300, warmup=10, max_steps=max_steps, eval_every=3,
-                       max_minutes=5, seed=5, precision="fp32", threads=1)
+    return TrainConfig.from_flat(dict(vocab_size=300, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=1,
+                                      n_decoder_layers=1, dropout=0.0, max_len=64, batch_tokens=300, warmup=10,
+                                      max_steps=max_steps, eval_every=3, max_minutes=5, seed=5, precision="fp32",
+                                      threads=1))
 
 
 @pytest.fixture(scope="module")

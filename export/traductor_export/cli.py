@@ -1,14 +1,20 @@
-"""`traductor export`: checkpoint -> ONNX bundle (the work is in traductor_export.convert)."""
+"""`traductor export`: checkpoint -> ONNX bundle (the work is in traductor_export.convert).
+
+Registered by `traductor.cli`; importing this module needs neither torch nor onnx (a torch-free
+install that asks for an export gets one line naming what to install).
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from traductor.errors import require_torch
+
 
 def register(sub) -> None:
     p = sub.add_parser("export", help="export a checkpoint to an ONNX bundle (encoder + KV-cached decoder step)")
-    p.add_argument("--checkpoint", help="checkpoint directory (default: the bundled model)")
+    p.add_argument("--checkpoint", help="checkpoint directory (default: the bundled model's checkpoint)")
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--quantize", choices=["int8"], help="dynamic int8 quantization of the matrix multiplications")
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
@@ -17,18 +23,13 @@ def register(sub) -> None:
 
 
 def run(args) -> None:
-    from ..cli import UserError
-    from ..training.corpus import load_split
+    from traductor.training.corpus import load_split
 
-    try:
-        from traductor_export.convert import ExportError, export
-    except ImportError as e:
-        raise UserError(f"export needs torch and onnx ({e}); install the training extras") from e
+    require_torch("export", ("torch", "safetensors", "onnx"))
+    from .convert import export
+
     sentences = [p.source for p in load_split(Path(args.parity_tsv))] if args.parity_tsv else None
-    try:
-        config = export(Path(args.checkpoint) if args.checkpoint else None, Path(args.out), args.quantize, args.force,
-                        sentences, progress=lambda msg: print(msg, flush=True))
-    except ExportError as e:
-        raise UserError(str(e)) from e
-    print(json.dumps({"bundle": args.out, "quantization": config["quantization"], "parity": config["parity"],
-                      "sha256": config["sha256"]}, indent=2))
+    checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    config = export(checkpoint, Path(args.out), args.quantize, args.force, sentences, progress=lambda m: print(m, flush=True))
+    summary = {"bundle": args.out, "quantization": config["quantization"], "parity": config["parity"]}
+    print(json.dumps({**summary, "sha256": config["sha256"]}, indent=2))

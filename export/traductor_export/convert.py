@@ -22,7 +22,8 @@ import onnx
 import onnxruntime as ort
 import torch
 
-from traductor.engine.bundle import FORMAT, GRAPHS, load_bundle, sha256
+from traductor.engine.bundle import GRAPHS, BundleConfig, Languages, load_bundle, sha256
+from traductor.errors import ExportError
 from traductor.engine.translator import OnnxTranslator
 from traductor.model import checkpoint
 from traductor.model.tokenizer import FILENAME as TOKENIZER_FILE
@@ -34,9 +35,6 @@ from .graphs import DecoderStepGraph, EncoderGraph, io_names
 OPSET = 17
 MAX_LOGIT_DIFF = 1e-4
 
-
-class ExportError(Exception):
-    """The export cannot go on; the message says why."""
 
 
 def validate(model: Transformer) -> None:
@@ -110,18 +108,25 @@ def build_graphs(model: Transformer, out: Path, quantize: str | None = None, pro
     return names
 
 
-def bundle_config(model: Transformer, out: Path, names: dict, quantize: str | None, name: str, languages: dict) -> dict:
-    return {
-        "format": FORMAT,
-        "model": model.cfg.to_dict(),
-        "languages": languages,
-        "name": name,
-        "opset": OPSET,
-        "quantization": quantize or "none",
-        "io": names,
-        "onnxruntime": ort.__version__,
-        "sha256": {g: sha256(out / g) for g in GRAPHS},
-    }
+def bundle_config(model: Transformer, out: Path, names: dict, quantize: str | None, name: str,
+                  languages: dict) -> BundleConfig:
+    """The bundle's config.json (without parity, which is measured once the bundle can run)."""
+    return BundleConfig(
+        model=model.cfg,
+        languages=Languages(languages["source"], languages["target"]),
+        name=name,
+        opset=OPSET,
+        quantization=quantize or "none",
+        io=names,
+        onnxruntime=ort.__version__,
+        sha256={g: sha256(out / g) for g in GRAPHS},
+    )
+
+
+def _model_name(checkpoint_dir: Path) -> str:
+    """The name a bundle records: the checkpoint directory's ("default_model" for the shipped one)."""
+    resolved = checkpoint_dir.resolve()
+    return resolved.parent.name if resolved == checkpoint.DEFAULT_MODEL_DIR.resolve() else resolved.name
 
 
 def export(checkpoint_dir: Path | None, out: Path, quantize: str | None = None, force: bool = False,
@@ -139,9 +144,10 @@ def export(checkpoint_dir: Path | None, out: Path, quantize: str | None = None, 
     staging.mkdir(parents=True)
     names = build_graphs(model, staging, quantize, progress)
     progress("[5/6] save")
-    shutil.copy(Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR) / TOKENIZER_FILE, staging / TOKENIZER_FILE)
-    config = bundle_config(model, staging, names, quantize, Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR).resolve().name,
-                           ckpt_config.get("languages", {"source": "en", "target": "es"}))
+    source_dir = Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR)
+    shutil.copy(source_dir / TOKENIZER_FILE, staging / TOKENIZER_FILE)
+    languages = ckpt_config.get("languages", {"source": "en", "target": "es"})
+    config = bundle_config(model, staging, names, quantize, _model_name(source_dir), languages).to_dict()
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     progress("[6/6] prove parity")
     translator = OnnxTranslator(load_bundle(staging))

@@ -25,9 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import CommandError
+
 SOURCE_LENGTH = 24
+DEFAULT_TOKENIZER = Path(__file__).resolve().parent / "default_model" / "checkpoint" / "tokenizer.model"
 NEW_TOKENS = 32
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, int]:
@@ -49,7 +51,8 @@ def sources(vocab: int, batch: int, seed: int = 0) -> list[list[int]]:
 def make_bundle(shape, quantize: str | None, out: Path) -> Path:
     """Random weights (seed 0) -> bundle (graphs + config; no tokenizer: the bench feeds ids)."""
     import torch
-    from traductor.model.transformer import ModelConfig, Transformer
+    from traductor.model.config import ModelConfig
+    from traductor.model.transformer import Transformer
     from traductor_export.convert import build_graphs, bundle_config
 
     d, layers, heads, d_ff, vocab = shape
@@ -59,18 +62,18 @@ def make_bundle(shape, quantize: str | None, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     names = build_graphs(model, out, quantize, progress=lambda *_: None)
     config = bundle_config(model, out, names, quantize, "random", {"source": "en", "target": "es"})
-    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
     return out
 
 
 def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) -> dict[str, float]:
-    from traductor.engine.bundle import Bundle
+    from traductor.engine.bundle import load_bundle
     from traductor.engine.request import Request
     from traductor.engine.runner import ModelRunner
     from traductor.engine.scheduler import Scheduler
     from traductor.options import DecodingOptions
 
-    bundle = Bundle(bundle_dir, json.loads((bundle_dir / "config.json").read_text()))
+    bundle = load_bundle(bundle_dir, verify=False, tokenizer=False)
     runner = ModelRunner(bundle, threads=threads, max_rows=max(batches))
     options = DecodingOptions(max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS)
     results = {}
@@ -95,13 +98,14 @@ def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) ->
     return results
 
 
-def run_anchors(shape, batches: list[int], runs: int, threads: int) -> dict:
-    script = ROOT / "benchmarks" / "run_anchors.py"
+def run_anchors(shape, batches: list[int], runs: int, threads: int, anchors_dir: Path) -> dict:
+    """benchmarks/run_anchors.py of a source checkout (--anchors-dir), in its own venvs."""
+    script = anchors_dir / "run_anchors.py"
     if not script.is_file():
-        return {"error": f"{script} not found (the anchors live in the source checkout)"}
+        return {"error": f"{script} not found (pass --anchors-dir: the benchmarks/ folder of a source checkout)"}
     cmd = [sys.executable, str(script), "--shape", ",".join(map(str, shape)), "--batches", ",".join(map(str, batches)),
            "--runs", str(runs), "--threads", str(threads), "--json"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=anchors_dir.parent)
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip().startswith("{")]
     if proc.returncode != 0 or not lines:
         return {"error": f"run_anchors failed ({proc.returncode}): {proc.stderr.strip()[-500:]}"}
@@ -114,11 +118,9 @@ def run_service(bundle_dir: Path, levels: list[int], duration: float, threads: i
     import shutil
     import socket
 
-    from .model.checkpoint import DEFAULT_MODEL_DIR
-
     # The server needs a tokenizer to take text; any will do (ids it does not know are skipped
-    # when the random model's output is turned back into text).
-    shutil.copy(DEFAULT_MODEL_DIR / "tokenizer.model", bundle_dir / "tokenizer.model")
+    # when the random model's output is turned back into text): the shipped model's.
+    shutil.copy(DEFAULT_TOKENIZER, bundle_dir / "tokenizer.model")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -166,7 +168,7 @@ def machine() -> dict:
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "onnxruntime": onnxruntime.__version__}
 
 
-def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[str], anchors: bool,
+def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[str], anchors: Path | None,
           service_levels: list[int] | None = None, service_seconds: float = 20, progress=print) -> dict:
     ours: dict[str, dict] = {}
     service = None
@@ -184,7 +186,7 @@ def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[s
         report["service"] = service
     if anchors:
         progress("anchors: CTranslate2, Optimum ONNX Runtime, PyTorch generate")
-        report["anchors"] = run_anchors(shape, batches, runs, threads)
+        report["anchors"] = run_anchors(shape, batches, runs, threads, anchors)
     return report
 
 
@@ -198,7 +200,9 @@ def register(sub) -> None:
     p.add_argument("--runs", type=int, default=3, help="timed runs per point (median reported), after one warm-up")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads for every engine (default: all cores)")
     p.add_argument("--precisions", default="fp32,int8")
-    p.add_argument("--anchors", action="store_true", help="also run benchmarks/run_anchors.py (needs benchmarks/setup.sh)")
+    p.add_argument("--anchors", action="store_true", help="also run the anchor engines (needs benchmarks/setup.sh)")
+    p.add_argument("--anchors-dir", type=Path, default=Path(os.environ.get("TRADUCTOR_BENCHMARKS", "benchmarks")),
+                   help="the benchmarks/ folder of a source checkout (default: $TRADUCTOR_BENCHMARKS or ./benchmarks)")
     p.add_argument("--service", default="", help="also load-test `traductor serve` on the same model at these "
                    "concurrency levels (streams), e.g. 1,8,32,64")
     p.add_argument("--service-seconds", type=float, default=20, help="measured seconds per service level")
@@ -208,20 +212,18 @@ def register(sub) -> None:
 
 
 def run(args) -> None:
-    from .cli import UserError
-
     try:
         shape = parse_shape(args.shape)
         batches = [int(b) for b in args.batches.split(",")]
     except ValueError as e:
-        raise UserError(str(e)) from e
+        raise CommandError(str(e)) from e
     precisions = [p for p in args.precisions.split(",") if p]
     if not set(precisions) <= {"fp32", "int8"} or not precisions:
-        raise UserError(f"--precisions takes fp32 and/or int8, got {args.precisions!r}")
+        raise CommandError(f"--precisions takes fp32 and/or int8, got {args.precisions!r}")
     levels = [int(c) for c in args.service.split(",") if c]
-    report = bench(shape, batches, args.runs, args.threads, precisions, args.anchors, levels, args.service_seconds,
+    report = bench(shape, batches, args.runs, args.threads, precisions, args.anchors_dir.resolve() if args.anchors else None, levels, args.service_seconds,
                    progress=lambda msg: print(msg, file=sys.stderr, flush=True))
-    report["command"] = "traductor bench " + " ".join(sys.argv[2:])
+    report["command"] = "traductor " + " ".join(args.argv)
     from .bench_report import service_table, table, write
 
     print(table(report))

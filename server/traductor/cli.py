@@ -15,12 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import fields
 from pathlib import Path
 
-
-class UserError(Exception):
-    """An error whose message is the whole story: printed without a traceback, exit status 2."""
+from .errors import TraductorError, require_torch
 
 
 def cmd_corpus(args) -> None:
@@ -32,9 +29,11 @@ def cmd_corpus(args) -> None:
 
 def cmd_train(args) -> None:
     from .training.config import TrainConfig
+
+    require_torch("train")
     from .training.train import train
 
-    cfg = TrainConfig(**{f.name: getattr(args, f.name) for f in fields(TrainConfig)})
+    cfg = TrainConfig.from_flat({f.name: getattr(args, f.name) for f in TrainConfig.flat_fields()})
     print(json.dumps(train(Path(args.corpus), Path(args.out), cfg, resume=not args.restart), indent=2))
 
 
@@ -45,6 +44,7 @@ def _read_lines(stream) -> list[str]:
 def _translator(args):
     """The engine that `translate` and `evaluate` use: ONNX bundle (default) or PyTorch checkpoint."""
     if args.engine == "pytorch":
+        require_torch("the PyTorch engine (--engine pytorch)")
         from .model.translator import TorchTranslator
 
         return TorchTranslator.load(args.model)
@@ -65,10 +65,11 @@ def cmd_evaluate(args) -> None:
     from .training.corpus import load_split
     from .training.evaluate import score
 
+    translator = _translator(args)
     pairs = load_split(Path(args.corpus))
     if args.limit:
         pairs = pairs[: args.limit]
-    hyps = _translator(args).translate([p.source for p in pairs], beam_size=args.beam, batch_size=args.batch_size)
+    hyps = translator.translate([p.source for p in pairs], beam_size=args.beam, batch_size=args.batch_size)
     if args.hypotheses:
         Path(args.hypotheses).write_text("".join(h + "\n" for h in hyps))
     print(json.dumps({"corpus": args.corpus, "engine": args.engine, "beam": args.beam,
@@ -102,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", required=True, help="directory made by `traductor corpus`")
     p.add_argument("--out", required=True, help="checkpoint directory (resumed if it holds a train_state.pt)")
     p.add_argument("--restart", action="store_true", help="ignore an existing train_state.pt")
-    for f in fields(TrainConfig):
+    for f in TrainConfig.flat_fields():
         choices = ["bf16", "fp32"] if f.name == "precision" else None
         p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default, dest=f.name, choices=choices)
     p.set_defaults(func=cmd_train)
@@ -125,23 +126,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _later_commands():
     """Subcommands that live next to their subsystem (export, serve, bench)."""
+    from traductor_export import cli as export_cli
+
     from . import bench
-    from .engine import export_cli
     from .service import serve_cli
 
     return [export_cli.register, serve_cli.register, bench.register]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .engine.bundle import BundleError
-    from .model.errors import ModelDirError
-    from .options import OptionsError
-    from .training.corpus import CorpusError
-
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for reports that record their command
     try:
         args.func(args)
-    except (UserError, CorpusError, ModelDirError, OptionsError, BundleError, FileNotFoundError) as e:
+    except (TraductorError, FileNotFoundError) as e:
         print(f"traductor {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -71,11 +71,13 @@ class CommandError(TraductorError):
     """A command-line request that cannot be carried out as given (bad flag combination, missing file)."""
 
 
-def require_torch(what: str) -> None:
-    """Raise MissingDependency naming what to install if torch (and the training extras) are absent."""
+def require_torch(what: str, modules: tuple[str, ...] = ("torch", "safetensors")) -> None:
+    """Raise MissingDependency naming what to install if torch (or another training extra) is absent."""
+    import importlib
+
     try:
-        import safetensors  # noqa: F401
-        import torch  # noqa: F401
+        for name in modules:
+            importlib.import_module(name)
     except ImportError as e:
         raise MissingDependency(
             f"{what} needs PyTorch and the training extras ({e}); install them with "

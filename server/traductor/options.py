@@ -8,9 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-
-class OptionsError(ValueError):
-    """An option is out of range; the message names it (the server maps it to INVALID_ARGUMENT)."""
+from .errors import InvalidInput as OptionsError  # an option out of range; the message names it
 
 
 @dataclass(frozen=True)

@@ -154,9 +154,9 @@ def test_model_info(server, tiny_bundle):
     info = server.stub.GetModelInfo(pb.GetModelInfoRequest(), timeout=WAIT)
     m = bundle.model
     assert (info.d_model, info.n_heads, info.n_encoder_layers, info.n_decoder_layers, info.vocab_size) == (
-        m["d_model"], m["n_heads"], m["n_encoder_layers"], m["n_decoder_layers"], m["vocab_size"])
-    assert (info.source_language, info.target_language) == (bundle.config["languages"]["source"],
-                                                            bundle.config["languages"]["target"])
+        m.d_model, m.n_heads, m.n_encoder_layers, m.n_decoder_layers, m.vocab_size)
+    assert (info.source_language, info.target_language) == (bundle.config.languages.source,
+                                                            bundle.config.languages.target)
     assert info.bundle_sha256 == bundle.checksum and len(info.bundle_sha256) == 64
     assert info.quantization == "none" and info.version == __version__ and info.name
     # The tiny bundle's max_len (64) caps the settings' 200/200.

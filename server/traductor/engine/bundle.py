@@ -3,8 +3,14 @@
     encoder.onnx      source -> encoder output + every decoder layer's cross-attention K/V
     decoder.onnx      one decode step over a padded KV cache
     tokenizer.model   SentencePiece, with the placeholder tokens
-    config.json       dimensions, special ids, limits, IO names, opset, sha256 of the graphs,
-                      and the parity figures measured at export time
+    config.json       a `BundleConfig`: dimensions and special ids (a ModelConfig), languages,
+                      IO names, opset, sha256 of the graphs, the parity figures of the export
+
+`BundleConfig` is the one definition of config.json: the exporter builds one and writes
+`to_dict()`, the engine reads it back with `from_dict()`, which checks every field and names
+the one that is wrong. This module knows nothing of torch or of how the graphs were made.
+
+`default_bundle()` is the default model that ships inside the package (default_model/bundle/).
 """
 
 from __future__ import annotations
@@ -12,16 +18,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from ..errors import BundleError
+from ..model.config import ModelConfig
 
 FORMAT = "traductor-bundle"
 GRAPHS = ("encoder.onnx", "decoder.onnx")
-
-
-class BundleError(Exception):
-    """The directory is not a usable bundle; the message says why."""
+TOKENIZER = "tokenizer.model"
+DEFAULT_BUNDLE_DIR = Path(__file__).resolve().parents[1] / "default_model" / "bundle"
+IO_KEYS = ("encoder_inputs", "encoder_outputs", "decoder_inputs", "decoder_outputs")
 
 
 def sha256(path: Path) -> str:
@@ -33,92 +40,151 @@ def sha256(path: Path) -> str:
 
 
 @dataclass(frozen=True)
+class Languages:
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class BundleConfig:
+    model: ModelConfig
+    languages: Languages
+    name: str  # where the weights came from (the checkpoint directory's name)
+    opset: int
+    quantization: str  # "none" or "int8"
+    io: dict[str, list[str]]  # IO_KEYS -> the graphs' input/output names, in order
+    onnxruntime: str  # the version that optimized the graphs
+    sha256: dict[str, str]  # graph file -> checksum
+    parity: dict | None = None  # what the export measured against PyTorch (absent for bench bundles)
+    format: str = field(default=FORMAT)
+
+    def to_dict(self) -> dict:
+        out = {"format": self.format, **asdict(self)}
+        if self.parity is None:
+            del out["parity"]
+        return out
+
+    @classmethod
+    def from_dict(cls, data) -> BundleConfig:
+        """Check every field; a BundleError names the first one that is missing or wrong."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            hint = " (it is a PyTorch checkpoint: export it, or use --engine pytorch)" if _is_checkpoint(data) else ""
+            raise BundleError(f"format: does not describe a traductor bundle (format != {FORMAT!r}){hint}")
+        try:
+            model = ModelConfig.from_dict(_get(data, "model", dict))
+        except (TypeError, ValueError) as e:
+            raise BundleError(f"model: {e}") from e
+        langs = _get(data, "languages", dict)
+        io = _get(data, "io", dict)
+        for key in IO_KEYS:
+            if not (isinstance(io.get(key), list) and all(isinstance(n, str) for n in io[key])):
+                raise BundleError(f"io.{key}: must be a list of names")
+        checksums = _get(data, "sha256", dict)
+        for g in GRAPHS:
+            if not isinstance(checksums.get(g), str):
+                raise BundleError(f"sha256.{g}: missing")
+        parity = data.get("parity")
+        if parity is not None and not isinstance(parity, dict):
+            raise BundleError("parity: must be an object")
+        return cls(model, Languages(_get(langs, "source", str, "languages."), _get(langs, "target", str, "languages.")),
+                   data.get("name") or "", _get(data, "opset", int), _get(data, "quantization", str),
+                   {k: list(io[k]) for k in IO_KEYS}, str(data.get("onnxruntime", "")), dict(checksums), parity)
+
+
+def _is_checkpoint(data) -> bool:
+    return isinstance(data, dict) and data.get("format") == "traductor-checkpoint"
+
+
+def _get(data: dict, key: str, kind: type, prefix: str = ""):
+    value = data.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise BundleError(f"{prefix}{key}: expected {kind.__name__}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
 class Bundle:
     path: Path
-    config: dict
+    config: BundleConfig
 
     @property
-    def model(self) -> dict:
-        return self.config["model"]
+    def model(self) -> ModelConfig:
+        return self.config.model
 
     @property
     def n_layers(self) -> int:
-        return self.model["n_decoder_layers"]
+        return self.model.n_decoder_layers
 
     @property
     def n_heads(self) -> int:
-        return self.model["n_heads"]
+        return self.model.n_heads
 
     @property
     def d_k(self) -> int:
-        return self.model["d_model"] // self.model["n_heads"]
+        return self.model.d_k
 
     @property
     def vocab_size(self) -> int:
-        return self.model["vocab_size"]
+        return self.model.vocab_size
 
     @property
     def max_len(self) -> int:
-        return self.model["max_len"]
+        return self.model.max_len
 
     @property
     def checksum(self) -> str:
         """One checksum for the whole bundle: sha256 over the graphs' own checksums."""
-        joined = "".join(self.config["sha256"][g] for g in GRAPHS)
+        joined = "".join(self.config.sha256[g] for g in GRAPHS)
         return hashlib.sha256(joined.encode()).hexdigest()
 
     def file(self, name: str) -> Path:
         return self.path / name
 
 
-def load_bundle(path: Path | str, verify: bool = True) -> Bundle:
-    path = Path(path)
-    config_file = path / "config.json"
-    if not path.is_dir():
-        raise BundleError(f"{path} is not a directory")
+def read_config(path: Path) -> BundleConfig:
+    """config.json of a bundle directory, checked (the graphs are not looked at)."""
+    config_file = Path(path) / "config.json"
     if not config_file.is_file():
         raise BundleError(f"{path} is not a traductor bundle: it has no config.json (make one with `traductor export`)")
     try:
-        config = json.loads(config_file.read_text())
+        data = json.loads(config_file.read_text())
     except json.JSONDecodeError as e:
         raise BundleError(f"{config_file} is not valid JSON: {e}") from e
-    if not isinstance(config, dict) or config.get("format") != FORMAT:
-        raise BundleError(f"{config_file} does not describe a traductor bundle (format != {FORMAT!r})")
-    for name in (*GRAPHS, "tokenizer.model"):
+    try:
+        return BundleConfig.from_dict(data)
+    except BundleError as e:
+        raise BundleError(f"{config_file}: {e}") from e
+
+
+def load_bundle(path: Path | str, verify: bool = True, tokenizer: bool = True) -> Bundle:
+    """Open a bundle: config checked, files present, graphs' checksums verified (`verify`)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise BundleError(f"{path} is not a directory")
+    config = read_config(path)
+    for name in (*GRAPHS, TOKENIZER) if tokenizer else GRAPHS:
         if not (path / name).is_file():
             raise BundleError(f"{path} is missing {name}")
     if verify:
         for name in GRAPHS:
             actual = sha256(path / name)
-            if actual != config["sha256"].get(name):
-                raise BundleError(f"{path / name}: checksum mismatch (config says {config['sha256'].get(name)}, "
-                                  f"file is {actual}); the bundle is corrupt or was modified: export it again")
+            if actual != config.sha256[name]:
+                raise BundleError(
+                    f"{path / name}: checksum mismatch (config says {config.sha256[name]}, file is {actual}); "
+                    "the bundle is corrupt or was modified: export it again"
+                )
     return Bundle(path, config)
 
 
-def cache_home() -> Path:
-    return Path(os.environ.get("TRADUCTOR_HOME") or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "traductor")
-
-
 def default_bundle() -> Path:
-    """The bundled default model, exported to ONNX on first use (needs torch that one time).
+    """The default model's bundle, shipped in the package; TRADUCTOR_BUNDLE names another one.
 
-    Set TRADUCTOR_BUNDLE to use a bundle exported elsewhere (the serving image does).
-    """
+    Never exports: a package without the bundle is broken, and says so."""
     if os.environ.get("TRADUCTOR_BUNDLE"):
         return Path(os.environ["TRADUCTOR_BUNDLE"])
-    from ..model.checkpoint import DEFAULT_MODEL_DIR, WEIGHTS_FILE
-
-    weights = DEFAULT_MODEL_DIR / WEIGHTS_FILE
-    if not weights.is_file():
-        raise BundleError(f"the default model is missing ({weights})")
-    out = cache_home() / f"default-{sha256(weights)[:12]}"
-    if not (out / "config.json").is_file():
-        try:
-            from traductor_export.convert import export
-        except ImportError as e:  # torch or onnx missing
-            raise BundleError(f"the default model has not been exported yet and cannot be here ({e}); "
-                              "install the training extras or pass --model BUNDLE") from e
-        export(DEFAULT_MODEL_DIR, out, force=True, progress=lambda msg: print(f"exporting the default model: {msg}",
-                                                                          file=sys.stderr, flush=True))
-    return out
+    if not (DEFAULT_BUNDLE_DIR / "config.json").is_file():
+        raise BundleError(
+            f"the default model's bundle is missing from the package ({DEFAULT_BUNDLE_DIR}); pass --model BUNDLE, "
+            "set TRADUCTOR_BUNDLE, or export one there with `traductor export --out " + str(DEFAULT_BUNDLE_DIR) + "`"
+        )
+    return DEFAULT_BUNDLE_DIR

@@ -36,7 +36,7 @@ class ModelRunner:
         providers = ["CPUExecutionProvider"]
         self.encoder = ort.InferenceSession(str(bundle.file("encoder.onnx")), opts, providers=providers)
         self.decoder = ort.InferenceSession(str(bundle.file("decoder.onnx")), opts, providers=providers)
-        io = bundle.config["io"]
+        io = bundle.config.io
         self.enc_out = io["encoder_outputs"]
         self.dec_in, self.dec_out = io["decoder_inputs"], io["decoder_outputs"]
         L, h, dk = bundle.n_layers, bundle.n_heads, bundle.d_k

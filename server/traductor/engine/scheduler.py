@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import QueueFull
 from ..model.tokenizer import Tokenizer
 from . import selection
 from .cache import KVCache
@@ -30,10 +31,6 @@ from .request import BeamState, Detokenizer, FinishEvent, FinishReason, Request,
 from .runner import ModelRunner
 
 log = logging.getLogger("traductor.engine")
-
-
-class QueueFull(Exception):
-    """The waiting queue is at its limit: the request is refused, not queued."""
 
 
 @dataclass
@@ -52,7 +49,7 @@ class Scheduler:
         b = runner.bundle
         self.runner, self.tokenizer = runner, tokenizer
         self.max_rows, self.max_queue = max_rows, max_queue
-        self.pad_id, self.bos_id, self.eos_id = b.model["pad_id"], b.model["bos_id"], b.model["eos_id"]
+        self.pad_id, self.bos_id, self.eos_id = b.model.pad_id, b.model.bos_id, b.model.eos_id
         self.cache = KVCache(b.n_layers, b.n_heads, b.d_k, max_rows)
         self.tokens = np.zeros(max_rows, dtype=np.int64)  # each row's newest token
         self.positions = np.zeros(max_rows, dtype=np.int64)  # each row's position (= past length)

@@ -10,16 +10,13 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from ..errors import TranslationError
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits, resolve
 from .bundle import Bundle, load_bundle
 from .request import FinishEvent, FinishReason, Request
 from .runner import ModelRunner
 from .scheduler import Scheduler
-
-
-class TranslationError(RuntimeError):
-    pass
 
 
 class OnnxTranslator:

@@ -14,15 +14,16 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
-from .errors import ModelDirError
+from ..errors import ModelDirError
 from .tokenizer import FILENAME as TOKENIZER_FILE
 from .tokenizer import Tokenizer
-from .transformer import ModelConfig, Transformer
+from .config import ModelConfig
+from .transformer import Transformer
 
 FORMAT = "traductor-checkpoint"
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "default_model"
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "default_model" / "checkpoint"
 
 
 def save(model: Transformer, out_dir: Path, tokenizer_file: Path | None = None, extra: dict | None = None) -> None:
@@ -67,6 +68,8 @@ def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
     model = Transformer(cfg)
     try:
         state = load_file(weights)
+        # weights may be stored in fp16 (the shipped model is, to halve its size): run in fp32
+        state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}
         model.load_state_dict(state)
     except (SafetensorError, RuntimeError, OSError) as e:
         raise ModelDirError(f"{weights}: corrupt or mismatched weights ({str(e).splitlines()[0]})") from e

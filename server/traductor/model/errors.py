@@ -1,5 +1,3 @@
-"""Errors about model directories, importable without torch (the CLI catches them everywhere)."""
+"""Kept for older imports: ModelDirError lives in traductor.errors with every other error."""
 
-
-class ModelDirError(Exception):
-    """The directory is not a usable traductor checkpoint; the message says why."""
+from ..errors import ModelDirError  # noqa: F401

@@ -2,7 +2,7 @@
 
 One file, read top to bottom:
 
-    ModelConfig          the sizes, saved with every checkpoint and used to rebuild the model
+    ModelConfig          the sizes (model/config.py, torch-free), saved with every checkpoint
     sinusoidal_positions PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)
     MultiHeadAttention   softmax(Q K^T / sqrt(d_k) + mask) V, per head, then W_O
     FeedForward          ReLU(x W1 + b1) W2 + b2
@@ -24,50 +24,15 @@ Two ways to run the decoder:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
-
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .config import ModelConfig
+
 # Added to attention scores at masked positions. A finite number keeps rows that are
 # entirely masked (never the case for real inputs) free of NaN; exp(-1e9) is exactly 0 in fp32.
 MASK_VALUE = -1e9
-
-
-@dataclass
-class ModelConfig:
-    vocab_size: int = 8000
-    d_model: int = 256
-    n_heads: int = 4
-    d_ff: int = 1024
-    n_encoder_layers: int = 3
-    n_decoder_layers: int = 3
-    dropout: float = 0.1
-    max_len: int = 256  # longest source or target sequence, in tokens (BOS/EOS included)
-    pad_id: int = 0
-    unk_id: int = 1
-    bos_id: int = 2
-    eos_id: int = 3
-
-    def __post_init__(self):
-        if self.d_model % self.n_heads:
-            raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
-
-    @property
-    def d_k(self) -> int:
-        return self.d_model // self.n_heads
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "ModelConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown model config keys: {sorted(unknown)}")
-        return cls(**data)
 
 
 def sinusoidal_positions(max_len: int, d_model: int) -> torch.Tensor:

@@ -22,7 +22,8 @@ from contextvars import ContextVar
 from typing import AsyncIterator
 
 from ..model.tokenizer import Tokenizer
-from ..options import DecodingOptions, Limits, OptionsError, resolve
+from ..errors import Draining, InvalidInput
+from ..options import DecodingOptions, Limits, resolve
 from ..engine.request import FinishEvent, Request, TokenEvent
 from ..engine.scheduler import Scheduler
 from .metrics import Metrics
@@ -45,14 +46,6 @@ def _summarize(event: FinishEvent) -> None:
     summary["finish"] = event.reason.value
     for name in ("queue", "encode", "decode", "first_token"):
         summary[f"{name}_ms"] = round(max(summary.get(f"{name}_ms", 0.0), getattr(t, name) * 1000), 2)
-
-
-class InvalidInput(OptionsError):
-    """The request's text or options cannot be served (INVALID_ARGUMENT)."""
-
-
-class Draining(Exception):
-    """The server is shutting down and takes no new work (UNAVAILABLE)."""
 
 
 class AsyncEngine:
@@ -112,10 +105,7 @@ class AsyncEngine:
         if len(text) > self.max_input_chars:
             raise InvalidInput(f"text is {len(text)} characters, over the limit of {self.max_input_chars}")
         ids, values = self.tokenizer.encode(text)
-        try:
-            return ids, values, resolve(options, len(ids), self.limits)
-        except OptionsError as e:
-            raise InvalidInput(str(e)) from e
+        return ids, values, resolve(options, len(ids), self.limits)
 
     async def generate(self, text: str, options: DecodingOptions, request_id: str = "",
                        timeout: float | None = None, stream: bool = True,

@@ -6,7 +6,7 @@ from traductor_client.v1 import translator_pb2 as pb
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from ..options import DecodingOptions
-from .async_engine import InvalidInput
+from ..errors import InvalidInput
 
 FINISH_TO_PB = {
     FinishReason.EOS: pb.FINISH_REASON_EOS,

@@ -11,18 +11,12 @@ import time
 
 import grpc
 
-from ..engine.scheduler import QueueFull
-from ..options import OptionsError
-from .async_engine import Draining, InvalidInput, request_summary
+from ..errors import DeadlinePassed, Draining, InvalidInput, QueueFull, Unauthenticated
+from .async_engine import request_summary
 from .metrics import Metrics
-from .servicer import DeadlinePassed, EngineFailure
 
 log = logging.getLogger("traductor.requests")
 SERVICE_PREFIX = "/traductor.v1.Translator/"
-
-
-class Unauthenticated(Exception):
-    pass
 
 
 MALFORMED = object()  # the request the handler gets when its bytes are not a valid message
@@ -44,7 +38,7 @@ def _tolerant(deserializer):
 
 def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     """The one place where exceptions become gRPC statuses."""
-    if isinstance(exc, OptionsError):
+    if isinstance(exc, InvalidInput):
         return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
     if isinstance(exc, QueueFull):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"{exc}; retry later"

@@ -116,7 +116,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     engine.start()
     await warm_up(engine)
     await service.set_serving(True)
-    log.info("serving %s (bundle %s) on %s, port %d", bundle.config.get("name"), bundle.checksum[:12], settings.host, port)
+    log.info("serving %s (bundle %s) on %s, port %d", bundle.config.name, bundle.checksum[:12], settings.host, port)
     return service
 
 

@@ -11,16 +11,9 @@ from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 
 from .. import __version__
 from ..engine.request import FinishEvent, FinishReason
-from .async_engine import AsyncEngine, InvalidInput, request_summary
+from ..errors import DeadlinePassed, EngineFailure, InvalidInput
+from .async_engine import AsyncEngine, request_summary
 from .convert import final_to_pb, options_from_pb, response_to_pb, token_to_pb
-
-
-class EngineFailure(Exception):
-    """The engine failed this request (INTERNAL, generic message; the cause is logged)."""
-
-
-class DeadlinePassed(Exception):
-    """The request's deadline passed while it was queued or decoding (DEADLINE_EXCEEDED)."""
 
 
 def _request_id(request) -> str:
@@ -87,11 +80,11 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
 
 def model_info(bundle, settings, limits) -> pb.ModelInfo:
     """The limits reported are the engine's (`limits`): the settings capped by the bundle."""
-    m = bundle.model
+    m, c = bundle.model, bundle.config
     return pb.ModelInfo(
-        name=bundle.config.get("name", bundle.path.name), source_language=bundle.config["languages"]["source"],
-        target_language=bundle.config["languages"]["target"], d_model=m["d_model"], n_heads=m["n_heads"],
-        n_encoder_layers=m["n_encoder_layers"], n_decoder_layers=m["n_decoder_layers"], vocab_size=m["vocab_size"],
+        name=c.name or bundle.path.name, source_language=c.languages.source, target_language=c.languages.target,
+        d_model=m.d_model, n_heads=m.n_heads, n_encoder_layers=m.n_encoder_layers,
+        n_decoder_layers=m.n_decoder_layers, vocab_size=m.vocab_size,
         max_input_tokens=limits.max_input_tokens, max_new_tokens=limits.max_new_tokens,
         max_beam_size=limits.max_beam_size, max_batch_texts=settings.max_batch_texts,
-        bundle_sha256=bundle.checksum, quantization=bundle.config.get("quantization", "none"), version=__version__)
+        bundle_sha256=bundle.checksum, quantization=c.quantization, version=__version__)

@@ -1,20 +1,23 @@
-"""The trainer's settings (`traductor train` flags), importable without torch."""
+"""The trainer's settings (`traductor train` flags), importable without torch.
+
+The model's own sizes are a `ModelConfig` nested here (one definition, one set of defaults);
+the rest says how to train it. `traductor train` has one flag per field of both, with the same
+names as before (--d-model, --batch-tokens, ...).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
+
+from ..model.config import ModelConfig
+
+# ModelConfig fields the trainer sets itself, never from a flag
+FIXED_MODEL_FIELDS = ("pad_id", "unk_id", "bos_id", "eos_id")
 
 
 @dataclass
 class TrainConfig:
-    vocab_size: int = 6000
-    d_model: int = 256
-    n_heads: int = 4
-    d_ff: int = 1024
-    n_encoder_layers: int = 3
-    n_decoder_layers: int = 3
-    dropout: float = 0.1
-    max_len: int = 256
+    model: ModelConfig = field(default_factory=ModelConfig)
     batch_tokens: int = 4000
     warmup: int = 800
     lr_scale: float = 1.0
@@ -25,3 +28,24 @@ class TrainConfig:
     seed: int = 1
     threads: int = 0  # 0: torch's default (all cores)
     precision: str = "bf16"  # "bf16": autocast matrix products to bfloat16 (weights stay fp32); "fp32"
+
+    @classmethod
+    def flat_fields(cls) -> list:
+        """Every setting a flag can give: the model's sizes, then the training fields."""
+        model = [f for f in fields(ModelConfig) if f.name not in FIXED_MODEL_FIELDS]
+        return model + [f for f in fields(cls) if f.name != "model"]
+
+    @classmethod
+    def from_flat(cls, values: dict) -> TrainConfig:
+        """Build from one flat mapping (flags, or keyword arguments) of model and training fields."""
+        model_names = {f.name for f in fields(ModelConfig)}
+        model = ModelConfig(**{k: v for k, v in values.items() if k in model_names})
+        return cls(model=model, **{k: v for k, v in values.items() if k not in model_names})
+
+    def to_dict(self) -> dict:
+        """Flat, as checkpoints' config.json "training" has always been written."""
+        out = self.model.to_dict()
+        for name in FIXED_MODEL_FIELDS:
+            out.pop(name)
+        out.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "model"})
+        return out

@@ -15,7 +15,7 @@ import json
 import math
 import random
 import time
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -26,7 +26,7 @@ from ..model import checkpoint, placeholders
 from ..model.generate import pad_batch
 from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, FILENAME as TOKENIZER_FILE, Tokenizer, train_sentencepiece
 from ..model.translator import TorchTranslator
-from ..model.transformer import ModelConfig, Transformer
+from ..model.transformer import Transformer
 from .corpus import CorpusError, load_split
 from .config import TrainConfig
 from .evaluate import score
@@ -142,11 +142,9 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
         for p in train_pairs:
             m = placeholders.mask(p.source)
             lines += [m.text, placeholders.mask_like(p.target, m.values)]
-        train_sentencepiece(lines, tok_file, cfg.vocab_size)
+        train_sentencepiece(lines, tok_file, cfg.model.vocab_size)
     tokenizer = Tokenizer(tok_file)
-    model_cfg = ModelConfig(vocab_size=tokenizer.vocab_size, d_model=cfg.d_model, n_heads=cfg.n_heads, d_ff=cfg.d_ff,
-                            n_encoder_layers=cfg.n_encoder_layers, n_decoder_layers=cfg.n_decoder_layers,
-                            dropout=cfg.dropout, max_len=cfg.max_len)
+    model_cfg = replace(cfg.model, vocab_size=tokenizer.vocab_size)
     model = Transformer(model_cfg)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     step, epoch, done_in_epoch, history, best, elapsed = 0, 0, 0, [], -1.0, 0.0
@@ -157,8 +155,8 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
         done_in_epoch = int(state["done_in_epoch"])
         history = json.loads((out_dir / "history.json").read_text()) if (out_dir / "history.json").is_file() else []
 
-    train_data = encode_pairs(tokenizer, train_pairs, cfg.max_len)
-    dev_data = encode_pairs(tokenizer, dev_pairs, cfg.max_len)
+    train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len)
+    dev_data = encode_pairs(tokenizer, dev_pairs, cfg.model.max_len)
     started = time.monotonic() - elapsed
     model.train()
     bar = tqdm(total=cfg.max_steps, initial=step, desc="train", unit="step", disable=quiet, dynamic_ncols=True)
@@ -169,7 +167,7 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
             t0 = time.monotonic()
             step += 1
             for group in optimizer.param_groups:
-                group["lr"] = lr_at(step, cfg.d_model, cfg.warmup, cfg.lr_scale)
+                group["lr"] = lr_at(step, cfg.model.d_model, cfg.warmup, cfg.lr_scale)
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.precision == "bf16"):
                 loss, ntok = loss_on(model, tensors(train_data, idx), cfg.label_smoothing)
             optimizer.zero_grad(set_to_none=True)
@@ -190,7 +188,7 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
                 bar.write(json.dumps(record))
                 if scores["chrf"] > best:
                     best = scores["chrf"]
-                    checkpoint.save(model, out_dir, tok_file, {"training": {**asdict(cfg), "step": step, "dev": scores}})
+                    checkpoint.save(model, out_dir, tok_file, {"training": {**cfg.to_dict(), "step": step, "dev": scores}})
                 torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
                             "epoch": epoch, "done_in_epoch": position, "best": best, "elapsed": time.monotonic() - started}, state_file)
                 (out_dir / "history.json").write_text(json.dumps(history) + "\n")
