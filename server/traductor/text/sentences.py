@@ -4,7 +4,7 @@ sentencex (Wikimedia's rule-based splitter, compiled from Rust) was chosen by me
 pySBD and BlingFire on real messages of the Debian catalogs: as accurate as pySBD on messages
 of two or more sentences and tens of times faster (docs/segmentation.md,
 scripts/compare_splitters.py). This module only turns its output into spans of the caller's
-string (URLs and e-mail addresses are hidden from it first): the library may return pieces
+string (URLs, e-mail addresses and placeholders are hidden from it first): the library may return pieces
 with or without the whitespace between them, so each piece is found again in the line and the
 line is cut at the start of each piece. The spans
 cover every non-space character of the line, never include the whitespace around a sentence,
@@ -18,6 +18,8 @@ import re
 
 import sentencex
 
+from ..model import placeholders
+
 # URLs and e-mail addresses, without the punctuation that may end the sentence after them.
 URL = re.compile(
     r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.|\bmailto:|\b[\w.+-]+@(?=[\w-]+\.))\S+?(?=[.,;:!?)\]'\"]*(?:\s|$))",
@@ -25,6 +27,13 @@ URL = re.compile(
 )
 # A line with none of these has one sentence at most (saves a library call for most lines).
 _MAYBE_END = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
+
+
+def _hidden(line: str) -> str:
+    def word(m: re.Match) -> str:
+        return "x" * len(m.group(0))
+
+    return placeholders.PATTERN.sub(word, URL.sub(word, line))
 
 
 def library_split(line: str) -> list[str]:
@@ -38,8 +47,9 @@ def sentence_spans(line: str) -> list[tuple[int, int]]:
         return []
     starts = [0]
     if _MAYBE_END.search(line):
-        # The library never sees a URL's punctuation: each URL is read as a word of as many "x".
-        line = URL.sub(lambda m: "x" * len(m.group(0)), line)
+        # The library never sees the punctuation of a URL or a placeholder ("%(v1)d.%(v2)d"):
+        # each is read as a word of as many "x".
+        line = _hidden(line)
         cursor = 0
         for piece in library_split(line):
             piece = piece.strip()
