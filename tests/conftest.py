@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tiny_task import synthetic_pairs, write_corpus  # noqa: F401  (re-exported for fixtures)
 
 
@@ -17,9 +16,27 @@ def tiny_checkpoint(tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("tiny")
     corpus = write_corpus(root / "corpus")
-    cfg = TrainConfig.from_flat(dict(vocab_size=300, d_model=32, n_heads=4, d_ff=64, n_encoder_layers=2, n_decoder_layers=2,
-                      dropout=0.0, max_len=64, batch_tokens=800, warmup=60, lr_scale=0.4, max_steps=900,
-                      max_minutes=5, eval_every=900, seed=3, precision="fp32", threads=1))
+    cfg = TrainConfig.from_flat(
+        dict(
+            vocab_size=300,
+            d_model=32,
+            n_heads=4,
+            d_ff=64,
+            n_encoder_layers=2,
+            n_decoder_layers=2,
+            dropout=0.0,
+            max_len=64,
+            batch_tokens=800,
+            warmup=60,
+            lr_scale=0.4,
+            max_steps=900,
+            max_minutes=5,
+            eval_every=900,
+            seed=3,
+            precision="fp32",
+            threads=1,
+        )
+    )
     train(corpus, root / "model", cfg, quiet=True)
     return root / "model"
 

@@ -11,8 +11,8 @@ import random
 from collections import Counter
 
 import pytest
-
 from tiny_task import synthetic_pairs
+
 from traductor.engine.request import FinishEvent, FinishReason, Request, TokenEvent
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator
@@ -97,13 +97,18 @@ def test_onnx_beam_equals_reference_beam(reference, engine, sources, beam):
     model, tokenizer = reference
     ph = tokenizer.placeholder_ids
     expected = ref_alone(beam_search, model, sources, beam, MAX_NEW, placeholder_ids=ph)
-    assert beam_search(model, sources, beam, MAX_NEW, use_cache=False, placeholder_ids=ph) == expected  # padded, no cache
+    assert (
+        beam_search(model, sources, beam, MAX_NEW, use_cache=False, placeholder_ids=ph) == expected
+    )  # padded, no cache
     events = engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW, beam_size=beam), batch_size=32)
     assert [with_eos(e) for e in events] == expected
 
 
-@pytest.mark.parametrize("options", [DecodingOptions(max_new_tokens=MAX_NEW),
-                                     DecodingOptions(max_new_tokens=MAX_NEW, beam_size=3)], ids=["greedy", "beam3"])
+@pytest.mark.parametrize(
+    "options",
+    [DecodingOptions(max_new_tokens=MAX_NEW), DecodingOptions(max_new_tokens=MAX_NEW, beam_size=3)],
+    ids=["greedy", "beam3"],
+)
 def test_onnx_batch_equals_each_alone(engine, sources, options):
     """A sentence gets the same tokens alone as in a batch with others (greedy and beam)."""
     alone = [engine.generate([s], options)[0].token_ids for s in sources]
@@ -121,8 +126,12 @@ def test_sampling_is_reproducible_and_batch_independent(engine, sources):
     assert [engine.generate([s], opts)[0].token_ids for s in sources] == alone
     assert [e.token_ids for e in engine.generate(sources, opts, batch_size=32)] == alone
     assert [e.token_ids for e in engine.generate(list(reversed(sources)), opts, batch_size=5)] == alone[::-1]
-    others = [e.token_ids for e in engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW, temperature=2.0,
-                                                                            top_k=50, top_p=0.95, seed=8))]
+    others = [
+        e.token_ids
+        for e in engine.generate(
+            sources, DecodingOptions(max_new_tokens=MAX_NEW, temperature=2.0, top_k=50, top_p=0.95, seed=8)
+        )
+    ]
     assert others != alone
     greedy_tokens = [e.token_ids for e in engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW))]
     assert alone != greedy_tokens
@@ -133,7 +142,9 @@ def test_min_new_tokens_equal_to_max_gives_exactly_that_many(reference, engine, 
     """min_new_tokens = max_new_tokens = n: every sentence gets exactly n tokens, no EOS, as in the reference."""
     model, tokenizer = reference
     n, ph = 11, tokenizer.placeholder_ids
-    events = engine.generate(sources, DecodingOptions(max_new_tokens=n, min_new_tokens=n, beam_size=beam), batch_size=32)
+    events = engine.generate(
+        sources, DecodingOptions(max_new_tokens=n, min_new_tokens=n, beam_size=beam), batch_size=32
+    )
     assert all(len(e.token_ids) == n and e.reason is FinishReason.LENGTH for e in events)
     if beam == 1:
         expected = ref_alone(greedy, model, sources, n, min_new_tokens=n, placeholder_ids=ph)
@@ -147,8 +158,9 @@ def test_min_new_tokens_only_delays_eos(reference, engine, sources):
     model, tokenizer = reference
     events = engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW, min_new_tokens=5), batch_size=32)
     assert all(len(e.token_ids) >= 5 for e in events)
-    assert [with_eos(e) for e in events] == ref_alone(greedy, model, sources, MAX_NEW, min_new_tokens=5,
-                                                      placeholder_ids=tokenizer.placeholder_ids)
+    assert [with_eos(e) for e in events] == ref_alone(
+        greedy, model, sources, MAX_NEW, min_new_tokens=5, placeholder_ids=tokenizer.placeholder_ids
+    )
 
 
 # ---- continuous batching ---------------------------------------------------------------------------
@@ -180,8 +192,12 @@ def test_requests_admitted_mid_decode_get_their_alone_tokens(engine, sources):
     greedy_opts = DecodingOptions(max_new_tokens=MAX_NEW)
     beam_opts = DecodingOptions(max_new_tokens=MAX_NEW, beam_size=3)
     long_src, mid_src, short_src = sources[15], sources[0], sources[14]
-    plan = [("A", long_src, greedy_opts, 0), ("B", mid_src, beam_opts, 2), ("C", short_src, greedy_opts, 3),
-            ("D", sources[-1], greedy_opts, 5)]
+    plan = [
+        ("A", long_src, greedy_opts, 0),
+        ("B", mid_src, beam_opts, 2),
+        ("C", short_src, greedy_opts, 3),
+        ("D", sources[-1], greedy_opts, 5),
+    ]
     scheduler = Scheduler(engine.runner, engine.tokenizer, max_rows=8, max_queue=8)
     sinks = {}
     step = 0

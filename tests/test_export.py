@@ -14,8 +14,8 @@ from pathlib import Path
 import onnx
 import pytest
 from safetensors.torch import load_file, save_file
-
 from tiny_task import synthetic_pairs
+
 from traductor.cli import main
 from traductor.engine.bundle import GRAPHS, BundleError, load_bundle, sha256
 from traductor.engine.translator import OnnxTranslator
@@ -39,19 +39,32 @@ def test_bundle_config_records_parity_and_checksums(tiny_bundle):
     assert parity["max_abs_logit_diff"] <= 1e-4 and parity["sentences"] >= 30
     assert config["quantization"] == "none" and config["format"] == "traductor-bundle"
     assert config["sha256"] == {g: sha256(tiny_bundle / g) for g in GRAPHS}
-    assert sorted(p.name for p in tiny_bundle.iterdir()) == ["config.json", "decoder.onnx", "encoder.onnx", "tokenizer.model"]
+    assert sorted(p.name for p in tiny_bundle.iterdir()) == [
+        "config.json",
+        "decoder.onnx",
+        "encoder.onnx",
+        "tokenizer.model",
+    ]
     assert not tiny_bundle.with_name(tiny_bundle.name + ".partial").exists()
 
 
 def test_bundle_loads_in_a_fresh_process_from_its_directory_alone(tiny_bundle, tmp_path):
     """Copied elsewhere, the bundle translates in a new interpreter exactly as it does here."""
     moved = shutil.copytree(tiny_bundle, tmp_path / "elsewhere" / "bundle")
-    code = ("import json, sys; from traductor.engine.translator import OnnxTranslator; "
-            "t = OnnxTranslator.load(sys.argv[1], threads=1); "
-            "print(json.dumps(t.translate(json.loads(sys.argv[2]), beam_size=2)))")
+    code = (
+        "import json, sys; from traductor.engine.translator import OnnxTranslator; "
+        "t = OnnxTranslator.load(sys.argv[1], threads=1); "
+        "print(json.dumps(t.translate(json.loads(sys.argv[2]), beam_size=2)))"
+    )
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-c", code, str(moved), json.dumps(TEXTS)], capture_output=True, text=True,
-                         env=env, cwd=tmp_path, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(moved), json.dumps(TEXTS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     here = OnnxTranslator.load(tiny_bundle, threads=1).translate(TEXTS, beam_size=2)
     assert json.loads(out.stdout) == here

@@ -9,17 +9,24 @@ import math
 import pytest
 import torch
 from safetensors.torch import load_file
-
 from tiny_task import synthetic_pairs
+
 from traductor.model import checkpoint
 from traductor.model.generate import beam_search, greedy, pad_batch
-from traductor.model.transformer import (MASK_VALUE, ModelConfig, Transformer, causal_bias, padding_bias,
-                                         sinusoidal_positions)
+from traductor.model.transformer import (
+    MASK_VALUE,
+    ModelConfig,
+    Transformer,
+    causal_bias,
+    padding_bias,
+    sinusoidal_positions,
+)
 from traductor.model.translator import TorchTranslator
 from traductor.training.evaluate import placeholder_rate
 
-SMALL = ModelConfig(vocab_size=50, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=2, n_decoder_layers=2,
-                    dropout=0.0, max_len=32)
+SMALL = ModelConfig(
+    vocab_size=50, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=2, n_decoder_layers=2, dropout=0.0, max_len=32
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +74,9 @@ def test_untrained_model_does_not_solve_the_task(trained):
 
 def test_config_dict_roundtrip():
     """to_dict/from_dict is lossless, also through JSON."""
-    cfg = ModelConfig(vocab_size=123, d_model=24, n_heads=3, d_ff=40, n_encoder_layers=1, n_decoder_layers=4,
-                      dropout=0.25, max_len=77)
+    cfg = ModelConfig(
+        vocab_size=123, d_model=24, n_heads=3, d_ff=40, n_encoder_layers=1, n_decoder_layers=4, dropout=0.25, max_len=77
+    )
     assert ModelConfig.from_dict(cfg.to_dict()) == cfg
     assert ModelConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
     assert cfg.d_k == 8

@@ -86,7 +86,12 @@ def test_torch_commands_without_torch_say_what_to_install(tmp_path):
 
 def test_translate_without_a_bundle_is_one_line(tmp_path):
     """--model pointing at no bundle: a one-line BundleError, no traceback, even without torch."""
-    proc = _run("from traductor.cli import main\nsys.exit(main(sys.argv[1:]))", "translate", "--model", str(tmp_path),
-                stdin="hello\n")
+    proc = _run(
+        "from traductor.cli import main\nsys.exit(main(sys.argv[1:]))",
+        "translate",
+        "--model",
+        str(tmp_path),
+        stdin="hello\n",
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "no config.json" in proc.stderr

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from tiny_task import write_corpus
+
 from traductor.cli import main
 from traductor.model import checkpoint
 from traductor.training import train as train_module
@@ -18,10 +18,26 @@ from traductor.training.train import STATE_FILE, TrainConfig, train
 
 def tiny_config(max_steps: int) -> TrainConfig:
     """A model small enough that a handful of steps take well under a second."""
-    return TrainConfig.from_flat(dict(vocab_size=300, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=1,
-                                      n_decoder_layers=1, dropout=0.0, max_len=64, batch_tokens=300, warmup=10,
-                                      max_steps=max_steps, eval_every=3, max_minutes=5, seed=5, precision="fp32",
-                                      threads=1))
+    return TrainConfig.from_flat(
+        dict(
+            vocab_size=300,
+            d_model=16,
+            n_heads=2,
+            d_ff=32,
+            n_encoder_layers=1,
+            n_decoder_layers=1,
+            dropout=0.0,
+            max_len=64,
+            batch_tokens=300,
+            warmup=10,
+            max_steps=max_steps,
+            eval_every=3,
+            max_minutes=5,
+            seed=5,
+            precision="fp32",
+            threads=1,
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -94,16 +110,24 @@ def run_error(argv, capsys, *fragments: str) -> str:
 
 def test_cli_train_missing_corpus_dir(tmp_path, capsys):
     """Training on a corpus directory that does not exist says how to make one."""
-    run_error(["train", "--corpus", str(tmp_path / "nope"), "--out", str(tmp_path / "m")], capsys,
-              "has no train.tsv", "traductor corpus")
+    run_error(
+        ["train", "--corpus", str(tmp_path / "nope"), "--out", str(tmp_path / "m")],
+        capsys,
+        "has no train.tsv",
+        "traductor corpus",
+    )
 
 
 def test_cli_translate_model_dir_that_is_not_one(tmp_path, capsys, monkeypatch):
     """--engine pytorch with a directory that is not a checkpoint, or does not exist: one line, status 2."""
     monkeypatch.setattr("sys.stdin", io.StringIO("uno dos\n"))
     (tmp_path / "empty").mkdir()
-    run_error(["translate", "--engine", "pytorch", "--model", str(tmp_path / "empty")], capsys,
-              "is not a traductor checkpoint", "config.json")
+    run_error(
+        ["translate", "--engine", "pytorch", "--model", str(tmp_path / "empty")],
+        capsys,
+        "is not a traductor checkpoint",
+        "config.json",
+    )
     monkeypatch.setattr("sys.stdin", io.StringIO("uno dos\n"))
     run_error(["translate", "--engine", "pytorch", "--model", str(tmp_path / "missing")], capsys, "is not a directory")
     (tmp_path / "bad").mkdir()
@@ -114,14 +138,31 @@ def test_cli_translate_model_dir_that_is_not_one(tmp_path, capsys, monkeypatch):
 
 def test_cli_evaluate_onnx_engine_with_a_checkpoint(tiny_checkpoint, small_corpus, capsys):
     """Giving the ONNX engine a checkpoint (not a bundle) is a one-line error that says what is wrong."""
-    run_error(["evaluate", "--corpus", str(small_corpus / "test.tsv"), "--model", str(tiny_checkpoint)], capsys,
-              "does not describe a traductor bundle")
+    run_error(
+        ["evaluate", "--corpus", str(small_corpus / "test.tsv"), "--model", str(tiny_checkpoint)],
+        capsys,
+        "does not describe a traductor bundle",
+    )
 
 
 def test_cli_evaluate_and_translate_pytorch(tiny_checkpoint, small_corpus, capsys, monkeypatch):
     """The happy path of evaluate/translate with the reference engine: JSON scores, one line per input."""
-    assert main(["evaluate", "--engine", "pytorch", "--model", str(tiny_checkpoint), "--corpus",
-                 str(small_corpus / "test.tsv"), "--limit", "20"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "--engine",
+                "pytorch",
+                "--model",
+                str(tiny_checkpoint),
+                "--corpus",
+                str(small_corpus / "test.tsv"),
+                "--limit",
+                "20",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["sentences"] == 20 and report["chrf"] > 50
     monkeypatch.setattr("sys.stdin", io.StringIO("uno dos\ntres %s\n"))

@@ -30,6 +30,8 @@ def run(args) -> None:
 
     sentences = [p.source for p in load_split(Path(args.parity_tsv))] if args.parity_tsv else None
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
-    config = export(checkpoint, Path(args.out), args.quantize, args.force, sentences, progress=lambda m: print(m, flush=True))
+    config = export(
+        checkpoint, Path(args.out), args.quantize, args.force, sentences, progress=lambda m: print(m, flush=True)
+    )
     summary = {"bundle": args.out, "quantization": config["quantization"], "parity": config["parity"]}
     print(json.dumps({**summary, "sha256": config["sha256"]}, indent=2))

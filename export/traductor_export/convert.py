@@ -1,12 +1,12 @@
 """`traductor export`: checkpoint -> bundle, as one template (load, validate, optimize, save, prove).
 
-    load       the checkpoint directory (config.json, model.safetensors, tokenizer.model)
-    validate   config, finite weights, tokenizer and model agree
-    export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
-    optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
-    quantize   optional: dynamic int8 matrix multiplications, per-channel weights
-    save       tokenizer, config.json with dimensions, IO names, checksums
-    prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails
+load       the checkpoint directory (config.json, model.safetensors, tokenizer.model)
+validate   config, finite weights, tokenizer and model agree
+export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
+optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
+quantize   optional: dynamic int8 matrix multiplications, per-channel weights
+save       tokenizer, config.json with dimensions, IO names, checksums
+prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import onnxruntime as ort
 import torch
 
 from traductor.engine.bundle import GRAPHS, BundleConfig, Languages, load_bundle, sha256
-from traductor.errors import ExportError
 from traductor.engine.translator import OnnxTranslator
+from traductor.errors import ExportError
 from traductor.model import checkpoint
 from traductor.model.tokenizer import FILENAME as TOKENIZER_FILE
 from traductor.model.transformer import Transformer
@@ -34,7 +34,6 @@ from .graphs import DecoderStepGraph, EncoderGraph, io_names
 
 OPSET = 17
 MAX_LOGIT_DIFF = 1e-4
-
 
 
 def validate(model: Transformer) -> None:
@@ -54,11 +53,20 @@ def export_graphs(model: Transformer, out: Path) -> dict:
     # The wrappers are built in eval mode: torch.onnx.export restores the exported module's
     # training flag afterwards, and a new module is in training mode, which would switch the
     # model's dropout on for everything that runs after the export (the parity check included).
-    torch.onnx.export(EncoderGraph(model).eval(), (src, pad), str(out / "encoder.onnx"), dynamo=False, opset_version=OPSET,
-                      input_names=names["encoder_inputs"], output_names=names["encoder_outputs"],
-                      dynamic_axes={"source_ids": batch_src, "source_padding": batch_src,
-                                    **{k: {0: "batch", (1 if k == "encoder_output" else 2): "source_length"}
-                                       for k in names["encoder_outputs"]}})
+    torch.onnx.export(
+        EncoderGraph(model).eval(),
+        (src, pad),
+        str(out / "encoder.onnx"),
+        dynamo=False,
+        opset_version=OPSET,
+        input_names=names["encoder_inputs"],
+        output_names=names["encoder_outputs"],
+        dynamic_axes={
+            "source_ids": batch_src,
+            "source_padding": batch_src,
+            **{k: {0: "batch", (1 if k == "encoder_output" else 2): "source_length"} for k in names["encoder_outputs"]},
+        },
+    )
     L = cfg.n_decoder_layers
     past = [torch.zeros(B, h, T, dk) for _ in range(2 * L)]
     cross = [torch.zeros(B, h, n, dk) for _ in range(2 * L)]
@@ -67,8 +75,16 @@ def export_graphs(model: Transformer, out: Path) -> dict:
     axes.update({k: {0: "batch", 2: "past_length"} for k in names["decoder_inputs"] if k.startswith("past_")})
     axes.update({k: {0: "batch", 2: "source_length"} for k in names["decoder_inputs"] if k.startswith("cross_")})
     axes.update({k: {0: "batch"} for k in names["decoder_outputs"] if k.startswith("new_")})
-    torch.onnx.export(DecoderStepGraph(model).eval(), args, str(out / "decoder.onnx"), dynamo=False, opset_version=OPSET,
-                      input_names=names["decoder_inputs"], output_names=names["decoder_outputs"], dynamic_axes=axes)
+    torch.onnx.export(
+        DecoderStepGraph(model).eval(),
+        args,
+        str(out / "decoder.onnx"),
+        dynamo=False,
+        opset_version=OPSET,
+        input_names=names["decoder_inputs"],
+        output_names=names["decoder_outputs"],
+        dynamic_axes=axes,
+    )
     for g in GRAPHS:
         onnx.checker.check_model(str(out / g), full_check=True)
     return names
@@ -87,9 +103,14 @@ def quantize_int8(src: Path, dst: Path) -> None:
 
     # The optimized graph holds com.microsoft ops whose output types shape inference cannot
     # name: tell the quantizer that such tensors are float.
-    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
-                     op_types_to_quantize=["MatMul", "Gemm"],
-                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul", "Gemm"],
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
 
 
 def build_graphs(model: Transformer, out: Path, quantize: str | None = None, progress=print) -> dict:
@@ -108,8 +129,9 @@ def build_graphs(model: Transformer, out: Path, quantize: str | None = None, pro
     return names
 
 
-def bundle_config(model: Transformer, out: Path, names: dict, quantize: str | None, name: str,
-                  languages: dict) -> BundleConfig:
+def bundle_config(
+    model: Transformer, out: Path, names: dict, quantize: str | None, name: str, languages: dict
+) -> BundleConfig:
     """The bundle's config.json (without parity, which is measured once the bundle can run)."""
     return BundleConfig(
         model=model.cfg,
@@ -129,8 +151,14 @@ def _model_name(checkpoint_dir: Path) -> str:
     return resolved.parent.name if resolved == checkpoint.DEFAULT_MODEL_DIR.resolve() else resolved.name
 
 
-def export(checkpoint_dir: Path | None, out: Path, quantize: str | None = None, force: bool = False,
-           parity_sentences: list[str] | None = None, progress=print) -> dict:
+def export(
+    checkpoint_dir: Path | None,
+    out: Path,
+    quantize: str | None = None,
+    force: bool = False,
+    parity_sentences: list[str] | None = None,
+    progress=print,
+) -> dict:
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not force:
         raise ExportError(f"{out} already exists; pass --force to overwrite it")
@@ -155,8 +183,11 @@ def export(checkpoint_dir: Path | None, out: Path, quantize: str | None = None, 
     texts = report.pop("onnx_texts")
     config["parity"] = report
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    if quantize is None and (report["onnx_identical"] < 1.0 or not report["max_abs_logit_diff"] <= MAX_LOGIT_DIFF
-                             or not math.isfinite(report["max_abs_logit_diff"])):
+    if quantize is None and (
+        report["onnx_identical"] < 1.0
+        or not report["max_abs_logit_diff"] <= MAX_LOGIT_DIFF
+        or not math.isfinite(report["max_abs_logit_diff"])
+    ):
         raise ExportError(f"parity check failed, the bundle is left in {staging} for inspection: {report}")
     if out.exists():
         shutil.rmtree(out)

@@ -38,9 +38,9 @@ from traductor.model.transformer import MASK_VALUE, DecoderLayer, Transformer, p
 
 def io_names(n_layers: int) -> dict[str, list[str]]:
     layers = range(n_layers)
-    past = [n for l in layers for n in (f"past_key_{l}", f"past_value_{l}")]
-    cross = [n for l in layers for n in (f"cross_key_{l}", f"cross_value_{l}")]
-    new = [n for l in layers for n in (f"new_key_{l}", f"new_value_{l}")]
+    past = [n for i in layers for n in (f"past_key_{i}", f"past_value_{i}")]
+    cross = [n for i in layers for n in (f"cross_key_{i}", f"cross_value_{i}")]
+    new = [n for i in layers for n in (f"new_key_{i}", f"new_value_{i}")]
     return {
         "encoder_inputs": ["source_ids", "source_padding"],
         "encoder_outputs": ["encoder_output"] + cross,
@@ -103,7 +103,9 @@ class DecoderStepGraph(nn.Module):
         src_bias = padding_bias(source_padding)
         y = m.embedding(input_ids[:, 0]) * math.sqrt(m.cfg.d_model) + m.positions[positions]  # (B, d), as embed()
         new = []
-        for l, layer in enumerate(m.decoder_layers):
-            y, k, v = step_layer(layer, y, past[2 * l], past[2 * l + 1], past_bias, cross[2 * l], cross[2 * l + 1], src_bias)
+        for i, layer in enumerate(m.decoder_layers):
+            y, k, v = step_layer(
+                layer, y, past[2 * i], past[2 * i + 1], past_bias, cross[2 * i], cross[2 * i + 1], src_bias
+            )
             new += [k, v]
         return (m.logits(y), *new)

@@ -71,7 +71,9 @@ def reference_logits(model: Transformer, sources: list[list[int]], targets: list
     return [logits[i, : max(len(t), 1)] for i, t in enumerate(targets)]
 
 
-def onnx_logits(runner: ModelRunner, bos: int, pad: int, sources: list[list[int]], targets: list[list[int]]) -> list[np.ndarray]:
+def onnx_logits(
+    runner: ModelRunner, bos: int, pad: int, sources: list[list[int]], targets: list[list[int]]
+) -> list[np.ndarray]:
     """The same logits from the ONNX graphs, stepping with a cache grown by concatenation."""
     src, _ = pad_batch(sources, pad)
     ids = src.numpy()
@@ -91,8 +93,14 @@ def onnx_logits(runner: ModelRunner, bos: int, pad: int, sources: list[list[int]
     return [out[i, : max(len(tg), 1)] for i, tg in enumerate(targets)]
 
 
-def check(model: Transformer, tokenizer: Tokenizer, translator: OnnxTranslator, sentences: list[str],
-          max_new_tokens: int = 48, batch_size: int = 8) -> dict:
+def check(
+    model: Transformer,
+    tokenizer: Tokenizer,
+    translator: OnnxTranslator,
+    sentences: list[str],
+    max_new_tokens: int = 48,
+    batch_size: int = 8,
+) -> dict:
     model.eval()  # the reference is the inference model: no dropout
     sources = [tokenizer.encode(s)[0][: model.cfg.max_len] for s in sentences]
     ref, cached, onnx = [], [], []
@@ -106,7 +114,9 @@ def check(model: Transformer, tokenizer: Tokenizer, translator: OnnxTranslator, 
     max_diff = 0.0
     for start in range(0, len(sources), batch_size):
         s, t = sources[start : start + batch_size], ref[start : start + batch_size]
-        for a, b in zip(reference_logits(model, s, t), onnx_logits(translator.runner, model.cfg.bos_id, model.cfg.pad_id, s, t)):
+        for a, b in zip(
+            reference_logits(model, s, t), onnx_logits(translator.runner, model.cfg.bos_id, model.cfg.pad_id, s, t)
+        ):
             max_diff = max(max_diff, float(np.abs(a - b).max()))
     n = len(sources)
     return {

@@ -51,14 +51,25 @@ def sources(vocab: int, batch: int, seed: int = 0) -> list[list[int]]:
 def make_bundle(shape, quantize: str | None, out: Path) -> Path:
     """Random weights (seed 0) -> bundle (graphs + config; no tokenizer: the bench feeds ids)."""
     import torch
+
     from traductor.model.config import ModelConfig
     from traductor.model.transformer import Transformer
     from traductor_export.convert import build_graphs, bundle_config
 
     d, layers, heads, d_ff, vocab = shape
     torch.manual_seed(0)
-    model = Transformer(ModelConfig(vocab_size=vocab, d_model=d, n_heads=heads, d_ff=d_ff, n_encoder_layers=layers,
-                                    n_decoder_layers=layers, dropout=0.0, max_len=128)).eval()
+    model = Transformer(
+        ModelConfig(
+            vocab_size=vocab,
+            d_model=d,
+            n_heads=heads,
+            d_ff=d_ff,
+            n_encoder_layers=layers,
+            n_decoder_layers=layers,
+            dropout=0.0,
+            max_len=128,
+        )
+    ).eval()
     out.mkdir(parents=True, exist_ok=True)
     names = build_graphs(model, out, quantize, progress=lambda *_: None)
     config = bundle_config(model, out, names, quantize, "random", {"source": "en", "target": "es"})
@@ -80,7 +91,7 @@ def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) ->
     for batch in batches:
         srcs = sources(bundle.vocab_size, batch)
 
-        def once() -> float:
+        def once(batch: int = batch, srcs: list[list[int]] = srcs) -> float:
             scheduler = Scheduler(runner, None, max_rows=batch, max_queue=batch)
             done = []
             for i, s in enumerate(srcs):
@@ -103,8 +114,19 @@ def run_anchors(shape, batches: list[int], runs: int, threads: int, anchors_dir:
     script = anchors_dir / "run_anchors.py"
     if not script.is_file():
         return {"error": f"{script} not found (pass --anchors-dir: the benchmarks/ folder of a source checkout)"}
-    cmd = [sys.executable, str(script), "--shape", ",".join(map(str, shape)), "--batches", ",".join(map(str, batches)),
-           "--runs", str(runs), "--threads", str(threads), "--json"]
+    cmd = [
+        sys.executable,
+        str(script),
+        "--shape",
+        ",".join(map(str, shape)),
+        "--batches",
+        ",".join(map(str, batches)),
+        "--runs",
+        str(runs),
+        "--threads",
+        str(threads),
+        "--json",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=anchors_dir.parent)
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip().startswith("{")]
     if proc.returncode != 0 or not lines:
@@ -124,20 +146,62 @@ def run_service(bundle_dir: Path, levels: list[int], duration: float, threads: i
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle_dir), "--host",
-                               "127.0.0.1", "--port", str(port), "--metrics-port", "0", "--threads", str(threads),
-                               "--max-active-sequences", str(max(levels)), "--max-input-tokens", "128",
-                               "--log-level", "WARNING"])
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "traductor.cli",
+            "serve",
+            "--model",
+            str(bundle_dir),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--metrics-port",
+            "0",
+            "--threads",
+            str(threads),
+            "--max-active-sequences",
+            str(max(levels)),
+            "--max-input-tokens",
+            "128",
+            "--log-level",
+            "WARNING",
+        ]
+    )
     try:
         _wait_serving(f"127.0.0.1:{port}", server)
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "load.json"
             progress(f"service: loadtest at concurrency {levels}")
-            subprocess.run([sys.executable, "-m", "traductor_client.cli", "loadtest", "--target", f"127.0.0.1:{port}",
-                            "--concurrency", ",".join(map(str, levels)), "--duration", str(duration), "--warmup", "3",
-                            "--stream-fraction", "1", "--min-new-tokens", str(NEW_TOKENS), "--max-new-tokens",
-                            str(NEW_TOKENS), "--json-out", str(out), "--no-progress"], check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "traductor_client.cli",
+                    "loadtest",
+                    "--target",
+                    f"127.0.0.1:{port}",
+                    "--concurrency",
+                    ",".join(map(str, levels)),
+                    "--duration",
+                    str(duration),
+                    "--warmup",
+                    "3",
+                    "--stream-fraction",
+                    "1",
+                    "--min-new-tokens",
+                    str(NEW_TOKENS),
+                    "--max-new-tokens",
+                    str(NEW_TOKENS),
+                    "--json-out",
+                    str(out),
+                    "--no-progress",
+                ],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             return json.loads(out.read_text())
     finally:
         server.terminate()
@@ -161,15 +225,39 @@ def _wait_serving(target: str, server: subprocess.Popen, timeout: float = 120) -
 
 
 def machine() -> dict:
-    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
+    cpu = (
+        next(
+            (
+                ln.split(":", 1)[1].strip()
+                for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
     import onnxruntime
 
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "onnxruntime": onnxruntime.__version__}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "onnxruntime": onnxruntime.__version__,
+    }
 
 
-def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[str], anchors: Path | None,
-          service_levels: list[int] | None = None, service_seconds: float = 20, progress=print) -> dict:
+def bench(
+    shape,
+    batches: list[int],
+    runs: int,
+    threads: int,
+    precisions: list[str],
+    anchors: Path | None,
+    service_levels: list[int] | None = None,
+    service_seconds: float = 20,
+    progress=print,
+) -> dict:
     ours: dict[str, dict] = {}
     service = None
     with tempfile.TemporaryDirectory(prefix="traductor-bench-") as tmp:
@@ -179,9 +267,19 @@ def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[s
             progress(f"traductor {precision}: run batches {batches}")
             ours[precision] = run_engine(bundle, batches, runs, threads)
             if service_levels and precision == precisions[0]:
-                service = {"precision": precision, **run_service(bundle, service_levels, service_seconds, threads, progress)}
-    report = {"shape": list(shape), "source_length": SOURCE_LENGTH, "new_tokens": NEW_TOKENS, "runs": runs,
-              "threads": threads, "machine": machine(), "traductor": ours}
+                service = {
+                    "precision": precision,
+                    **run_service(bundle, service_levels, service_seconds, threads, progress),
+                }
+    report = {
+        "shape": list(shape),
+        "source_length": SOURCE_LENGTH,
+        "new_tokens": NEW_TOKENS,
+        "runs": runs,
+        "threads": threads,
+        "machine": machine(),
+        "traductor": ours,
+    }
     if service:
         report["service"] = service
     if anchors:
@@ -195,19 +293,32 @@ def bench(shape, batches: list[int], runs: int, threads: int, precisions: list[s
 
 def register(sub) -> None:
     p = sub.add_parser("bench", help="engine throughput (tokens/s) against CTranslate2, Optimum ORT, PyTorch")
-    p.add_argument("--shape", default="512,6,8,2048,32000", help="d_model,layers,heads,d_ff,vocab (default: opus-mt size)")
+    p.add_argument(
+        "--shape", default="512,6,8,2048,32000", help="d_model,layers,heads,d_ff,vocab (default: opus-mt size)"
+    )
     p.add_argument("--batches", default="1,8,32")
     p.add_argument("--runs", type=int, default=3, help="timed runs per point (median reported), after one warm-up")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads for every engine (default: all cores)")
+    p.add_argument(
+        "--threads", type=int, default=os.cpu_count() or 1, help="threads for every engine (default: all cores)"
+    )
     p.add_argument("--precisions", default="fp32,int8")
     p.add_argument("--anchors", action="store_true", help="also run the anchor engines (needs benchmarks/setup.sh)")
-    p.add_argument("--anchors-dir", type=Path, default=Path(os.environ.get("TRADUCTOR_BENCHMARKS", "benchmarks")),
-                   help="the benchmarks/ folder of a source checkout (default: $TRADUCTOR_BENCHMARKS or ./benchmarks)")
-    p.add_argument("--service", default="", help="also load-test `traductor serve` on the same model at these "
-                   "concurrency levels (streams), e.g. 1,8,32,64")
+    p.add_argument(
+        "--anchors-dir",
+        type=Path,
+        default=Path(os.environ.get("TRADUCTOR_BENCHMARKS", "benchmarks")),
+        help="the benchmarks/ folder of a source checkout (default: $TRADUCTOR_BENCHMARKS or ./benchmarks)",
+    )
+    p.add_argument(
+        "--service",
+        default="",
+        help="also load-test `traductor serve` on the same model at these concurrency levels (streams), e.g. 1,8,32,64",
+    )
     p.add_argument("--service-seconds", type=float, default=20, help="measured seconds per service level")
     p.add_argument("--out", help="write bench.json, bench.md and bench.png into this directory")
-    p.add_argument("--json", action="store_true", help='print {"fp32": {"1": tok/s, ...}, "int8": {...}} as the last line')
+    p.add_argument(
+        "--json", action="store_true", help='print {"fp32": {"1": tok/s, ...}, "int8": {...}} as the last line'
+    )
     p.set_defaults(func=run)
 
 
@@ -221,8 +332,17 @@ def run(args) -> None:
     if not set(precisions) <= {"fp32", "int8"} or not precisions:
         raise CommandError(f"--precisions takes fp32 and/or int8, got {args.precisions!r}")
     levels = [int(c) for c in args.service.split(",") if c]
-    report = bench(shape, batches, args.runs, args.threads, precisions, args.anchors_dir.resolve() if args.anchors else None, levels, args.service_seconds,
-                   progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    report = bench(
+        shape,
+        batches,
+        args.runs,
+        args.threads,
+        precisions,
+        args.anchors_dir.resolve() if args.anchors else None,
+        levels,
+        args.service_seconds,
+        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+    )
     report["command"] = "traductor " + " ".join(args.argv)
     from .bench_report import service_table, table, write
 

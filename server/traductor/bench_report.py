@@ -25,7 +25,9 @@ def table(report: dict) -> str:
     batches = sorted({b for _, r in rows(report) for b in r}, key=int)
     lines = ["| engine | " + " | ".join(f"batch {b}" for b in batches) + " |", "|---" * (len(batches) + 1) + "|"]
     for label, by_batch in rows(report):
-        lines.append(f"| {label} | " + " | ".join(f"{by_batch[b]:.0f}" if b in by_batch else "-" for b in batches) + " |")
+        lines.append(
+            f"| {label} | " + " | ".join(f"{by_batch[b]:.0f}" if b in by_batch else "-" for b in batches) + " |"
+        )
     for name, results in (report.get("anchors") or {}).items():
         if isinstance(results, dict) and "error" in results:
             lines.append(f"| {ANCHOR_NAMES.get(name, name)} | failed: {results['error'][:80]} |")
@@ -39,16 +41,20 @@ def service_table(report: dict) -> str:
     if not service:
         return ""
     engine = report["traductor"].get(service["precision"], {})
-    lines = ["| concurrent streams | tokens/s | vs engine at that batch | p50 ms | p99 ms | TTFT p50 ms | errors |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| concurrent streams | tokens/s | vs engine at that batch | p50 ms | p99 ms | TTFT p50 ms | errors |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for level in service["levels"]:
         c, tps = int(level["level"]), level["output_tokens_per_second"] or 0.0
         ref = engine.get(str(c))
         ratio = f"{tps / ref:.0%}" if ref else "-"
         lat, ttft = level["latency_seconds"], level["ttft_seconds"]
         ms = lambda v: f"{v * 1000:.0f}" if v is not None else "-"  # noqa: E731
-        lines.append(f"| {c} | {tps:.0f} | {ratio} | {ms(lat['p50'])} | {ms(lat['p99'])} | {ms(ttft['p50'])} | "
-                     f"{sum(level['errors'].values())} |")
+        lines.append(
+            f"| {c} | {tps:.0f} | {ratio} | {ms(lat['p50'])} | {ms(lat['p99'])} | {ms(ttft['p50'])} | "
+            f"{sum(level['errors'].values())} |"
+        )
     return "\n".join(lines)
 
 
@@ -56,14 +62,23 @@ def write(report: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(report, indent=2) + "\n")
     m = report["machine"]
-    text = [f"Shape {report['shape']}, source length {report['source_length']}, exactly {report['new_tokens']} new tokens, "
-            f"greedy; output tokens/s, median of {report['runs']} runs after a warm-up; {report['threads']} threads.",
-            f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ONNX Runtime {m['onnxruntime']}.",
-            f"Command: `{report.get('command', 'traductor bench')}`", "", table(report), ""]
+    text = [
+        f"Shape {report['shape']}, source length {report['source_length']}, exactly {report['new_tokens']} new tokens, "
+        f"greedy; output tokens/s, median of {report['runs']} runs after a warm-up; {report['threads']} threads.",
+        f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ONNX Runtime {m['onnxruntime']}.",
+        f"Command: `{report.get('command', 'traductor bench')}`",
+        "",
+        table(report),
+        "",
+    ]
     if report.get("service"):
-        text += [f"Through gRPC (`traductor serve` on the same {report['service']['precision']} model, "
-                 "`traductor-client loadtest`, streams, exactly 32 new tokens, load generator on the same machine):",
-                 "", service_table(report), ""]
+        text += [
+            f"Through gRPC (`traductor serve` on the same {report['service']['precision']} model, "
+            "`traductor-client loadtest`, streams, exactly 32 new tokens, load generator on the same machine):",
+            "",
+            service_table(report),
+            "",
+        ]
     (out / "bench.md").write_text("\n".join(text))
     chart(report, out / "bench.png")
 

@@ -23,7 +23,9 @@ from .errors import TraductorError, require_torch
 def cmd_corpus(args) -> None:
     from .training import corpus
 
-    stats = corpus.build(args.out, Path(args.catalogs), args.tsv, tuple(args.dev.split(",")), tuple(args.test.split(",")))
+    stats = corpus.build(
+        args.out, Path(args.catalogs), args.tsv, tuple(args.dev.split(",")), tuple(args.test.split(","))
+    )
     print(json.dumps(stats, indent=2))
 
 
@@ -72,12 +74,23 @@ def cmd_evaluate(args) -> None:
     hyps = translator.translate([p.source for p in pairs], beam_size=args.beam, batch_size=args.batch_size)
     if args.hypotheses:
         Path(args.hypotheses).write_text("".join(h + "\n" for h in hyps))
-    print(json.dumps({"corpus": args.corpus, "engine": args.engine, "beam": args.beam,
-                      **score([p.source for p in pairs], hyps, [p.target for p in pairs])}, indent=2))
+    print(
+        json.dumps(
+            {
+                "corpus": args.corpus,
+                "engine": args.engine,
+                "beam": args.beam,
+                **score([p.source for p in pairs], hyps, [p.target for p in pairs]),
+            },
+            indent=2,
+        )
+    )
 
 
 def _add_engine_args(p) -> None:
-    p.add_argument("--model", help="ONNX bundle (onnx engine) or checkpoint (pytorch engine); default: the bundled model")
+    p.add_argument(
+        "--model", help="ONNX bundle (onnx engine) or checkpoint (pytorch engine); default: the bundled model"
+    )
     p.add_argument("--engine", choices=["onnx", "pytorch"], default="onnx")
     p.add_argument("--beam", type=int, default=1, help="beam size (1: greedy)")
     p.add_argument("--batch-size", type=int, default=32)
@@ -85,10 +98,12 @@ def _add_engine_args(p) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .training.corpus import DEFAULT_CATALOG_DIR, DEFAULT_DEV, DEFAULT_TEST
     from .training.config import TrainConfig
+    from .training.corpus import DEFAULT_CATALOG_DIR, DEFAULT_DEV, DEFAULT_TEST
 
-    parser = argparse.ArgumentParser(prog="traductor", description="English->Spanish translation: train, export, serve.")
+    parser = argparse.ArgumentParser(
+        prog="traductor", description="English->Spanish translation: train, export, serve."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("corpus", help="extract a parallel corpus from gettext catalogs")
@@ -105,7 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--restart", action="store_true", help="ignore an existing train_state.pt")
     for f in TrainConfig.flat_fields():
         choices = ["bf16", "fp32"] if f.name == "precision" else None
-        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default, dest=f.name, choices=choices)
+        p.add_argument(
+            "--" + f.name.replace("_", "-"), type=type(f.default), default=f.default, dest=f.name, choices=choices
+        )
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("evaluate", help="BLEU, chrF and placeholder rate on a TSV")

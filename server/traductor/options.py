@@ -45,7 +45,9 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
     if source_tokens > limits.max_input_tokens:
         raise OptionsError(f"input is {source_tokens} tokens, over the limit of {limits.max_input_tokens}")
     if not 0 <= o.max_new_tokens <= limits.max_new_tokens:
-        raise OptionsError(f"max_new_tokens must be between 1 and {limits.max_new_tokens} (0 for automatic), got {o.max_new_tokens}")
+        raise OptionsError(
+            f"max_new_tokens must be between 1 and {limits.max_new_tokens} (0 for automatic), got {o.max_new_tokens}"
+        )
     max_new = o.max_new_tokens or auto_max_new_tokens(source_tokens, limits.max_new_tokens)
     if not 0 <= o.min_new_tokens <= max_new:
         raise OptionsError(f"min_new_tokens must be between 0 and max_new_tokens ({max_new}), got {o.min_new_tokens}")
@@ -61,4 +63,6 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
         raise OptionsError(f"seed must be >= 0, got {o.seed}")
     if o.sampling and o.beam_size > 1:
         raise OptionsError("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
-    return DecodingOptions(max_new, o.min_new_tokens, o.beam_size, o.temperature, o.top_k, o.top_p, o.seed, o.return_scores)
+    return DecodingOptions(
+        max_new, o.min_new_tokens, o.beam_size, o.temperature, o.top_k, o.top_p, o.seed, o.return_scores
+    )

@@ -9,9 +9,10 @@ import time
 from pathlib import Path
 
 import grpc
+
 from traductor.service.server import Service, start
-from traductor_client.v1 import translator_pb2_grpc
 from traductor.service.settings import Settings
+from traductor_client.v1 import translator_pb2_grpc
 
 
 def free_port() -> int:
@@ -24,8 +25,16 @@ class ServiceThread:
     """`server.start()` on an event loop of its own thread; `stop()` drains and joins it."""
 
     def __init__(self, bundle: Path, before_step=None, **overrides):
-        values = dict(model=str(bundle), host="127.0.0.1", port=0, metrics_port=0, threads=1,
-                      max_active_sequences=8, max_queued_requests=64, drain_seconds=2.0)
+        values = dict(
+            model=str(bundle),
+            host="127.0.0.1",
+            port=0,
+            metrics_port=0,
+            threads=1,
+            max_active_sequences=8,
+            max_queued_requests=64,
+            drain_seconds=2.0,
+        )
         values.update(overrides)
         self.settings = Settings(**values)
         self.before_step = before_step

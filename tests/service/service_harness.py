@@ -16,11 +16,11 @@ from typing import Callable
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from traductor_client.v1 import translator_pb2 as pb
-from traductor_client.v1 import translator_pb2_grpc
 
 from traductor.service.server import Service, start
 from traductor.service.settings import Settings
+from traductor_client.v1 import translator_pb2 as pb
+from traductor_client.v1 import translator_pb2_grpc
 
 WAIT = 30.0  # upper bound of every bounded wait; a healthy run needs a fraction of a second
 
@@ -136,9 +136,15 @@ class ServerThread:
 
     def wait_idle(self) -> None:
         """Wait until no sequence is decoded and no request is queued or in flight."""
-        wait_for(lambda: (self.service.engine.in_flight == 0 and self.metric("traductor_active_sequences") == 0
-                          and self.metric("traductor_kv_cache_bytes") == 0
-                          and self.service.engine.scheduler.queue_depth() == 0), what="the engine to be idle")
+        wait_for(
+            lambda: (
+                self.service.engine.in_flight == 0
+                and self.metric("traductor_active_sequences") == 0
+                and self.metric("traductor_kv_cache_bytes") == 0
+                and self.service.engine.scheduler.queue_depth() == 0
+            ),
+            what="the engine to be idle",
+        )
 
     def close(self) -> None:
         self.gate.open()

@@ -11,10 +11,10 @@ import pytest
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from service_harness import WAIT, translate_request, wait_for
-from traductor_client.v1 import translator_pb2 as pb
 
 from traductor import __version__
 from traductor.engine.bundle import load_bundle
+from traductor_client.v1 import translator_pb2 as pb
 
 WORDS = ["cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"]
 # Outputs with placeholders restored, multi-byte ones included (a brace field's format spec may
@@ -86,14 +86,18 @@ def test_32_concurrent_requests_equal_their_alone_results(server, alone):
     """32 requests of different lengths decoded in one batch give each the tokens it gets alone."""
     texts = varied_texts(32)
     expected = [alone(t).token_ids for t in texts]
-    over_24_before = server.metric("traductor_batch_size_count") - server.metric("traductor_batch_size_bucket", {"le": "24.0"})
+    over_24_before = server.metric("traductor_batch_size_count") - server.metric(
+        "traductor_batch_size_bucket", {"le": "24.0"}
+    )
     server.gate.close()
     futures = [server.stub.Translate.future(translate_request(t), timeout=WAIT) for t in texts]
     wait_for(lambda: server.service.engine.scheduler.queue_depth() == 32, what="32 queued requests")
     server.gate.open()
     results = [f.result() for f in futures]
     assert [list(r.token_ids) for r in results] == expected
-    over_24_after = server.metric("traductor_batch_size_count") - server.metric("traductor_batch_size_bucket", {"le": "24.0"})
+    over_24_after = server.metric("traductor_batch_size_count") - server.metric(
+        "traductor_batch_size_bucket", {"le": "24.0"}
+    )
     assert over_24_after > over_24_before  # they really were decoded together (a step with > 24 rows)
 
 
@@ -154,9 +158,16 @@ def test_model_info(server, tiny_bundle):
     info = server.stub.GetModelInfo(pb.GetModelInfoRequest(), timeout=WAIT)
     m = bundle.model
     assert (info.d_model, info.n_heads, info.n_encoder_layers, info.n_decoder_layers, info.vocab_size) == (
-        m.d_model, m.n_heads, m.n_encoder_layers, m.n_decoder_layers, m.vocab_size)
-    assert (info.source_language, info.target_language) == (bundle.config.languages.source,
-                                                            bundle.config.languages.target)
+        m.d_model,
+        m.n_heads,
+        m.n_encoder_layers,
+        m.n_decoder_layers,
+        m.vocab_size,
+    )
+    assert (info.source_language, info.target_language) == (
+        bundle.config.languages.source,
+        bundle.config.languages.target,
+    )
     assert info.bundle_sha256 == bundle.checksum and len(info.bundle_sha256) == 64
     assert info.quantization == "none" and info.version == __version__ and info.name
     # The tiny bundle's max_len (64) caps the settings' 200/200.
@@ -172,8 +183,12 @@ def test_model_info(server, tiny_bundle):
 def test_metrics_move_with_requests(server):
     """requests_total by rpc/code, token counters, batch-size and time-to-first-token counts all move."""
     server.wait_idle()
-    names = ["traductor_input_tokens_total", "traductor_output_tokens_total", "traductor_batch_size_count",
-             "traductor_time_to_first_token_seconds_count"]
+    names = [
+        "traductor_input_tokens_total",
+        "traductor_output_tokens_total",
+        "traductor_batch_size_count",
+        "traductor_time_to_first_token_seconds_count",
+    ]
     before = {n: server.metric(n) for n in names}
     ok = {rpc: server.requests(rpc, "OK") for rpc in ("Translate", "TranslateStream", "TranslateBatch", "GetModelInfo")}
     bad = server.requests("Translate", "INVALID_ARGUMENT")
@@ -191,11 +206,16 @@ def test_metrics_move_with_requests(server):
     # an error's status reaches the caller just before the interceptor counts it: poll
     wait_for(lambda: server.requests("Translate", "INVALID_ARGUMENT") == bad + 1, what="the error to be counted")
     assert server.metric("traductor_input_tokens_total") - before["traductor_input_tokens_total"] == sum(
-        u.input_tokens for u in usages)
+        u.input_tokens for u in usages
+    )
     assert server.metric("traductor_output_tokens_total") - before["traductor_output_tokens_total"] == sum(
-        u.output_tokens for u in usages)
-    assert server.metric("traductor_time_to_first_token_seconds_count") - before[
-        "traductor_time_to_first_token_seconds_count"] == 4
+        u.output_tokens for u in usages
+    )
+    assert (
+        server.metric("traductor_time_to_first_token_seconds_count")
+        - before["traductor_time_to_first_token_seconds_count"]
+        == 4
+    )
     steps = server.metric("traductor_batch_size_count") - before["traductor_batch_size_count"]
     assert steps >= max(u.output_tokens for u in usages)  # at least one observation per decode step
     server.wait_idle()  # the gauges fall back to 0 once the work is done

@@ -86,9 +86,17 @@ class BundleConfig:
         parity = data.get("parity")
         if parity is not None and not isinstance(parity, dict):
             raise BundleError("parity: must be an object")
-        return cls(model, Languages(_get(langs, "source", str, "languages."), _get(langs, "target", str, "languages.")),
-                   data.get("name") or "", _get(data, "opset", int), _get(data, "quantization", str),
-                   {k: list(io[k]) for k in IO_KEYS}, str(data.get("onnxruntime", "")), dict(checksums), parity)
+        return cls(
+            model,
+            Languages(_get(langs, "source", str, "languages."), _get(langs, "target", str, "languages.")),
+            data.get("name") or "",
+            _get(data, "opset", int),
+            _get(data, "quantization", str),
+            {k: list(io[k]) for k in IO_KEYS},
+            str(data.get("onnxruntime", "")),
+            dict(checksums),
+            parity,
+        )
 
 
 def _is_checkpoint(data) -> bool:

@@ -64,7 +64,7 @@ class KVCache:
 
     def nbytes(self) -> int:
         """Bytes held by the rows in use (what the metrics report)."""
-        per_row = (self.self_kv[:, 0].nbytes + self.cross_kv[:, 0].nbytes + self.padding[0].nbytes)
+        per_row = self.self_kv[:, 0].nbytes + self.cross_kv[:, 0].nbytes + self.padding[0].nbytes
         return per_row * self.rows
 
     # ---- rows ---------------------------------------------------------------------------

@@ -9,9 +9,9 @@ at it before every step.
 from __future__ import annotations
 
 import enum
-from collections import Counter
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 

@@ -58,8 +58,14 @@ class ModelRunner:
         outputs = self.encoder.run(self.enc_out[1:], {"source_ids": source_ids, "source_padding": source_padding})
         return outputs
 
-    def step(self, input_ids: np.ndarray, positions: np.ndarray, source_padding: np.ndarray,
-             past: list[np.ndarray], cross: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    def step(
+        self,
+        input_ids: np.ndarray,
+        positions: np.ndarray,
+        source_padding: np.ndarray,
+        past: list[np.ndarray],
+        cross: list[np.ndarray],
+    ) -> tuple[np.ndarray, np.ndarray]:
         """One decode step for B rows -> logits (B, V) and new K/V (2L, B, h, 1, d_k).
 
         Both results are views of buffers that the next step overwrites: use them before then.
@@ -89,4 +95,3 @@ class ModelRunner:
         bind = self.binding.bind_output if output else self.binding.bind_input
         bind(name, "cpu", 0, array.dtype, list(array.shape), array.ctypes.data)
         self._bound[name] = array
-

@@ -44,8 +44,14 @@ class StepStats:
 
 
 class Scheduler:
-    def __init__(self, runner: ModelRunner, tokenizer: Tokenizer | None, max_rows: int, max_queue: int,
-                 before_step: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        runner: ModelRunner,
+        tokenizer: Tokenizer | None,
+        max_rows: int,
+        max_queue: int,
+        before_step: Callable[[], None] | None = None,
+    ):
         b = runner.bundle
         self.runner, self.tokenizer = runner, tokenizer
         self.max_rows, self.max_queue = max_rows, max_queue
@@ -158,8 +164,13 @@ class Scheduler:
                 r.rng = np.random.default_rng(r.options.seed)
             if r.n_rows > 1:
                 K = r.n_rows
-                r.beam = BeamState(np.array([0.0] + [-np.inf] * (K - 1)), np.zeros(K, bool), np.zeros(K),
-                                   np.zeros((K, 0), dtype=np.int64), np.zeros((K, 0)))
+                r.beam = BeamState(
+                    np.array([0.0] + [-np.inf] * (K - 1)),
+                    np.zeros(K, bool),
+                    np.zeros(K),
+                    np.zeros((K, 0), dtype=np.int64),
+                    np.zeros((K, 0)),
+                )
             self.row_request.extend([r] * r.n_rows)
             self.tokens[r.rows] = self.bos_id
             self.positions[r.rows] = 0
@@ -297,8 +308,18 @@ class Scheduler:
             log.exception("request %s failed while finishing", req.id)
             reason, error = FinishReason.ERROR, e
         try:
-            req.sink(FinishEvent(reason, text, list(req.tokens), list(req.logprobs), len(req.source_ids),
-                                 req.timings(now), rest, error))
+            req.sink(
+                FinishEvent(
+                    reason,
+                    text,
+                    list(req.tokens),
+                    list(req.logprobs),
+                    len(req.source_ids),
+                    req.timings(now),
+                    rest,
+                    error,
+                )
+            )
         except Exception:
             log.exception("sink of request %s failed on finish", req.id)
 

@@ -31,8 +31,13 @@ class OnnxTranslator:
     def load(cls, path: Path | str, threads: int = 0, max_rows: int = 64) -> "OnnxTranslator":
         return cls(load_bundle(path), threads=threads, max_rows=max_rows)
 
-    def generate(self, sources: list[list[int]], options: DecodingOptions, batch_size: int = 32,
-                 values: list[list[str]] | None = None) -> list[FinishEvent]:
+    def generate(
+        self,
+        sources: list[list[int]],
+        options: DecodingOptions,
+        batch_size: int = 32,
+        values: list[list[str]] | None = None,
+    ) -> list[FinishEvent]:
         """Decode token-id sources (EOS included) with at most `batch_size` rows at once."""
         rows = max(1, min(batch_size, self.max_rows))
         if options.beam_size > rows:
@@ -47,7 +52,9 @@ class OnnxTranslator:
                 if isinstance(event, FinishEvent):
                     results[i] = event
 
-            scheduler.submit(Request(str(next(counter)), list(src), values[i] if values else [], opts, sink, stream=False))
+            scheduler.submit(
+                Request(str(next(counter)), list(src), values[i] if values else [], opts, sink, stream=False)
+            )
         while scheduler.has_work():
             scheduler.step()
         for event in results:
@@ -55,7 +62,9 @@ class OnnxTranslator:
                 raise TranslationError(f"translation failed: {event.error}") from event.error
         return results  # type: ignore[return-value]
 
-    def translate(self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32) -> list[str]:
+    def translate(
+        self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32
+    ) -> list[str]:
         encoded = [self.tokenizer.encode(t) for t in texts]
         limit = self.bundle.max_len
         sources = [ids[: limit - 1] + [ids[-1]] if len(ids) > limit else ids for ids, _ in encoded]

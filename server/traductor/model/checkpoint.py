@@ -1,8 +1,8 @@
 """A checkpoint is a directory: the config that rebuilds the model, its weights, its tokenizer.
 
-    config.json         {"format": "traductor-checkpoint", "model": ModelConfig, "languages": ..., ...}
-    model.safetensors   the weights (safetensors: tensors only, never pickled code)
-    tokenizer.model     the SentencePiece model (with the placeholder tokens)
+config.json         {"format": "traductor-checkpoint", "model": ModelConfig, "languages": ..., ...}
+model.safetensors   the weights (safetensors: tensors only, never pickled code)
+tokenizer.model     the SentencePiece model (with the placeholder tokens)
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from ..errors import ModelDirError
+from .config import ModelConfig
 from .tokenizer import FILENAME as TOKENIZER_FILE
 from .tokenizer import Tokenizer
-from .config import ModelConfig
 from .transformer import Transformer
 
 FORMAT = "traductor-checkpoint"
@@ -81,4 +80,3 @@ def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
         raise ModelDirError(f"{model_dir}: tokenizer has {tokenizer.vocab_size} pieces, model expects {cfg.vocab_size}")
     model.eval()
     return model, tokenizer, config
-

@@ -63,8 +63,15 @@ class CachedStepper:
         self.src_pad = self.src_pad[index]
 
 
-def _constrain(logp: torch.Tensor, eos_id: int, generated: int, min_new_tokens: int,
-               prefixes: torch.Tensor, required: list[Counter] | None, placeholder_ids: list[int]) -> torch.Tensor:
+def _constrain(
+    logp: torch.Tensor,
+    eos_id: int,
+    generated: int,
+    min_new_tokens: int,
+    prefixes: torch.Tensor,
+    required: list[Counter] | None,
+    placeholder_ids: list[int],
+) -> torch.Tensor:
     """The decoding constraints, on a copy of the step's log-probabilities:
 
     * EOS is impossible before min_new_tokens;
@@ -91,8 +98,14 @@ def required_placeholders(sources: list[list[int]], placeholder_ids: frozenset[i
 
 
 @torch.no_grad()
-def greedy(model: Transformer, sources: list[list[int]], max_new_tokens: int, min_new_tokens: int = 0,
-           use_cache: bool = True, placeholder_ids: frozenset[int] = frozenset()) -> list[list[int]]:
+def greedy(
+    model: Transformer,
+    sources: list[list[int]],
+    max_new_tokens: int,
+    min_new_tokens: int = 0,
+    use_cache: bool = True,
+    placeholder_ids: frozenset[int] = frozenset(),
+) -> list[list[int]]:
     """Greedy decoding of a batch; returns each sequence's new tokens (EOS included if produced).
 
     With `placeholder_ids` (the tokenizer's <phK> ids), EOS waits for the source's placeholders."""
@@ -127,9 +140,16 @@ def _strip(tokens: list[int], cfg) -> list[int]:
 
 
 @torch.no_grad()
-def beam_search(model: Transformer, sources: list[list[int]], beam_size: int, max_new_tokens: int,
-                min_new_tokens: int = 0, use_cache: bool = True, length_penalty: float = 1.0,
-                placeholder_ids: frozenset[int] = frozenset()) -> list[list[int]]:
+def beam_search(
+    model: Transformer,
+    sources: list[list[int]],
+    beam_size: int,
+    max_new_tokens: int,
+    min_new_tokens: int = 0,
+    use_cache: bool = True,
+    length_penalty: float = 1.0,
+    placeholder_ids: frozenset[int] = frozenset(),
+) -> list[list[int]]:
     """Beam search; each sentence's best hypothesis by sum(log p) / length**length_penalty.
 
     Beams live in rows b * K + k. A finished beam can only be extended by PAD at no cost, so it
@@ -147,7 +167,9 @@ def beam_search(model: Transformer, sources: list[list[int]], beam_size: int, ma
     finished = torch.zeros(B * K, dtype=torch.bool)
     lengths = torch.zeros(B * K)
     for generated in range(max_new_tokens):
-        logp = _constrain(stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens, prefixes, required, ph)  # (B*K, V)
+        logp = _constrain(
+            stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens, prefixes, required, ph
+        )  # (B*K, V)
         V = logp.shape[-1]
         frozen = torch.full((V,), NEG_INF)
         frozen[cfg.pad_id] = 0.0

@@ -24,6 +24,7 @@ Two ways to run the decoder:
 from __future__ import annotations
 
 import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -23,7 +23,9 @@ class TorchTranslator:
         return cls(model, tokenizer)
 
     @torch.no_grad()
-    def translate(self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32) -> list[str]:
+    def translate(
+        self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32
+    ) -> list[str]:
         """Translate `texts` in batches of similar length; results come back in input order."""
         encoded = [self.tokenizer.encode(t) for t in texts]
         limit = self.model.cfg.max_len

@@ -21,11 +21,11 @@ import uuid
 from contextvars import ContextVar
 from typing import AsyncIterator
 
-from ..model.tokenizer import Tokenizer
-from ..errors import Draining, InvalidInput
-from ..options import DecodingOptions, Limits, resolve
 from ..engine.request import FinishEvent, Request, TokenEvent
 from ..engine.scheduler import Scheduler
+from ..errors import Draining, InvalidInput
+from ..model.tokenizer import Tokenizer
+from ..options import DecodingOptions, Limits, resolve
 from .metrics import Metrics
 
 log = logging.getLogger("traductor.engine")
@@ -49,8 +49,9 @@ def _summarize(event: FinishEvent) -> None:
 
 
 class AsyncEngine:
-    def __init__(self, scheduler: Scheduler, tokenizer: Tokenizer, limits: Limits, max_input_chars: int,
-                 metrics: Metrics):
+    def __init__(
+        self, scheduler: Scheduler, tokenizer: Tokenizer, limits: Limits, max_input_chars: int, metrics: Metrics
+    ):
         self.scheduler, self.tokenizer, self.limits = scheduler, tokenizer, limits
         self.max_input_chars, self.metrics = max_input_chars, metrics
         self.draining = False
@@ -107,9 +108,15 @@ class AsyncEngine:
         ids, values = self.tokenizer.encode(text)
         return ids, values, resolve(options, len(ids), self.limits)
 
-    async def generate(self, text: str, options: DecodingOptions, request_id: str = "",
-                       timeout: float | None = None, stream: bool = True,
-                       prepared: tuple | None = None) -> AsyncIterator[TokenEvent | FinishEvent]:
+    async def generate(
+        self,
+        text: str,
+        options: DecodingOptions,
+        request_id: str = "",
+        timeout: float | None = None,
+        stream: bool = True,
+        prepared: tuple | None = None,
+    ) -> AsyncIterator[TokenEvent | FinishEvent]:
         """Submit one request and yield its events until the FinishEvent (inclusive).
 
         With stream=False only the FinishEvent comes (no per-token events or detokenizing).

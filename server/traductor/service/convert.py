@@ -5,8 +5,8 @@ from __future__ import annotations
 from traductor_client.v1 import translator_pb2 as pb
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
-from ..options import DecodingOptions
 from ..errors import InvalidInput
+from ..options import DecodingOptions
 
 FINISH_TO_PB = {
     FinishReason.EOS: pb.FINISH_REASON_EOS,
@@ -39,8 +39,13 @@ def options_from_pb(o: pb.DecodingOptions) -> DecodingOptions:
 
 
 def timings_to_pb(t: Timings) -> pb.Timings:
-    return pb.Timings(queue_seconds=t.queue, encode_seconds=t.encode, decode_seconds=t.decode,
-                      total_seconds=t.total, time_to_first_token_seconds=t.first_token)
+    return pb.Timings(
+        queue_seconds=t.queue,
+        encode_seconds=t.encode,
+        decode_seconds=t.decode,
+        total_seconds=t.total,
+        time_to_first_token_seconds=t.first_token,
+    )
 
 
 def usage_to_pb(e: FinishEvent) -> pb.Usage:
@@ -48,8 +53,14 @@ def usage_to_pb(e: FinishEvent) -> pb.Usage:
 
 
 def response_to_pb(e: FinishEvent, request_id: str, scores: bool) -> pb.TranslateResponse:
-    r = pb.TranslateResponse(text=e.text, token_ids=e.token_ids, finish_reason=FINISH_TO_PB[e.reason],
-                             usage=usage_to_pb(e), timings=timings_to_pb(e.timings), request_id=request_id)
+    r = pb.TranslateResponse(
+        text=e.text,
+        token_ids=e.token_ids,
+        finish_reason=FINISH_TO_PB[e.reason],
+        usage=usage_to_pb(e),
+        timings=timings_to_pb(e.timings),
+        request_id=request_id,
+    )
     if scores:
         r.token_logprobs.extend(e.logprobs)
         r.score = sum(e.logprobs)
@@ -57,11 +68,18 @@ def response_to_pb(e: FinishEvent, request_id: str, scores: bool) -> pb.Translat
 
 
 def token_to_pb(e: TokenEvent, request_id: str) -> pb.TranslateStreamResponse:
-    return pb.TranslateStreamResponse(text_delta=e.text_delta, token_id=e.token_id, index=e.index,
-                                      token_logprob=e.logprob, request_id=request_id)
+    return pb.TranslateStreamResponse(
+        text_delta=e.text_delta, token_id=e.token_id, index=e.index, token_logprob=e.logprob, request_id=request_id
+    )
 
 
 def final_to_pb(e: FinishEvent, request_id: str) -> pb.TranslateStreamResponse:
-    return pb.TranslateStreamResponse(text_delta=e.final_delta, token_id=-1, index=len(e.token_ids),
-                                      finish_reason=FINISH_TO_PB[e.reason], usage=usage_to_pb(e),
-                                      timings=timings_to_pb(e.timings), request_id=request_id)
+    return pb.TranslateStreamResponse(
+        text_delta=e.final_delta,
+        token_id=-1,
+        index=len(e.token_ids),
+        finish_reason=FINISH_TO_PB[e.reason],
+        usage=usage_to_pb(e),
+        timings=timings_to_pb(e.timings),
+        request_id=request_id,
+    )

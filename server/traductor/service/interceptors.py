@@ -33,6 +33,7 @@ def _tolerant(deserializer):
             return deserializer(data)
         except Exception:
             return MALFORMED
+
     return parse
 
 
@@ -60,15 +61,19 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         method = details.method
         if handler is None or not method.startswith(SERVICE_PREFIX):
             return handler
-        rpc = method[len(SERVICE_PREFIX):]
+        rpc = method[len(SERVICE_PREFIX) :]
         if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(self._unary(rpc, handler.unary_unary),
-                                                       _tolerant(handler.request_deserializer),
-                                                       handler.response_serializer)
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(rpc, handler.unary_unary),
+                _tolerant(handler.request_deserializer),
+                handler.response_serializer,
+            )
         if handler.unary_stream:
-            return grpc.unary_stream_rpc_method_handler(self._stream(rpc, handler.unary_stream),
-                                                        _tolerant(handler.request_deserializer),
-                                                        handler.response_serializer)
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(rpc, handler.unary_stream),
+                _tolerant(handler.request_deserializer),
+                handler.response_serializer,
+            )
         return handler
 
     def _unary(self, rpc, behaviour):
@@ -86,6 +91,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 await context.abort(code, error)
             finally:
                 self._record(rpc, request, code, start)
+
         return wrapper
 
     def _stream(self, rpc, behaviour):
@@ -104,6 +110,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 await context.abort(code, error)
             finally:
                 self._record(rpc, request, code, start)
+
         return wrapper
 
     def _fail(self, exc: Exception, rpc: str, request) -> tuple[grpc.StatusCode, str]:
@@ -116,8 +123,13 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         elapsed = time.monotonic() - start
         self.metrics.requests.labels(rpc, code.name).inc()
         self.metrics.request_duration.labels(rpc).observe(elapsed)
-        line = {"rpc": rpc, "request_id": getattr(request, "request_id", ""), "code": code.name,
-                "total_ms": round(elapsed * 1000, 2), **(request_summary.get() or {})}
+        line = {
+            "rpc": rpc,
+            "request_id": getattr(request, "request_id", ""),
+            "code": code.name,
+            "total_ms": round(elapsed * 1000, 2),
+            **(request_summary.get() or {}),
+        }
         log.info(json.dumps(line))
 
 

@@ -15,20 +15,30 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None):
         r = self.registry = registry or CollectorRegistry()
         self.requests = Counter("traductor_requests", "RPCs by method and status code", ["rpc", "code"], registry=r)
-        self.request_duration = Histogram("traductor_request_duration_seconds", "RPC wall time", ["rpc"],
-                                          buckets=REQUEST_BUCKETS, registry=r)
-        self.ttft = Histogram("traductor_time_to_first_token_seconds", "Accepted -> first token",
-                              buckets=REQUEST_BUCKETS, registry=r)
-        self.tpot = Histogram("traductor_time_per_output_token_seconds", "Decode time / output tokens",
-                              buckets=STEP_BUCKETS, registry=r)
-        self.queue_wait = Histogram("traductor_queue_wait_seconds", "Accepted -> joined the batch",
-                                    buckets=REQUEST_BUCKETS, registry=r)
-        self.encoder = Histogram("traductor_encoder_duration_seconds", "Encoder run (per admitted group)",
-                                 buckets=STEP_BUCKETS, registry=r)
-        self.step = Histogram("traductor_decode_step_duration_seconds", "One decoder step for the whole batch",
-                              buckets=STEP_BUCKETS, registry=r)
-        self.batch_size = Histogram("traductor_batch_size", "Rows (sequences) per decode step",
-                                    buckets=BATCH_BUCKETS, registry=r)
+        self.request_duration = Histogram(
+            "traductor_request_duration_seconds", "RPC wall time", ["rpc"], buckets=REQUEST_BUCKETS, registry=r
+        )
+        self.ttft = Histogram(
+            "traductor_time_to_first_token_seconds", "Accepted -> first token", buckets=REQUEST_BUCKETS, registry=r
+        )
+        self.tpot = Histogram(
+            "traductor_time_per_output_token_seconds", "Decode time / output tokens", buckets=STEP_BUCKETS, registry=r
+        )
+        self.queue_wait = Histogram(
+            "traductor_queue_wait_seconds", "Accepted -> joined the batch", buckets=REQUEST_BUCKETS, registry=r
+        )
+        self.encoder = Histogram(
+            "traductor_encoder_duration_seconds", "Encoder run (per admitted group)", buckets=STEP_BUCKETS, registry=r
+        )
+        self.step = Histogram(
+            "traductor_decode_step_duration_seconds",
+            "One decoder step for the whole batch",
+            buckets=STEP_BUCKETS,
+            registry=r,
+        )
+        self.batch_size = Histogram(
+            "traductor_batch_size", "Rows (sequences) per decode step", buckets=BATCH_BUCKETS, registry=r
+        )
         self.active = Gauge("traductor_active_sequences", "Rows being decoded", registry=r)
         self.queue_depth = Gauge("traductor_queue_depth", "Requests waiting to join the batch", registry=r)
         self.input_tokens = Counter("traductor_input_tokens", "Source tokens accepted", registry=r)

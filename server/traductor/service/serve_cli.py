@@ -9,8 +9,11 @@ from .settings import Settings
 
 
 def register(sub) -> None:
-    p = sub.add_parser("serve", help="serve a bundle over gRPC (Prometheus metrics on --metrics-port)",
-                       description="Every flag also reads TRADUCTOR_<FLAG> from the environment.")
+    p = sub.add_parser(
+        "serve",
+        help="serve a bundle over gRPC (Prometheus metrics on --metrics-port)",
+        description="Every flag also reads TRADUCTOR_<FLAG> from the environment.",
+    )
     Settings.add_arguments(p)
     p.set_defaults(func=run)
 

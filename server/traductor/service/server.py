@@ -1,8 +1,8 @@
 """Building and running the gRPC server.
 
-    load bundle -> runner + scheduler -> engine thread -> warm-up -> health SERVING
-    SIGTERM/SIGINT -> health NOT_SERVING, new requests UNAVAILABLE -> in-flight requests finish
-    (up to drain_seconds) -> server stops -> engine thread stops -> exit 0
+load bundle -> runner + scheduler -> engine thread -> warm-up -> health SERVING
+SIGTERM/SIGINT -> health NOT_SERVING, new requests UNAVAILABLE -> in-flight requests finish
+(up to drain_seconds) -> server stops -> engine thread stops -> exit 0
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
 from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
 from ..engine.bundle import Bundle, default_bundle, load_bundle
@@ -67,11 +68,14 @@ def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_st
     rows = settings.max_active_sequences
     runner = ModelRunner(bundle, threads=settings.threads, max_rows=rows, spin=settings.spin)
     tokenizer = Tokenizer(bundle.file("tokenizer.model"))
-    scheduler = Scheduler(runner, tokenizer, max_rows=rows, max_queue=settings.max_queued_requests,
-                          before_step=before_step)
-    limits = Limits(max_input_tokens=min(settings.max_input_tokens, bundle.max_len),
-                    max_new_tokens=min(settings.max_new_tokens, bundle.max_len - 1),
-                    max_beam_size=min(settings.max_beam_size, rows))
+    scheduler = Scheduler(
+        runner, tokenizer, max_rows=rows, max_queue=settings.max_queued_requests, before_step=before_step
+    )
+    limits = Limits(
+        max_input_tokens=min(settings.max_input_tokens, bundle.max_len),
+        max_new_tokens=min(settings.max_new_tokens, bundle.max_len - 1),
+        max_beam_size=min(settings.max_beam_size, rows),
+    )
     return AsyncEngine(scheduler, tokenizer, limits, settings.max_input_chars, metrics)
 
 
@@ -80,8 +84,9 @@ def _credentials(s: Settings):
         return None
     chain, key = Path(s.tls_cert).read_bytes(), Path(s.tls_key).read_bytes()
     client_ca = Path(s.tls_client_ca).read_bytes() if s.tls_client_ca else None
-    return grpc.ssl_server_credentials([(key, chain)], root_certificates=client_ca,
-                                       require_client_auth=client_ca is not None)
+    return grpc.ssl_server_credentials(
+        [(key, chain)], root_certificates=client_ca, require_client_auth=client_ca is not None
+    )
 
 
 async def warm_up(engine: AsyncEngine) -> None:
@@ -99,12 +104,19 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     engine = build_engine(bundle, settings, metrics, before_step)
     interceptors = [ErrorInterceptor(metrics)] + ([AuthInterceptor(settings.token)] if settings.token else [])
     size = settings.max_message_bytes
-    server = grpc.aio.server(interceptors=interceptors, options=[
-        ("grpc.max_receive_message_length", size), ("grpc.max_send_message_length", size),
-        ("grpc.so_reuseport", 0)])
+    server = grpc.aio.server(
+        interceptors=interceptors,
+        options=[
+            ("grpc.max_receive_message_length", size),
+            ("grpc.max_send_message_length", size),
+            ("grpc.so_reuseport", 0),
+        ],
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    translator_pb2_grpc.add_TranslatorServicer_to_server(TranslatorServicer(engine, model_info(bundle, settings, engine.limits)), server)
+    translator_pb2_grpc.add_TranslatorServicer_to_server(
+        TranslatorServicer(engine, model_info(bundle, settings, engine.limits)), server
+    )
     if settings.reflection:
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     address = f"{settings.host}:{settings.port}"

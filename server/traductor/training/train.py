@@ -1,18 +1,17 @@
 """`traductor train`: the paper's recipe on a corpus made by `traductor corpus`.
 
-    tokenizer   SentencePiece trained on the masked training pairs (skipped when resuming)
-    batches     pairs sorted by length and cut into batches of about `batch_tokens` tokens
-    step        teacher forcing, label-smoothed cross-entropy, Adam(0.9, 0.98, 1e-9),
-                lr = lr_scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5)
-    every N     dev loss and dev chrF/BLEU (greedy); the best model so far is saved as the
-                checkpoint; train_state.pt (weights, optimizer, step) makes the run resumable
-    end         history.json and training.png (train/dev loss and dev chrF against steps)
+tokenizer   SentencePiece trained on the masked training pairs (skipped when resuming)
+batches     pairs sorted by length and cut into batches of about `batch_tokens` tokens
+step        teacher forcing, label-smoothed cross-entropy, Adam(0.9, 0.98, 1e-9),
+            lr = lr_scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5)
+every N     dev loss and dev chrF/BLEU (greedy); the best model so far is saved as the
+            checkpoint; train_state.pt (weights, optimizer, step) makes the run resumable
+end         history.json and training.png (train/dev loss and dev chrF against steps)
 """
 
 from __future__ import annotations
 
 import json
-import math
 import random
 import time
 from dataclasses import replace
@@ -24,11 +23,12 @@ from tqdm import tqdm
 
 from ..model import checkpoint, placeholders
 from ..model.generate import pad_batch
-from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, FILENAME as TOKENIZER_FILE, Tokenizer, train_sentencepiece
-from ..model.translator import TorchTranslator
+from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, train_sentencepiece
+from ..model.tokenizer import FILENAME as TOKENIZER_FILE
 from ..model.transformer import Transformer
-from .corpus import CorpusError, load_split
+from ..model.translator import TorchTranslator
 from .config import TrainConfig
+from .corpus import CorpusError, load_split
 from .evaluate import score
 
 STATE_FILE = "train_state.pt"
@@ -77,8 +77,13 @@ def tensors(data, idx):
 def loss_on(model, batch, smoothing: float) -> tuple[torch.Tensor, int]:
     src, src_pad, tgt_in, tgt_pad, tgt_out = batch
     logits = model(src, src_pad, tgt_in, tgt_pad)
-    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
-                           ignore_index=PAD_ID, label_smoothing=smoothing, reduction="sum")
+    loss = F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]),
+        tgt_out.reshape(-1),
+        ignore_index=PAD_ID,
+        label_smoothing=smoothing,
+        reduction="sum",
+    )
     ntok = int((tgt_out != PAD_ID).sum())
     return loss, ntok
 
@@ -109,8 +114,12 @@ def plot(history: list[dict], out_file: Path) -> None:
 
     evals = [h for h in history if "dev_loss" in h]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    ax1.plot([h["step"] for h in history if "train_loss" in h], [h["train_loss"] for h in history if "train_loss" in h],
-             label="train (label-smoothed)", alpha=0.7)
+    ax1.plot(
+        [h["step"] for h in history if "train_loss" in h],
+        [h["train_loss"] for h in history if "train_loss" in h],
+        label="train (label-smoothed)",
+        alpha=0.7,
+    )
     ax1.plot([h["step"] for h in evals], [h["dev_loss"] for h in evals], "o-", label="dev")
     ax1.set(xlabel="step", ylabel="cross-entropy per token", title="Loss")
     ax1.legend()
@@ -151,7 +160,12 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
     if state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
-        step, epoch, best, elapsed = int(state["step"]), int(state["epoch"]), float(state["best"]), float(state["elapsed"])
+        step, epoch, best, elapsed = (
+            int(state["step"]),
+            int(state["epoch"]),
+            float(state["best"]),
+            float(state["elapsed"]),
+        )
         done_in_epoch = int(state["done_in_epoch"])
         history = json.loads((out_dir / "history.json").read_text()) if (out_dir / "history.json").is_file() else []
 
@@ -175,22 +189,44 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
             optimizer.step()
             per_tok = loss.item() / ntok
             bar.update(1)
-            bar.set_postfix(epoch=epoch, loss=f"{per_tok:.3f}", tok_s=f"{ntok / (time.monotonic() - t0):.0f}", best_chrf=f"{best:.1f}")
+            bar.set_postfix(
+                epoch=epoch,
+                loss=f"{per_tok:.3f}",
+                tok_s=f"{ntok / (time.monotonic() - t0):.0f}",
+                best_chrf=f"{best:.1f}",
+            )
             if step % 50 == 0:
                 history.append({"step": step, "train_loss": round(per_tok, 4)})
             out_of_time = (time.monotonic() - started) / 60 >= cfg.max_minutes
             if step % cfg.eval_every == 0 or step >= cfg.max_steps or out_of_time:
                 scores = dev_scores(model, tokenizer, dev_pairs)
-                record = {"step": step, "epoch": epoch, "minutes": round((time.monotonic() - started) / 60, 2),
-                          "dev_loss": round(dev_loss(model, dev_data, cfg.batch_tokens), 4),
-                          "dev_chrf": scores["chrf"], "dev_bleu": scores["bleu"]}
+                record = {
+                    "step": step,
+                    "epoch": epoch,
+                    "minutes": round((time.monotonic() - started) / 60, 2),
+                    "dev_loss": round(dev_loss(model, dev_data, cfg.batch_tokens), 4),
+                    "dev_chrf": scores["chrf"],
+                    "dev_bleu": scores["bleu"],
+                }
                 history.append(record)
                 bar.write(json.dumps(record))
                 if scores["chrf"] > best:
                     best = scores["chrf"]
-                    checkpoint.save(model, out_dir, tok_file, {"training": {**cfg.to_dict(), "step": step, "dev": scores}})
-                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
-                            "epoch": epoch, "done_in_epoch": position, "best": best, "elapsed": time.monotonic() - started}, state_file)
+                    checkpoint.save(
+                        model, out_dir, tok_file, {"training": {**cfg.to_dict(), "step": step, "dev": scores}}
+                    )
+                torch.save(
+                    {
+                        "model": model.state_dict(),
+                        "optimizer": optimizer.state_dict(),
+                        "step": step,
+                        "epoch": epoch,
+                        "done_in_epoch": position,
+                        "best": best,
+                        "elapsed": time.monotonic() - started,
+                    },
+                    state_file,
+                )
                 (out_dir / "history.json").write_text(json.dumps(history) + "\n")
                 plot(history, out_dir / "training.png")
             if step >= cfg.max_steps or out_of_time:
@@ -199,4 +235,9 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
         else:
             epoch, done_in_epoch = epoch + 1, 0
     bar.close()
-    return {"steps": step, "epochs": epoch, "minutes": round((time.monotonic() - started) / 60, 2), "best_dev_chrf": best}
+    return {
+        "steps": step,
+        "epochs": epoch,
+        "minutes": round((time.monotonic() - started) / 60, 2),
+        "best_dev_chrf": best,
+    }
