@@ -79,6 +79,9 @@ for lv in report["levels"]:
 sys.exit(1 if bad else 0)
 EOF
     then pass "load test through balancer and translator: every call OK"; else fail "load test had errors"; fi
+    # memory against the Deployment's 1 GiB limit (informational)
+    podman stats --no-stream --format '    memory after the load test: {{.Name}} {{.MemUsage}}' "$TRANSLATOR" "$BALANCER" 2>&1 \
+        | grep -v systemd || true
 }
 
 # The series the HPA's prometheus-adapter rules read, and the calls counted by status.
@@ -111,6 +114,7 @@ check_sigterm() {
     pid=$!
     sleep 2
     start=$(date +%s.%N)
+    log "    SIGTERM (podman stop -t $grace) at $(date -u +%T.%3N)"
     podman stop -t "$grace" "$TRANSLATOR" > /dev/null 2>&1
     # from SIGTERM to the process's exit, as podman recorded it
     took=$(python3 -c "import sys, datetime; day, time = sys.argv[1].split()[:2]; \
@@ -119,6 +123,7 @@ end = datetime.datetime.fromisoformat(f'{day}T{time[:15]}+00:00'); print(f'{end.
     code=$(podman inspect -f '{{.State.ExitCode}}' "$TRANSLATOR")
     wait "$pid" || true
     podman logs "$TRANSLATOR" 2>&1 | grep -E "draining|grace period|stopped" | sed 's/^/    /'
+    log "    process exited at $(podman inspect -f '{{.State.FinishedAt}}' "$TRANSLATOR" | cut -c12-23)"
     [[ -f "$WORK/drain.json" ]] && python3 -c "
 import json, sys; (lv,) = json.load(open(sys.argv[1]))['levels']
 print(f\"    clients during the stop: {lv['requests']} calls, {lv['ok']} ok, errors {lv.get('errors') or 0} (informational)\")" "$WORK/drain.json"
