@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from traductor.text import plan
-from traductor.text.html import classify, restore_markup
+from traductor.text.html import restore_markup, tokens
 
 
 def tags(text: str) -> list[str]:
-    """The sequence of tags (and comments) as the input has them."""
-    return [raw for raw, sort in classify(text) if raw.startswith("<")]
+    """The sequence of tags, comments and declarations, as html.parser reads them."""
+    return [raw for raw, sort, *_ in tokens(text) if sort not in ("text", "entity")]
 
 
 def well_formed(text: str) -> None:
@@ -145,3 +145,17 @@ def test_any_translation_of_well_formed_html_is_well_formed_with_the_same_tags(t
     well_formed(text)
     well_formed(out)
     assert tags(out) == tags(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"<>&;/!-=\"' \nab.", "<b>", "</b>", "<p>", "<!--", "-->", "<script>", "&amp;", "Hi. "]),
+        max_size=40,
+    ).map("".join)
+)
+def test_malformed_html_never_crashes_and_keeps_its_markup(text):
+    p = plan(text, "html", max_segment_chars=8)
+    out = p.assemble([s.text for s in p.segments])
+    assert tags(out) == tags(text)
+    assert p.assemble(["x" for _ in p.segments]).count("<") <= text.count("<")

@@ -37,6 +37,7 @@ BLOCKS = frozenset(
     "table tbody td template textarea tfoot th thead title tr ul video audio canvas svg math".split()
 )
 UNTRANSLATED = frozenset({"script", "style", "code", "pre"})
+_FAILED_MARKUP = re.compile(r"<[A-Za-z!/?]")
 VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 
 
@@ -96,6 +97,12 @@ class _Tokens(HTMLParser):
         self._add("other")
 
 
+def tokens(text: str) -> list[tuple[str, str, str, dict]]:
+    """(source characters, sort, tag name, attributes) of each token of `text`; sorts: text,
+    entity, start, end, void (self-closing), other (comment, declaration)."""
+    return _Tokens().tokens(text)
+
+
 def _skips(tag: str, attrs: dict) -> bool:
     return tag in UNTRANSLATED or str(attrs.get("translate", "")).lower() == "no"
 
@@ -103,7 +110,7 @@ def _skips(tag: str, attrs: dict) -> bool:
 def classify(text: str) -> list[tuple[str, str]]:
     """(source characters, "break" | "marker" | "text") for each token of `text`."""
     out, closed_by = [], []  # closed_by: the open untranslated elements, innermost last
-    for raw, sort, tag, attrs in _Tokens().tokens(text):
+    for raw, sort, tag, attrs in tokens(text):
         if closed_by:
             if sort == "end" and tag in closed_by:
                 del closed_by[closed_by.index(tag) :]
@@ -117,8 +124,8 @@ def classify(text: str) -> list[tuple[str, str]]:
             out.append((raw, "break" if tag in BLOCKS or _skips(tag, attrs) else "marker"))
         elif sort == "entity":
             out.append((raw, "marker"))
-        else:
-            out.append((raw, "text" if sort == "text" else "break"))
+        else:  # text the parser could not read as markup ("<!--" never closed) is kept as it is
+            out.append((raw, "text" if sort == "text" and not _FAILED_MARKUP.match(raw) else "break"))
     return out
 
 
