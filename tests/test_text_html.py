@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import html5lib
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -56,7 +57,7 @@ def test_block_elements_split_segments_and_markup_comes_back_unchanged():
         "First sentence.",
         "Second &amp; last.",
         "One",
-        '<a href="https://x.org/?a=1&amp;b=2" title="Not this">Two</a>',
+        "Two",
         "After break",
     ]
     assert p.assemble([s.text for s in p.segments]) == text
@@ -64,6 +65,22 @@ def test_block_elements_split_segments_and_markup_comes_back_unchanged():
     assert tags(out) == tags(text)
     assert 'title="Not this"' in out and "SECOND &amp; LAST." in out and ">TWO</a>" in out
     well_formed(out)
+
+
+@pytest.mark.parametrize(
+    "text, segments",
+    [
+        ("<p><a href='x'><b> Click here. </b></a></p>", ["Click here."]),  # wrapping tags stay outside
+        ("<b>One. Two.</b>", ["One.", "Two."]),  # an element around two sentences
+        ("<span><img src=x> Hi</span>", ["Hi"]),
+        ("<b>One</b> and <b>two</b>", ["<b>One</b> and <b>two</b>"]),  # not one wrapping pair
+        (ISSUE, [ISSUE]),
+    ],
+)
+def test_tags_at_the_edges_of_a_sentence_stay_out_of_the_segment(text, segments):
+    p = plan(text, "html")
+    assert [s.text for s in p.segments] == segments
+    assert p.assemble([s.text for s in p.segments]) == text
 
 
 def test_script_style_code_and_pre_are_not_translated():

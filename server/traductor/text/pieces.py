@@ -103,6 +103,65 @@ def _segment(raw: str, start: int, end: int, markers: Sequence[Span], collapse: 
     return Piece(_collapse(text, inner) if collapse else text, Kind.TRANSLATE, marks)
 
 
+_OPEN_TAG = re.compile(r"<([A-Za-z][\w:-]*)[^>]*(?<!/)>$")
+_CLOSE_TAG = re.compile(r"</([A-Za-z][\w:-]*)\s*>$")
+
+
+def _balanced(tags: Sequence[str]) -> bool:
+    """Whether every start tag among `tags` is closed by the matching end tag, in order."""
+    open_names: list[str] = []
+    for tag in tags:
+        if m := _OPEN_TAG.match(tag):
+            open_names.append(m.group(1).lower())
+        elif m := _CLOSE_TAG.match(tag):
+            if not open_names or open_names.pop() != m.group(1).lower():
+                return False
+    return not open_names
+
+
+def _names(tags: Sequence[str], pattern: re.Pattern) -> list[str]:
+    return [m.group(1).lower() for t in tags if (m := pattern.match(t))]
+
+
+def _unmatched_edge(tags: list[str]) -> str:
+    """ "first" if the first tag opens an element not closed among `tags`, "last" if the last one
+    closes an element not opened among them, else ""."""
+    if (m := _OPEN_TAG.match(tags[0])) and _names(tags[1:], _CLOSE_TAG).count(m.group(1).lower()) <= _names(
+        tags[1:], _OPEN_TAG
+    ).count(m.group(1).lower()):
+        return "first"
+    if (m := _CLOSE_TAG.match(tags[-1])) and _names(tags[:-1], _OPEN_TAG).count(m.group(1).lower()) <= _names(
+        tags[:-1], _CLOSE_TAG
+    ).count(m.group(1).lower()):
+        return "last"
+    return ""
+
+
+def _peel(raw: str, start: int, end: int, markers: Sequence[Span]) -> Span:
+    """The sentence without the tags at its edges that the model need not carry: a pair that
+    wraps all of it (`<b>Done.</b>` -> `Done.`), and a start tag closed after it or an end tag
+    opened before it. They stay in place as separators."""
+    inner = [(s, e) for s, e in markers if start <= s and e <= end]
+    while inner:
+        tags = [raw[s:e] for s, e in inner]
+        at_start, at_end = inner[0][0] == start, inner[-1][1] == end
+        first, last = _OPEN_TAG.match(tags[0]), _CLOSE_TAG.match(tags[-1])
+        edge = _unmatched_edge(tags)
+        if edge == "first" and at_start:
+            start, inner = inner[0][1], inner[1:]
+        elif edge == "last" and at_end:
+            end, inner = inner[-1][0], inner[:-1]
+        elif at_start and at_end and len(inner) >= 2 and first and last and _balanced(tags[1:-1]):
+            start, end, inner = inner[0][1], inner[-1][0], inner[1:-1]
+        else:
+            break
+        middle = raw[start:end]
+        start, end = start + len(middle) - len(middle.lstrip()), start + len(middle.rstrip())
+        if end <= start:
+            break
+    return start, end
+
+
 def split_run(
     raw: str, markers: Sequence[Span] = (), too_long: TooLong | None = None, collapse: bool = False
 ) -> list[Piece]:
@@ -110,6 +169,8 @@ def split_run(
     pieces: list[Piece] = []
     at = 0
     for start, end in _sentences(raw, markers):
+        if collapse:
+            start, end = _peel(raw, start, end, markers)
         inside = [(s - start, e - start) for s, e in markers if start <= s and e <= end]
         chunks = [(0, end - start)] if too_long is None else split_long(raw[start:end], too_long, inside)
         for a, b in chunks:
