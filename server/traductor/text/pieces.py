@@ -7,7 +7,9 @@ except that with `collapse` (HTML) the whitespace inside a segment becomes singl
 
 Markers are the spans of inline markup inside the run (HTML tags and entities; none for plain
 text). The sentence splitter never sees them; each sentence keeps the markers that touch it
-(`<b>Warning:</b>` stays one segment) and a cut never falls inside one.
+(`<b>Warning:</b>` stays one segment) and a cut never falls inside one. Tags at the edges of a
+sentence that wrap all of it, or belong to an element outside it, are left out of the segment
+as separators (`_peel`), so the model carries only the markup inside the sentence.
 """
 
 from __future__ import annotations
