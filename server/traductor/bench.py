@@ -79,9 +79,9 @@ def make_bundle(shape, quantize: str | None, out: Path) -> Path:
 
 def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) -> dict[str, float]:
     from traductor.engine.bundle import load_bundle
-    from traductor.engine.request import Request
     from traductor.engine.runner import ModelRunner
     from traductor.engine.scheduler import Scheduler
+    from traductor.engine.translator import drive
     from traductor.options import DecodingOptions
 
     bundle = load_bundle(bundle_dir, verify=False, tokenizer=False)
@@ -93,12 +93,8 @@ def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) ->
 
         def once(batch: int = batch, srcs: list[list[int]] = srcs) -> float:
             scheduler = Scheduler(runner, None, max_rows=batch, max_queue=batch)
-            done = []
-            for i, s in enumerate(srcs):
-                scheduler.submit(Request(str(i), s, [], options, done.append, stream=False))
             t0 = time.perf_counter()
-            while scheduler.has_work():
-                scheduler.step()
+            done = drive(scheduler, [(s, [], options) for s in srcs])
             elapsed = time.perf_counter() - t0
             if sum(len(e.token_ids) for e in done) != batch * NEW_TOKENS:
                 raise RuntimeError("the engine did not produce exactly 32 tokens per sentence")

@@ -3,7 +3,9 @@
 The caller (the gRPC servicer, or the offline translator) builds a `Request` and gives it a
 `sink`: a function the engine thread calls with a `TokenEvent` for every new token and one
 `FinishEvent` at the end. The caller may set `cancelled` from any thread; the scheduler looks
-at it before every step.
+at it before every step. Everything the scheduler keeps about a request is in its
+`RequestState`, whose `status` says where the request is: WAITING -> RUNNING -> FINISHED (a
+request may also go from WAITING straight to FINISHED: cancelled, past its deadline, failed).
 """
 
 from __future__ import annotations
@@ -97,8 +99,16 @@ class Detokenizer:
         return text, text[len(self.sent) :]
 
 
+class Status(enum.Enum):
+    WAITING = "waiting"  # in the scheduler's queue
+    RUNNING = "running"  # holds cache rows, decoded every step
+    FINISHED = "finished"  # its FinishEvent is sent; nothing more happens to it
+
+
 @dataclass
 class Request:
+    """What the caller asks for. The scheduler's bookkeeping lives in `state`."""
+
     id: str
     source_ids: list[int]  # EOS included
     values: list[str]  # placeholder values to restore
@@ -106,44 +116,84 @@ class Request:
     sink: Callable[[TokenEvent | FinishEvent], None]
     deadline: float | None = None  # time.monotonic() value
     stream: bool = True  # False: no TokenEvents and no per-token detokenizing (unary calls)
-    cancelled: bool = False
+    cancelled: bool = False  # set by the caller, from any thread
     arrived: float = field(default_factory=time.monotonic)
+    state: RequestState = field(init=False, repr=False)
 
-    # Filled in by the scheduler.
-    admitted: float = 0.0
-    decode_started: float = 0.0
-    first_token: float = 0.0
-    encode_seconds: float = 0.0
-    tokens: list[int] = field(default_factory=list)
-    logprobs: list[float] = field(default_factory=list)
-    rows: list[int] = field(default_factory=list)
-    required: Counter = field(default_factory=Counter)  # the source's placeholder tokens, with counts
-    ph_left: Counter = field(default_factory=Counter)  # those not generated yet (EOS waits for them)
-    rng: np.random.Generator | None = None
-    detokenizer: Detokenizer | None = None
-    beam: "BeamState | None" = None
-    done: bool = False
+    def __post_init__(self):
+        self.state = RequestState()
 
     @property
     def n_rows(self) -> int:
         return self.options.beam_size
 
+    @property
+    def done(self) -> bool:
+        return self.state.status is Status.FINISHED
+
+    @property
+    def tokens(self) -> list[int]:
+        return self.state.tokens
+
+    @property
+    def rows(self) -> list[int]:
+        return self.state.rows
+
+    def stopped(self, now: float) -> FinishReason | None:
+        """CANCELLED or DEADLINE when the caller no longer wants the result, else None."""
+        if self.cancelled:
+            return FinishReason.CANCELLED
+        if self.deadline is not None and now >= self.deadline:
+            return FinishReason.DEADLINE
+        return None
+
     def timings(self, now: float) -> Timings:
+        st = self.state
         return Timings(
-            queue=max(self.admitted - self.arrived, 0.0) if self.admitted else now - self.arrived,
-            encode=self.encode_seconds,
-            decode=(now - self.decode_started) if self.decode_started else 0.0,
+            queue=max(st.admitted - self.arrived, 0.0) if st.admitted else now - self.arrived,
+            encode=st.encode_seconds,
+            decode=(now - st.decode_started) if st.decode_started else 0.0,
             total=now - self.arrived,
-            first_token=(self.first_token - self.arrived) if self.first_token else 0.0,
+            first_token=(st.first_token - self.arrived) if st.first_token else 0.0,
         )
 
 
 @dataclass
+class RequestState:
+    """The scheduler's side of a request (engine thread only)."""
+
+    status: Status = Status.WAITING
+    rows: list[int] = field(default_factory=list)  # its rows in the cache, in beam order
+    tokens: list[int] = field(default_factory=list)  # output so far (EOS excluded)
+    logprobs: list[float] = field(default_factory=list)  # when return_scores
+    required: Counter = field(default_factory=Counter)  # the source's placeholder tokens, with counts
+    missing: Counter = field(default_factory=Counter)  # those not generated yet (EOS waits for them)
+    rng: np.random.Generator | None = None  # sampling only
+    detokenizer: Detokenizer | None = None  # streaming only
+    beam: BeamState | None = None  # beam search only
+    admitted: float = 0.0
+    decode_started: float = 0.0
+    first_token: float = 0.0
+    encode_seconds: float = 0.0
+
+
+@dataclass
 class BeamState:
-    """Per-request beam search state, rows in the same order as Request.rows."""
+    """Per-request beam search state, rows in the same order as RequestState.rows."""
 
     scores: np.ndarray  # (K,) sum of log-probabilities
     finished: np.ndarray  # (K,) bool
     lengths: np.ndarray  # (K,) tokens generated before finishing
     prefixes: np.ndarray  # (K, t) tokens so far (PAD after a beam finished)
     logprobs: np.ndarray  # (K, t) log p of each of those tokens (0 for PAD)
+
+    @classmethod
+    def start(cls, k: int) -> BeamState:
+        """K beams, all but one at -inf: they start identical, so only one may grow at first."""
+        return cls(
+            np.array([0.0] + [-np.inf] * (k - 1)),
+            np.zeros(k, bool),
+            np.zeros(k),
+            np.zeros((k, 0), dtype=np.int64),
+            np.zeros((k, 0)),
+        )

@@ -1,11 +1,11 @@
 """The scheduler: continuous batching around the KV cache. One call to `step()` is one turn of
 
-    1. retire    cancelled and past-deadline requests leave before any work is spent on them
-    2. admit     waiting requests join while rows are free; their sources are encoded together
-                 (encoder once per request), their cross-attention K/V written into the cache
-    3. decode    ONE decoder step for every active row of every request
-    4. select    greedy / sampled / beam tokens; events to each request's sink
-    5. finish    requests at EOS or max length leave at once and free their rows
+    1. retire        cancelled and past-deadline requests leave before any work is spent on them
+    2. admit         waiting requests join while rows are free; their sources are encoded
+                     together (encoder once per request), their cross-attention K/V cached
+    3. run           ONE decoder step for every running row of every request
+    4. postprocess   greedy / sampled / beam tokens (decoding.py), events to each request's
+                     sink; requests at EOS or max length finish at once and free their rows
 
 Requests never wait for each other to finish: a new one joins at the next step. Everything here
 runs on one thread (the engine thread); `submit` and `Request.cancelled` are the only things
@@ -17,17 +17,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from ..errors import QueueFull
+from ..model.constraints import Constraints
 from ..model.tokenizer import Tokenizer
-from . import selection
+from . import decoding
 from .cache import KVCache
-from .request import BeamState, Detokenizer, FinishEvent, FinishReason, Request, TokenEvent
+from .request import BeamState, Detokenizer, FinishEvent, FinishReason, Request, Status, TokenEvent
 from .runner import ModelRunner
 
 log = logging.getLogger("traductor.engine")
@@ -64,10 +65,9 @@ class Scheduler:
         self.waiting: deque[Request] = deque()
         self.lock = threading.Lock()
         self.work = threading.Condition(self.lock)
-        # Placeholder constraint (as in model/generate.py): a <phK> token only while the source
-        # has an unused occurrence of it; EOS only once all of them are out.
-        self.placeholder_ids = tokenizer.placeholder_ids if tokenizer is not None else frozenset()
-        self.placeholder_cols = np.array(sorted(self.placeholder_ids), dtype=np.int64)
+        # EOS and placeholder rules, the same as the PyTorch reference's (model/constraints.py)
+        placeholder_ids = tokenizer.placeholder_ids if tokenizer is not None else frozenset()
+        self.constraints = Constraints(placeholder_ids, self.eos_id)
         self._step_views: tuple = (-1, None, None)
         self.before_step = before_step  # test hook: a gate that holds the engine between steps
         self.last = StepStats()
@@ -102,16 +102,16 @@ class Scheduler:
     # ---- the engine step ------------------------------------------------------------------
 
     def step(self) -> None:
+        """retire -> admit -> run -> postprocess; what it did goes to `self.last` (metrics)."""
         if self.before_step is not None:
             self.before_step()
         stats = StepStats()
-        now = time.monotonic()
-        self._retire_stopped(now)
+        self._retire(time.monotonic())
         self._admit(stats)
         if self.active:
             t0 = time.monotonic()
             try:
-                self._decode_and_select()
+                self._postprocess(self._run())
             except Exception as e:  # a fault in the batch: fail its requests, keep the engine alive
                 log.exception("decode step failed; failing %d request(s)", len(self.active))
                 for req in list(self.active):
@@ -119,15 +119,20 @@ class Scheduler:
             stats.rows, stats.step_seconds = self.cache.rows, time.monotonic() - t0
         self.last = stats
 
-    def _retire_stopped(self, now: float) -> None:
+    # 1. retire
+
+    def _retire(self, now: float) -> None:
         with self.lock:
-            stopped = [r for r in self.waiting if r.cancelled or (r.deadline is not None and now >= r.deadline)]
+            stopped = [r for r in self.waiting if r.stopped(now)]
             for r in stopped:
                 self.waiting.remove(r)
-        for r in stopped + [r for r in self.active if r.cancelled or (r.deadline is not None and now >= r.deadline)]:
-            self._finish(r, FinishReason.CANCELLED if r.cancelled else FinishReason.DEADLINE)
+        for r in stopped + [r for r in self.active if r.stopped(now)]:
+            self._finish(r, r.stopped(now))
 
-    def _admit(self, stats: StepStats) -> None:
+    # 2. admit
+
+    def _take_waiting(self) -> list[Request]:
+        """The waiting requests that fit in the free rows, in arrival order (no overtaking)."""
         batch: list[Request] = []
         free = self.max_rows - self.cache.rows
         with self.lock:
@@ -135,6 +140,10 @@ class Scheduler:
                 req = self.waiting.popleft()
                 free -= req.n_rows
                 batch.append(req)
+        return batch
+
+    def _admit(self, stats: StepStats) -> None:
+        batch = self._take_waiting()
         if not batch:
             return
         t0 = time.monotonic()
@@ -154,30 +163,32 @@ class Scheduler:
         rows = self.cache.add_rows(cross, padding, [r.n_rows for r in batch])
         now = time.monotonic()
         for r in batch:
-            r.rows, rows = rows[: r.n_rows], rows[r.n_rows :]
-            r.admitted, r.encode_seconds, r.decode_started = t0, elapsed, now
-            r.required = Counter(t for t in r.source_ids if t in self.placeholder_ids)
-            r.ph_left = Counter(r.required)
-            if r.stream:
-                r.detokenizer = Detokenizer(self.tokenizer, r.values)
-            if r.options.sampling:
-                r.rng = np.random.default_rng(r.options.seed)
-            if r.n_rows > 1:
-                K = r.n_rows
-                r.beam = BeamState(
-                    np.array([0.0] + [-np.inf] * (K - 1)),
-                    np.zeros(K, bool),
-                    np.zeros(K),
-                    np.zeros((K, 0), dtype=np.int64),
-                    np.zeros((K, 0)),
-                )
-            self.row_request.extend([r] * r.n_rows)
-            self.tokens[r.rows] = self.bos_id
-            self.positions[r.rows] = 0
-            self.active.append(r)
+            self._start(r, rows[: r.n_rows], t0, elapsed, now)
+            rows = rows[r.n_rows :]
         stats.admitted, stats.encode_seconds = len(batch), elapsed
 
-    def _decode_and_select(self) -> None:
+    def _start(self, r: Request, rows: list[int], admitted: float, encode_seconds: float, now: float) -> None:
+        """A request joins the running ones: its rows, its decoding state, BOS at position 0."""
+        st = r.state
+        st.status, st.rows = Status.RUNNING, list(rows)
+        st.admitted, st.encode_seconds, st.decode_started = admitted, encode_seconds, now
+        st.required = self.constraints.required(r.source_ids)
+        st.missing = st.required.copy()
+        if r.stream:
+            st.detokenizer = Detokenizer(self.tokenizer, r.values)
+        if r.options.sampling:
+            st.rng = np.random.default_rng(r.options.seed)
+        if r.n_rows > 1:
+            st.beam = BeamState.start(r.n_rows)
+        self.row_request.extend([r] * r.n_rows)
+        self.tokens[st.rows] = self.bos_id
+        self.positions[st.rows] = 0
+        self.active.append(r)
+
+    # 3. run
+
+    def _run(self) -> np.ndarray:
+        """One decoder step over every running row; returns the logits (the runner's buffer)."""
         B = self.cache.rows
         self.cache.ensure_positions(int(self.positions[:B].max()))
         past, cross, padding = self.cache.views()
@@ -187,17 +198,23 @@ class Scheduler:
         logits, new_kv = self.runner.step(tokens, positions, padding, past, cross)
         self.cache.append(new_kv, self.positions)
         self.positions[:B] += 1
+        return logits
+
+    # 4. postprocess
+
+    def _postprocess(self, logits: np.ndarray) -> None:
+        """Choose every request's token(s) while rows are as the step saw them, then apply the
+        choices: a request that finishes frees its rows and moves the last rows into the holes,
+        so nothing reads `logits` by row once that starts."""
         now = time.monotonic()
-        # Phase 1: choose every request's token(s) while rows are as the step saw them.
-        # Phase 2: apply the choices; a request that finishes frees its rows and moves the last
-        # rows into the holes, so nothing reads `logits` by row after that starts.
-        choices = [(req, self._choose_beam(req, logits)) for req in self.active if req.beam is not None]
-        plain = [req for req in self.active if req.beam is None]
+        beams = [r for r in self.active if r.state.beam is not None]
+        plain = [r for r in self.active if r.state.beam is None]
+        choices = [(r, decoding.choose_beam(r, logits, self.constraints, self.pad_id)) for r in beams]
         if plain:
-            choices += zip(plain, self._choose_plain(plain, logits))
+            choices += zip(plain, decoding.choose_plain(plain, logits, self.cache.rows, self.constraints))
         for req, choice in choices:
             try:
-                if req.beam is not None:
+                if req.state.beam is not None:
                     self._apply_beam(req, *choice, now)
                 else:
                     self._apply_token(req, *choice, now)
@@ -205,130 +222,73 @@ class Scheduler:
                 log.exception("request %s failed", req.id)
                 self._finish(req, FinishReason.ERROR, error=e)
 
-    def _choose_plain(self, plain: list[Request], logits: np.ndarray) -> list[tuple[int, float | None]]:
-        """Greedy and sampled requests (one row each): one vectorised argmax for all of them."""
-        rows = np.fromiter((r.rows[0] for r in plain), dtype=np.int64, count=len(plain))
-        scored = [i for i, r in enumerate(plain) if r.options.return_scores]
-        pending = [r for r in plain if +r.ph_left]  # sources with placeholders not yet produced
-        suppress = [r.rows[0] for r in plain if len(r.tokens) < r.options.min_new_tokens] + [r.rows[0] for r in pending]
-        if scored:  # log p under the unsuppressed softmax, as the reference reports it
-            original = logits[rows[scored]].copy()
-        if self.placeholder_cols.size:  # ban every placeholder, then re-allow each row's unused ones
-            allowed = [(r.rows[0], [p for p, n in r.ph_left.items() if n > 0]) for r in pending]
-            kept = [logits[row, cols].copy() for row, cols in allowed]
-            logits[: self.cache.rows, self.placeholder_cols] = -np.inf
-            for (row, cols), values in zip(allowed, kept):
-                logits[row, cols] = values
-        if suppress:
-            logits[suppress, self.eos_id] = -np.inf  # the buffer is ours until the next step
-        tokens = logits[: self.cache.rows].argmax(axis=-1)[rows]
-        for i, r in enumerate(plain):
-            if r.options.sampling:
-                o = r.options
-                tokens[i] = selection.sample(logits[rows[i]], o.temperature, o.top_k, o.top_p, r.rng)
-        logps: list[float | None] = [None] * len(plain)
-        if scored:
-            for j, lp in zip(scored, selection.token_logprobs(original, tokens[scored])):
-                logps[j] = float(lp)
-        return list(zip(tokens.tolist(), logps))
-
     def _apply_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
-        self.tokens[req.rows[0]] = token
+        self.tokens[req.state.rows[0]] = token
         if token == self.eos_id:
             return self._finish(req, FinishReason.EOS)
         self._emit_token(req, token, logp, now)
-        if len(req.tokens) >= req.options.max_new_tokens:
+        if len(req.state.tokens) >= req.options.max_new_tokens:
             self._finish(req, FinishReason.LENGTH)
 
-    def _emit_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
-        req.tokens.append(token)
-        if req.ph_left[token] > 0:
-            req.ph_left[token] -= 1
-        if logp is not None:
-            req.logprobs.append(logp)
-        if not req.first_token:
-            req.first_token = now
-        if req.stream:
-            delta = req.detokenizer.push(token)
-            req.sink(TokenEvent(len(req.tokens) - 1, token, delta, logp if logp is not None else 0.0))
-
-    def _choose_beam(self, req: Request, logits: np.ndarray):
-        s, o, K = req.beam, req.options, req.n_rows
-        logp = selection.log_softmax(logits[np.asarray(req.rows)])
-        if s.prefixes.shape[1] < o.min_new_tokens:
-            logp[:, self.eos_id] = -np.inf
-        if self.placeholder_cols.size:
-            for k in range(K):
-                left = req.required - Counter(s.prefixes[k].tolist())
-                logp[k, [p for p in self.placeholder_cols.tolist() if left[p] <= 0]] = -np.inf
-                if +left:
-                    logp[k, self.eos_id] = -np.inf
-        return selection.beam_step(logp, s.scores, s.finished, self.pad_id, K)
-
-    def _apply_beam(self, req: Request, scores: np.ndarray, source: np.ndarray, token: np.ndarray, now: float) -> None:
-        s, K = req.beam, req.n_rows
-        rows = np.asarray(req.rows)
-        if not np.array_equal(source, np.arange(K)):
+    def _apply_beam(self, req: Request, scores: np.ndarray, source: np.ndarray, token: np.ndarray, now: float):
+        beam, rows = req.state.beam, np.asarray(req.state.rows)
+        if not np.array_equal(source, np.arange(req.n_rows)):
             self.cache.reorder(rows, rows[source])
-        was_finished = s.finished[source]
-        s.logprobs = np.concatenate([s.logprobs[source], (scores - s.scores[source])[:, None]], axis=1)
-        s.scores = scores
-        s.lengths = s.lengths[source] + (~was_finished)
-        s.finished = was_finished | (token == self.eos_id)
-        s.prefixes = np.concatenate([s.prefixes[source], token[:, None]], axis=1)
+        decoding.advance_beam(beam, scores, source, token, self.eos_id)
         self.tokens[rows] = token
-        if not s.finished.all() and s.prefixes.shape[1] < req.options.max_new_tokens:
+        if not beam.finished.all() and beam.prefixes.shape[1] < req.options.max_new_tokens:
             return
-        k = selection.best_beam(s.scores, s.lengths)
-        best = s.prefixes[k].tolist()
-        ended = self.eos_id in best
-        scores = req.options.return_scores
-        for t, logp in zip(best[: best.index(self.eos_id)] if ended else best, s.logprobs[k].tolist()):
-            if t == self.pad_id:  # the hypothesis, streamed at once
-                break
-            self._emit_token(req, t, logp if scores else None, now)
+        tokens, logprobs, ended = decoding.best_hypothesis(beam, self.eos_id, self.pad_id)
+        for t, logp in zip(tokens, logprobs):  # the hypothesis, streamed at once
+            self._emit_token(req, t, logp if req.options.return_scores else None, now)
         self._finish(req, FinishReason.EOS if ended else FinishReason.LENGTH)
+
+    def _emit_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
+        st = req.state
+        st.tokens.append(token)
+        if st.missing[token] > 0:
+            st.missing[token] -= 1
+        if logp is not None:
+            st.logprobs.append(logp)
+        if not st.first_token:
+            st.first_token = now
+        if req.stream:
+            delta = st.detokenizer.push(token)
+            req.sink(TokenEvent(len(st.tokens) - 1, token, delta, logp if logp is not None else 0.0))
 
     # ---- leaving --------------------------------------------------------------------------
 
     def _finish(self, req: Request, reason: FinishReason, error: BaseException | None = None) -> None:
-        if req.done:
+        st = req.state
+        if st.status is Status.FINISHED:
             return
-        req.done = True
-        if req in self.active:
+        if st.status is Status.RUNNING:
             self._free_rows(req)
+        st.status = Status.FINISHED
         now = time.monotonic()
         text, rest = ("", "")
         try:
-            if error is None and req.detokenizer is not None:
-                text, rest = req.detokenizer.finish()
+            if error is None and st.detokenizer is not None:
+                text, rest = st.detokenizer.finish()
             elif error is None and self.tokenizer is not None:
-                text = self.tokenizer.decode(req.tokens, req.values)
-        except Exception as e:  # the request fails, but it still gets its finish event (done is set)
+                text = self.tokenizer.decode(st.tokens, req.values)
+        except Exception as e:  # the request fails, but it still gets its finish event
             log.exception("request %s failed while finishing", req.id)
             reason, error = FinishReason.ERROR, e
+        event = FinishEvent(
+            reason, text, list(st.tokens), list(st.logprobs), len(req.source_ids), req.timings(now), rest, error
+        )
         try:
-            req.sink(
-                FinishEvent(
-                    reason,
-                    text,
-                    list(req.tokens),
-                    list(req.logprobs),
-                    len(req.source_ids),
-                    req.timings(now),
-                    rest,
-                    error,
-                )
-            )
+            req.sink(event)
         except Exception:
             log.exception("sink of request %s failed on finish", req.id)
 
     def _free_rows(self, req: Request) -> None:
         self.active.remove(req)
-        moves = self.cache.remove_rows(req.rows)
+        moves = self.cache.remove_rows(req.state.rows)
         for old, new in moves.items():
             owner = self.row_request[old]
-            owner.rows = [new if r == old else r for r in owner.rows]
+            owner.state.rows = [new if r == old else r for r in owner.state.rows]
             self.row_request[new] = owner
             self.tokens[new], self.positions[new] = self.tokens[old], self.positions[old]
         del self.row_request[self.cache.rows :]

@@ -7,7 +7,6 @@ figure of the code that serves.
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 from ..errors import TranslationError
@@ -17,6 +16,22 @@ from .bundle import Bundle, load_bundle
 from .request import FinishEvent, FinishReason, Request
 from .runner import ModelRunner
 from .scheduler import Scheduler
+
+
+def drive(scheduler: Scheduler, work: list[tuple[list[int], list[str], DecodingOptions]]) -> list[FinishEvent]:
+    """Submit (source ids, placeholder values, resolved options) requests, step the scheduler until
+    all are done, return their FinishEvents in order (the offline loop: translate, parity, bench)."""
+    results: list[FinishEvent | None] = [None] * len(work)
+    for i, (source, values, options) in enumerate(work):
+
+        def sink(event, i=i):
+            if isinstance(event, FinishEvent):
+                results[i] = event
+
+        scheduler.submit(Request(str(i), source, values, options, sink, stream=False))
+    while scheduler.has_work():
+        scheduler.step()
+    return results  # type: ignore[return-value]
 
 
 class OnnxTranslator:
@@ -43,20 +58,11 @@ class OnnxTranslator:
         if options.beam_size > rows:
             rows = options.beam_size
         scheduler = Scheduler(self.runner, self.tokenizer, max_rows=rows, max_queue=len(sources) + 1)
-        results: list[FinishEvent | None] = [None] * len(sources)
-        counter = itertools.count()
-        for i, src in enumerate(sources):
-            opts = resolve(options, len(src), self.limits)
-
-            def sink(event, i=i):
-                if isinstance(event, FinishEvent):
-                    results[i] = event
-
-            scheduler.submit(
-                Request(str(next(counter)), list(src), values[i] if values else [], opts, sink, stream=False)
-            )
-        while scheduler.has_work():
-            scheduler.step()
+        work = [
+            (list(src), values[i] if values else [], resolve(options, len(src), self.limits))
+            for i, src in enumerate(sources)
+        ]
+        results = drive(scheduler, work)
         for event in results:
             if event.reason is FinishReason.ERROR:
                 raise TranslationError(f"translation failed: {event.error}") from event.error

@@ -17,6 +17,7 @@ from collections import Counter
 import torch
 import torch.nn.functional as F
 
+from .constraints import Constraints
 from .transformer import Transformer
 
 NEG_INF = float("-inf")
@@ -65,36 +66,20 @@ class CachedStepper:
 
 def _constrain(
     logp: torch.Tensor,
-    eos_id: int,
+    constraints: Constraints,
+    required: list[Counter],
+    prefixes: torch.Tensor,
     generated: int,
     min_new_tokens: int,
-    prefixes: torch.Tensor,
-    required: list[Counter] | None,
-    placeholder_ids: list[int],
 ) -> torch.Tensor:
-    """The decoding constraints, on a copy of the step's log-probabilities:
-
-    * EOS is impossible before min_new_tokens;
-    * placeholders (when `required` is given, one multiset of <phK> ids per row's source): a
-      placeholder token is possible only while the source has an occurrence of it not yet in
-      the row's prefix, and EOS only once all of them are in it.
-    """
+    """The step's log-probabilities with what each row may not produce next set to -inf (a copy);
+    the rules (EOS and placeholders) are those of model/constraints.py, shared with the engine."""
     logp = logp.clone()
-    if generated < min_new_tokens:
-        logp[:, eos_id] = NEG_INF
-    if required is not None:
-        for r, need in enumerate(required):
-            left = need - Counter(prefixes[r].tolist())
-            banned = [p for p in placeholder_ids if left[p] <= 0]
-            logp[r, banned] = NEG_INF
-            if +left:
-                logp[r, eos_id] = NEG_INF
+    missing = [constraints.missing(need, row) for need, row in zip(required, prefixes.tolist())]
+    rows, cols = constraints.banned(missing, [generated < min_new_tokens] * len(missing))
+    if rows.size:
+        logp[torch.from_numpy(rows), torch.from_numpy(cols)] = NEG_INF
     return logp
-
-
-def required_placeholders(sources: list[list[int]], placeholder_ids: frozenset[int]) -> list[Counter] | None:
-    """Per source, the placeholder tokens (with their counts) its translation must contain."""
-    return [Counter(t for t in s if t in placeholder_ids) for s in sources] if placeholder_ids else None
 
 
 @torch.no_grad()
@@ -109,15 +94,16 @@ def greedy(
     """Greedy decoding of a batch; returns each sequence's new tokens (EOS included if produced).
 
     With `placeholder_ids` (the tokenizer's <phK> ids), EOS waits for the source's placeholders."""
-    required, ph = required_placeholders(sources, placeholder_ids), sorted(placeholder_ids)
     cfg = model.cfg
+    constraints = Constraints(placeholder_ids, cfg.eos_id)
+    required = [constraints.required(s) for s in sources]
     src, src_pad = pad_batch(sources, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
     B = len(sources)
     prefixes = torch.full((B, 1), cfg.bos_id, dtype=torch.long)
     done = torch.zeros(B, dtype=torch.bool)
     for generated in range(max_new_tokens):
-        logp = _constrain(stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens, prefixes, required, ph)
+        logp = _constrain(stepper.step(prefixes), constraints, required, prefixes, generated, min_new_tokens)
         nxt = logp.argmax(dim=-1)
         nxt = torch.where(done, torch.full_like(nxt, cfg.pad_id), nxt)
         prefixes = torch.cat([prefixes, nxt[:, None]], dim=1)
@@ -158,7 +144,8 @@ def beam_search(
     cfg = model.cfg
     B, K = len(sources), beam_size
     expanded = [s for s in sources for _ in range(K)]
-    required, ph = required_placeholders(expanded, placeholder_ids), sorted(placeholder_ids)
+    constraints = Constraints(placeholder_ids, cfg.eos_id)
+    required = [constraints.required(s) for s in expanded]
     src, src_pad = pad_batch(expanded, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
     prefixes = torch.full((B * K, 1), cfg.bos_id, dtype=torch.long)
@@ -167,9 +154,7 @@ def beam_search(
     finished = torch.zeros(B * K, dtype=torch.bool)
     lengths = torch.zeros(B * K)
     for generated in range(max_new_tokens):
-        logp = _constrain(
-            stepper.step(prefixes), cfg.eos_id, generated, min_new_tokens, prefixes, required, ph
-        )  # (B*K, V)
+        logp = _constrain(stepper.step(prefixes), constraints, required, prefixes, generated, min_new_tokens)
         V = logp.shape[-1]
         frozen = torch.full((V,), NEG_INF)
         frozen[cfg.pad_id] = 0.0

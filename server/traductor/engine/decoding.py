@@ -1,0 +1,74 @@
+"""From one step's logits to each running request's next token(s): the scheduler's postprocess.
+
+    plain requests (greedy or sampling, one row each)   one vectorised argmax over all of them;
+                                                        sampled rows then draw from their own row
+    beam requests (K rows each)                         log-softmax of its rows, one beam step
+
+Both apply the EOS/placeholder rules of model/constraints.py first. These functions read the
+requests' state and return choices; the scheduler applies them (emits tokens, finishes
+requests, moves rows). They know nothing of the cache, the runner or the events.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.constraints import Constraints
+from . import selection
+from .request import BeamState, Request
+
+
+def choose_plain(
+    plain: list[Request], logits: np.ndarray, n_rows: int, constraints: Constraints
+) -> list[tuple[int, float | None]]:
+    """(token, log p or None) for each plain request. Masks `logits` in place (the step's buffer,
+    ours until the next step)."""
+    rows = np.fromiter((r.state.rows[0] for r in plain), dtype=np.int64, count=len(plain))
+    scored = [i for i, r in enumerate(plain) if r.options.return_scores]
+    if scored:  # log p under the unconstrained softmax, as the reference reports it
+        original = logits[rows[scored]].copy()
+    missing = [r.state.missing for r in plain]
+    too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
+    banned_rows, banned_cols = constraints.banned(missing, too_short)
+    if banned_rows.size:
+        logits[rows[banned_rows], banned_cols] = selection.NEG_INF
+    tokens = logits[:n_rows].argmax(axis=-1)[rows]
+    for i, r in enumerate(plain):
+        if r.options.sampling:
+            o = r.options
+            tokens[i] = selection.sample(logits[rows[i]], o.temperature, o.top_k, o.top_p, r.state.rng)
+    logps: list[float | None] = [None] * len(plain)
+    if scored:
+        for j, lp in zip(scored, selection.token_logprobs(original, tokens[scored])):
+            logps[j] = float(lp)
+    return list(zip(tokens.tolist(), logps))
+
+
+def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_id: int):
+    """One beam step for one request: (new scores (K,), source beam (K,), token (K,))."""
+    beam, K = req.state.beam, req.n_rows
+    logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
+    missing = [constraints.missing(req.state.required, prefix) for prefix in beam.prefixes.tolist()]
+    constraints.apply(logp, missing, [beam.prefixes.shape[1] < req.options.min_new_tokens] * K)
+    return selection.beam_step(logp, beam.scores, beam.finished, pad_id, K)
+
+
+def advance_beam(beam: BeamState, scores: np.ndarray, source: np.ndarray, token: np.ndarray, eos_id: int) -> None:
+    """Move the beams to the chosen hypotheses (the caller reorders the cache rows to match)."""
+    was_finished = beam.finished[source]
+    beam.logprobs = np.concatenate([beam.logprobs[source], (scores - beam.scores[source])[:, None]], axis=1)
+    beam.scores = scores
+    beam.lengths = beam.lengths[source] + (~was_finished)
+    beam.finished = was_finished | (token == eos_id)
+    beam.prefixes = np.concatenate([beam.prefixes[source], token[:, None]], axis=1)
+
+
+def best_hypothesis(beam: BeamState, eos_id: int, pad_id: int) -> tuple[list[int], list[float], bool]:
+    """The best beam's tokens (EOS and PAD cut), their log p, and whether it ended with EOS."""
+    k = selection.best_beam(beam.scores, beam.lengths)
+    best = beam.prefixes[k].tolist()
+    ended = eos_id in best
+    tokens = best[: best.index(eos_id)] if ended else best
+    if pad_id in tokens:
+        tokens = tokens[: tokens.index(pad_id)]
+    return tokens, beam.logprobs[k].tolist()[: len(tokens)], ended
