@@ -108,6 +108,11 @@ def test_a_long_sentence_is_cut_at_clauses_then_words_then_characters():
     assert all(len(x) <= 20 for x in pieces)
 
 
+def test_the_rest_of_a_clause_cut_between_words_joins_the_next_clause_when_both_fit():
+    text = "aa bb cc dd, ee"
+    assert [text[a:b] for a, b in split_long(text, lambda s: len(s) > 9)] == ["aa bb cc", "dd, ee"]
+
+
 def test_short_clauses_are_packed_together_and_protected_spans_are_not_cut():
     text = "a, b, c, d, e, f"
     assert [text[a:b] for a, b in split_long(text, lambda s: len(s) > 8)] == ["a, b, c,", "d, e, f"]

@@ -73,11 +73,22 @@ def _char_chunks(text: str, lo: int, hi: int, too_long: TooLong, protected: Sequ
     return spans
 
 
-def split_long(
-    text: str, too_long: TooLong, protected: Sequence[Span] = (), lo: int = 0, hi: int | None = None, level: int = 0
-) -> list[Span]:
-    """Spans of `text[lo:hi]` none of which is too long (unless a protected span alone is)."""
-    hi = len(text) if hi is None else hi
+def split_long(text: str, too_long: TooLong, protected: Sequence[Span] = ()) -> list[Span]:
+    """Spans of `text` none of which is too long (unless a protected span alone is).
+
+    After the cuts, neighbours that fit together are joined again: the rest of a clause that
+    had to be cut between words shares a piece with the next clause when both fit.
+    """
+    spans: list[Span] = []
+    for start, end in _split(text, too_long, protected, 0, len(text), 0):
+        if spans and not too_long(text[spans[-1][0] : end]):
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def _split(text: str, too_long: TooLong, protected: Sequence[Span], lo: int, hi: int, level: int) -> list[Span]:
     if not too_long(text[lo:hi]):
         return [(lo, hi)]
     if level >= len(LEVELS):
@@ -92,5 +103,5 @@ def split_long(
             chunks.append((start, end))
     spans: list[Span] = []
     for start, end in chunks:
-        spans.extend(split_long(text, too_long, protected, start, end, level + 1))
+        spans.extend(_split(text, too_long, protected, start, end, level + 1))
     return spans
