@@ -5,9 +5,22 @@ placeholders never go through the model as text. Each one becomes a reserved tok
 `<ph0>`, `<ph1>`, ... (numbered in order of appearance in the source) before tokenization, and
 the reserved tokens in the model's output are replaced by the source's placeholders after.
 
-Recognised: printf directives (`%s`, `%d`, `%1$s`, `%-10.2f`, `%lu`, `%%`, `%<PRIu64>`),
-brace fields (`{name}`, `{0}`, `{0:>8}`), shell-style variables (`$HOME`, `${name}`) and
-command-line options (`--force`, `--no-verify`, `-r`).
+Recognised, by kind (`KINDS`, in the order the pattern tries them):
+
+    python     `%(name)s`, `%(count)d`
+    printf     `%s`, `%d`, `%1$s`, `%-10.2f`, `%lu`, `%%`, `%<PRIu64>`
+    qt         Qt/KDE arguments `%1` .. `%99`, `%L1`
+    brace      `{name}`, `{0}`, `{0:>8}`
+    shell      `$HOME`, `${name}`
+    markup     inline tags of Pango, Qt rich text and KDE's KUIT (`<b>`, `</b>`, `<a href="..">`,
+               `<filename>`, `<br/>`) and character entities (`&amp;`, `&#169;`)
+    mnemonic   the keyboard-accelerator marker of a menu or button label: GTK's `_` and Qt/KDE's
+               `&` right before a letter (`_Open`, `Save &As`); the marker is the placeholder, so
+               the model places it before a letter of the translation (`_Abrir`)
+    option     command-line options (`--force`, `--no-verify`, `-r`)
+
+Tags are recognised only by name (the ones listed in `_TAG_NAMES`), so usage text such as
+`cp <source> <dest>` is still translated.
 """
 
 from __future__ import annotations
@@ -19,17 +32,48 @@ from dataclasses import dataclass
 MAX_PLACEHOLDERS = 16
 TOKENS = [f"<ph{i}>" for i in range(MAX_PLACEHOLDERS)]
 
-_PRINTF = r"%(?:\d+\$)?[-+#0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|q|j|z|t)?(?:<PRI[a-zA-Z0-9]+>|[diouxXeEfFgGaAcspnm%])"
+_PYTHON = r"%\([A-Za-z_][A-Za-z_0-9]*\)[-+#0 ]*(?:\d+)?(?:\.\d+)?[diouxXeEfFgGcrsa]"
+_PRINTF = (
+    r"%(?:\d+\$)?[-+#0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|q|j|z|t)?"
+    r"(?:<PRI[a-zA-Z0-9]+>|[diouxXeEfFgGaAcspnm%])"
+)
+_QT = r"%L?[1-9][0-9]?(?![0-9$])"
 _BRACE = r"\{[A-Za-z_0-9][A-Za-z_0-9.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
 _SHELL_VAR = r"\$\{[A-Za-z_][A-Za-z_0-9]*\}|\$[A-Za-z_][A-Za-z_0-9]*"
+_TAG_NAMES = (
+    "a|abbr|application|b|bcode|big|blockquote|body|br|center|code|command|dd|div|dl|dt|em|email|emphasis|envar|"
+    "filename|font|h[1-6]|head|hr|html|i|icode|img|interface|item|kbd|li|link|list|message|nl|nobr|note|numid|ol|"
+    "p|para|placeholder|pre|q|qt|resource|s|samp|shortcut|small|span|strike|strong|sub|subtitle|sup|table|td|th|"
+    "title|tr|tt|u|ul|var|warning"
+)
+_MARKUP = (
+    rf"</?(?:{_TAG_NAMES})(?![\w-])(?:\s+[^<>]*?)?\s*/?>"  # a known tag, with its attributes
+    r"|&(?:[A-Za-z][A-Za-z0-9]{1,7}|#[0-9]{1,6}|#x[0-9A-Fa-f]{1,6});"  # a character entity
+)
+_MNEMONIC = r"(?<![\w&])_(?=[^\W\d_][^\W_]*(?![\w]))|(?<![\w&])&(?=[^\W\d_])"
 _OPTION = r"(?<![\w-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w])"
-PATTERN = re.compile("|".join(f"(?:{p})" for p in (_PRINTF, _BRACE, _SHELL_VAR, _OPTION)))
+KINDS = {
+    "python": _PYTHON,
+    "printf": _PRINTF,
+    "qt": _QT,
+    "brace": _BRACE,
+    "shell": _SHELL_VAR,
+    "markup": _MARKUP,
+    "mnemonic": _MNEMONIC,
+    "option": _OPTION,
+}
+PATTERN = re.compile("|".join(f"(?P<{kind}>{p})" for kind, p in KINDS.items()))
 _TOKEN = re.compile(r"<ph(\d+)>")
 
 
 def find(text: str) -> list[str]:
     """The placeholders of `text`, in order."""
-    return PATTERN.findall(text)
+    return [m.group(0) for m in PATTERN.finditer(text)]
+
+
+def find_kinds(text: str) -> list[tuple[str, str]]:
+    """(kind, placeholder) for each placeholder of `text`, in order."""
+    return [(m.lastgroup, m.group(0)) for m in PATTERN.finditer(text)]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ class Pair:
     source: str
     target: str
     catalog: str
+    kind: str = ""  # the kind of program (debian.KINDS), when known
 
 
 def read_mo(path: Path) -> list[tuple[str, str]]:
@@ -57,18 +59,19 @@ def read_mo(path: Path) -> list[tuple[str, str]]:
         raise CorpusError(f"{path}: not a gettext .mo file (bad magic number)")
     _, count, orig_at, trans_at = struct.unpack(order + "4I", data[4:20])
 
-    def string(table: int, i: int) -> str:
+    def raw(table: int, i: int) -> bytes:
         length, offset = struct.unpack(order + "2I", data[table + 8 * i : table + 8 * i + 8])
         if offset + length > len(data):
             raise CorpusError(f"{path}: corrupt .mo file (string {i} runs past the end)")
-        return data[offset : offset + length].decode("utf-8", errors="strict")
+        return data[offset : offset + length]
 
     try:
         if trans_at + 8 * count > len(data) or orig_at + 8 * count > len(data):
             raise CorpusError(f"{path}: corrupt .mo file (tables run past the end)")
+        charset = _charset(raw(trans_at, 0)) if count and not raw(orig_at, 0) else "utf-8"
         pairs = []
         for i in range(count):
-            msgid, msgstr = string(orig_at, i), string(trans_at, i)
+            msgid, msgstr = raw(orig_at, i).decode(charset), raw(trans_at, i).decode(charset)
             if not msgid:  # the header entry
                 continue
             msgid = msgid.split("\x04", 1)[-1]  # drop msgctxt
@@ -77,13 +80,31 @@ def read_mo(path: Path) -> list[tuple[str, str]]:
             for src, tgt in zip(sources[:2], targets[:2]):
                 pairs.append((src, tgt))
         return pairs
-    except (struct.error, UnicodeDecodeError) as e:
+    except (struct.error, UnicodeDecodeError, LookupError) as e:
         raise CorpusError(f"{path}: corrupt .mo file ({e})") from e
+
+
+def _charset(header: bytes) -> str:
+    """The encoding named by the header's Content-Type (msgfmt keeps the .po's charset)."""
+    found = re.search(rb"charset=([A-Za-z0-9_.:-]+)", header)
+    name = found.group(1).decode("ascii").lower() if found else "utf-8"
+    return "utf-8" if name in ("charset", "") else name
+
+
+# KDE's and GNOME's translator credits: the "translation" is a person's name or address.
+CREDITS = frozenset({"Your names", "Your emails", "translator-credits", "translator_credits", "Translator credits"})
 
 
 def keep(source: str, target: str) -> bool:
     s, t = source.strip(), target.strip()
-    return bool(s and t) and s != t and "\n" not in source + target and max(len(s), len(t)) <= MAX_CHARS
+    return (
+        s not in CREDITS
+        and bool(s and t)
+        and s != t
+        and "\n" not in source + target
+        and "\t" not in source + target
+        and max(len(s), len(t)) <= MAX_CHARS
+    )
 
 
 def catalog_name(path: Path) -> str:
@@ -120,7 +141,14 @@ def read_tsv(path: Path, catalog: str = "") -> list[Pair]:
             if len(row) < 2:
                 raise CorpusError(f"{path}:{n}: expected source<TAB>target, got {len(row)} column")
             if keep(row[0], row[1]):
-                pairs.append(Pair(row[0].strip(), row[1].strip(), row[2] if len(row) > 2 else catalog))
+                pairs.append(
+                    Pair(
+                        row[0].strip(),
+                        row[1].strip(),
+                        row[2] if len(row) > 2 else catalog,
+                        row[3] if len(row) > 3 else "",
+                    )
+                )
     if not pairs:
         raise CorpusError(f"{path} holds no usable pairs")
     return pairs
@@ -145,7 +173,11 @@ def split(pairs: list[Pair], dev: tuple[str, ...], test: tuple[str, ...]) -> dic
 def write_tsv(path: Path, pairs: list[Pair]) -> None:
     with Path(path).open("w", encoding="utf-8", newline="") as f:
         for p in pairs:
-            f.write(f"{p.source}\t{p.target}\t{p.catalog}\n")
+            f.write(
+                f"{p.source}\t{p.target}\t{p.catalog}\t{p.kind}\n"
+                if p.kind
+                else f"{p.source}\t{p.target}\t{p.catalog}\n"
+            )
 
 
 def load_split(path: Path) -> list[Pair]:
@@ -153,8 +185,9 @@ def load_split(path: Path) -> list[Pair]:
     return read_tsv(path)
 
 
-def build(out_dir: Path, catalog_dir: Path = DEFAULT_CATALOG_DIR, tsv: Path | None = None,
-          dev=DEFAULT_DEV, test=DEFAULT_TEST) -> dict:
+def build(
+    out_dir: Path, catalog_dir: Path = DEFAULT_CATALOG_DIR, tsv: Path | None = None, dev=DEFAULT_DEV, test=DEFAULT_TEST
+) -> dict:
     """Write the splits into out_dir and return the counts."""
     pairs = read_tsv(tsv) if tsv else collect(catalog_dir)
     if tsv and not any(p.catalog for p in pairs):
@@ -162,7 +195,9 @@ def build(out_dir: Path, catalog_dir: Path = DEFAULT_CATALOG_DIR, tsv: Path | No
     splits = split(pairs, tuple(dev), tuple(test))
     for name in ("dev", "test"):
         if not splits[name]:
-            raise CorpusError(f"the {name} split is empty: none of the catalogs {list(dev if name == 'dev' else test)} is present")
+            raise CorpusError(
+                f"the {name} split is empty: none of the catalogs {list(dev if name == 'dev' else test)} is present"
+            )
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, rows in splits.items():

@@ -1,0 +1,189 @@
+"""`traductor corpus` on Debian packages: catalogs -> pairs -> whole-package splits by kind.
+
+    pairs     every .mo of every package (corpus.read_mo: contexts stripped, plurals as two pairs),
+              filtered by corpus.keep; a pair remembers its package and the package's kind
+    groups    the unit that is held out is a Debian *source* (foo, foo-data and foo-l10n share
+              their messages, so they go to the same split)
+    split     per kind, groups in a fixed pseudo-random order (sha1 of the source name) are held
+              out for test, then dev, until each kind has enough pairs; held-out pairs whose
+              source sentence also occurs in a training package are dropped from dev/test, so no
+              dev or test source is ever seen in training and training keeps every message
+    common    the source messages found in the most packages, with their most common human
+              translation (common.tsv): what users notice first
+
+Deterministic: the same cached packages give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Callable
+
+from . import debian
+from .corpus import CorpusError, Pair, keep, read_mo, write_tsv
+
+TEST_PAIRS_PER_KIND = 900
+DEV_PAIRS_PER_KIND = 350
+MAX_HELD_OUT_GROUP = 700  # a group bigger than this stays in training (too much to lose)
+COMMON = 200
+
+
+def collect(mo_dir: Path, infos: dict[str, debian.PackageInfo], kinds: dict[str, str]) -> tuple[list[Pair], list[str]]:
+    """Every usable pair, and the catalogs that could not be read (reported, not fatal)."""
+    pairs, unreadable = [], []
+    for name in sorted(infos):
+        for catalog in infos[name].catalogs:
+            try:
+                found = read_mo(mo_dir / name / catalog)
+            except CorpusError as e:
+                unreadable.append(str(e))
+                continue
+            pairs += [Pair(src.strip(), tgt.strip(), name, kinds[name]) for src, tgt in found if keep(src, tgt)]
+    if not pairs:
+        raise CorpusError(f"the packages' catalogs in {mo_dir} hold no usable pairs")
+    return pairs, unreadable
+
+
+def _order(source_package: str) -> str:
+    return hashlib.sha1(source_package.encode()).hexdigest()
+
+
+def choose_held_out(pairs: list[Pair], group_of: dict[str, str], per_kind: int, exclude: set[str]) -> set[str]:
+    """Groups (Debian sources) to hold out so that every kind has `per_kind` unseen pairs."""
+    sources_by_group: dict[str, set[str]] = defaultdict(set)
+    kind_of: dict[str, str] = {}
+    for p in pairs:
+        sources_by_group[group_of[p.catalog]].add(p.source)
+        kind_of[group_of[p.catalog]] = p.kind
+    groups_with: dict[str, set[str]] = defaultdict(set)
+    for group, sources in sources_by_group.items():
+        for s in sources:
+            groups_with[s].add(group)
+    chosen: set[str] = set()
+    for kind in debian.KINDS:
+        candidates = sorted(
+            (
+                g
+                for g in sources_by_group
+                if kind_of[g] == kind and g not in exclude and len(sources_by_group[g]) <= MAX_HELD_OUT_GROUP
+            ),
+            key=_order,
+        )
+        for group in candidates:
+            unseen = {
+                s
+                for g in chosen | {group}
+                if kind_of[g] == kind
+                for s in sources_by_group[g]
+                if groups_with[s] <= chosen | {group} | exclude
+            }
+            chosen.add(group)
+            if len(unseen) >= per_kind:
+                break
+    return chosen
+
+
+def split(pairs: list[Pair], group_of: dict[str, str]) -> dict[str, list[Pair]]:
+    test = choose_held_out(pairs, group_of, TEST_PAIRS_PER_KIND, set())
+    dev = choose_held_out(pairs, group_of, DEV_PAIRS_PER_KIND, test)
+    out: dict[str, list[Pair]] = {"train": [], "dev": [], "test": []}
+    seen: dict[str, set] = {k: set() for k in out}
+    for p in sorted(pairs, key=lambda p: (p.catalog, p.source, p.target)):
+        group = group_of[p.catalog]
+        name = "test" if group in test else "dev" if group in dev else "train"
+        key = (p.source, p.target) if name == "train" else p.source  # held out: one reference a source
+        if key not in seen[name]:
+            seen[name].add(key)
+            out[name].append(p)
+    train_sources = {p.source for p in out["train"]}
+    out["test"] = [p for p in out["test"] if p.source not in train_sources]
+    test_sources = {p.source for p in out["test"]}
+    out["dev"] = [p for p in out["dev"] if p.source not in train_sources | test_sources]
+    return out
+
+
+def cap_per_package(rows: list[Pair], limit: int) -> list[Pair]:
+    """At most `limit` training pairs from one package (a fixed pseudo-random choice), so that a
+    few huge catalogs (a 3-D suite, a GIS, a compiler) do not drown the thousand small ones."""
+    if not limit:
+        return rows
+    by_package: dict[str, list[Pair]] = defaultdict(list)
+    for p in rows:
+        by_package[p.catalog].append(p)
+    kept = set()
+    for members in by_package.values():
+        kept.update(id(p) for p in sorted(members, key=lambda p: _order(p.source + "\t" + p.target))[:limit])
+    return [p for p in rows if id(p) in kept]
+
+
+def common_messages(pairs: list[Pair], n: int = COMMON) -> list[tuple[str, str, int]]:
+    """(source, most common translation, packages) for the n sources found in the most packages."""
+    packages: dict[str, set[str]] = defaultdict(set)
+    translations: dict[str, Counter] = defaultdict(Counter)
+    for p in pairs:
+        if p.catalog not in packages[p.source]:
+            packages[p.source].add(p.catalog)
+            translations[p.source][p.target] += 1
+    top = sorted(packages, key=lambda s: (-len(packages[s]), s))[:n]
+    return [(s, min(translations[s].items(), key=lambda kv: (-kv[1], kv[0]))[0], len(packages[s])) for s in top]
+
+
+def build(
+    out_dir: Path,
+    cache: Path,
+    package_list: Path | None = None,
+    lang: str = "es",
+    offline: bool = False,
+    max_per_package: int = 0,
+    progress: Callable[[str, int], Callable[[int], None]] | None = None,
+) -> dict:
+    """Download (unless cached), extract, split and write train/dev/test/common TSVs + stats.json."""
+    bar = progress or (lambda desc, total: lambda n: None)
+    names = debian.read_package_list(package_list)
+    debs = cache / "debs"
+    failed = [] if offline else debian.download(names, debs, bar("download", len(names)))
+    infos = debian.extract_all(names, debs, cache / "mo" / lang, lang, bar("extract", len(names)))
+    infos = {n: i for n, i in infos.items() if i.catalogs}
+    if not infos:
+        raise CorpusError(
+            f"none of the {len(names)} packages has {lang} catalogs in {cache} (run without --offline to download them)"
+        )
+    kinds = debian.kinds(infos.values())
+    pairs, unreadable = collect(cache / "mo" / lang, infos, kinds)
+    splits = split(pairs, {n: i.source for n, i in infos.items()})
+    splits["train"] = cap_per_package(splits["train"], max_per_package)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, rows in splits.items():
+        write_tsv(out_dir / f"{name}.tsv", rows)
+    common = common_messages(pairs)
+    (out_dir / "common.tsv").write_text("".join(f"{s}\t{t}\t{n}\n" for s, t, n in common), encoding="utf-8")
+    per_package = Counter(p.catalog for p in pairs)
+    stats = {
+        "source": f"Debian packages ({package_list or 'bundled list'}), language {lang}",
+        "packages_listed": len(names),
+        "packages_not_downloaded": failed,
+        "packages_without_catalogs": sorted(set(names) - set(infos) - set(failed)),
+        "packages_with_catalogs": len(infos),
+        "max_train_pairs_per_package": max_per_package,
+        "catalogs_unreadable": unreadable,
+        "pairs_read": len(pairs),
+        **{f"{k}_pairs": len(v) for k, v in splits.items()},
+        "by_kind": {
+            kind: {
+                split_name: {
+                    "packages": len({p.catalog for p in rows if p.kind == kind}),
+                    "pairs": sum(p.kind == kind for p in rows),
+                }
+                for split_name, rows in splits.items()
+            }
+            for kind in debian.KINDS
+        },
+        "dev_packages": sorted({p.catalog for p in splits["dev"]}),
+        "test_packages": sorted({p.catalog for p in splits["test"]}),
+        "pairs_per_package": dict(sorted(per_package.items())),
+    }
+    (out_dir / "stats.json").write_text(json.dumps(stats, indent=1) + "\n")
+    return stats
