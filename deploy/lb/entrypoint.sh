@@ -4,9 +4,10 @@
 #   UPSTREAM_HOST     DNS name of the translator replicas (default: translator, the compose
 #                     service; the container runtime's DNS answers it with one address per replica)
 #   UPSTREAM_PORT     their gRPC port (default 50051)
+#   UPSTREAM_HTTP_PORT their HTTP API port (default 5000; port 5000 of the balancer proxies it)
 #   REFRESH_SECONDS   how often the name is resolved again (default 2)
 #   TLS_CERT, TLS_KEY PEM certificate chain and key: when both files exist, clients must speak
-#                     TLS to port 50051 (the balancer terminates it; replicas stay plaintext)
+#                     TLS to ports 50051 and 5000 (the balancer terminates it; replicas stay plaintext)
 #
 # The replica addresses are written into an nginx `upstream` block (upstreams.conf). A watcher
 # resolves the name every REFRESH_SECONDS; when the set of addresses changes (scale up/down, a
@@ -17,6 +18,7 @@ set -eu
 
 UPSTREAM_HOST="${UPSTREAM_HOST:-translator}"
 UPSTREAM_PORT="${UPSTREAM_PORT:-50051}"
+UPSTREAM_HTTP_PORT="${UPSTREAM_HTTP_PORT:-5000}"
 REFRESH_SECONDS="${REFRESH_SECONDS:-2}"
 CONF_DIR=/tmp/nginx
 UPSTREAMS="$CONF_DIR/upstreams.conf"
@@ -28,24 +30,30 @@ resolve() {
     getent ahostsv4 "$UPSTREAM_HOST" | awk '{ print $1 }' | sort -u
 }
 
-# Write the upstream block for the addresses on stdin (none: a placeholder that is down, so
+# Write the upstream blocks (gRPC, HTTP) for the addresses on stdin (none: a placeholder that is down, so
 # calls fail fast with UNAVAILABLE until a replica appears).
 render() {
+    addresses="$(cat)"
     {
         echo "# written by lb-entrypoint from the DNS answer for $UPSTREAM_HOST"
-        echo "upstream translator_replicas {"
-        found=0
-        while read -r address; do
-            [ -n "$address" ] || continue
-            # A replica that refuses a connection is skipped for fail_timeout (it is starting,
-            # draining or gone); round-robin over the others meanwhile.
-            echo "    server $address:$UPSTREAM_PORT max_fails=1 fail_timeout=5s;"
-            found=1
-        done
-        [ "$found" = 1 ] || echo "    server 127.0.0.1:9 down;  # no replica resolved yet"
-        echo "}"
+        upstream translator_replicas "$UPSTREAM_PORT"
+        upstream translator_http "$UPSTREAM_HTTP_PORT"
     } > "$UPSTREAMS.new"
     mv "$UPSTREAMS.new" "$UPSTREAMS"
+}
+
+# One upstream block: name, port; the addresses come from $addresses.
+upstream() {
+    echo "upstream $1 {"
+    found=0
+    for address in $addresses; do
+        # A replica that refuses a connection is skipped for fail_timeout (it is starting,
+        # draining or gone); round-robin over the others meanwhile.
+        echo "    server $address:$2 max_fails=1 fail_timeout=5s;"
+        found=1
+    done
+    [ "$found" = 1 ] || echo "    server 127.0.0.1:9 down;  # no replica resolved yet"
+    echo "}"
 }
 
 watch_replicas() {
@@ -69,11 +77,14 @@ watch_replicas() {
 
 mkdir -p "$CONF_DIR"
 LISTEN="listen 50051 http2;"
+LISTEN_HTTP="listen 5000;"
 if [ -f "${TLS_CERT:-}" ] && [ -f "${TLS_KEY:-}" ]; then
     LISTEN="listen 50051 ssl http2; ssl_certificate $TLS_CERT; ssl_certificate_key $TLS_KEY;"
-    log "TLS on port 50051 with $TLS_CERT"
+    LISTEN_HTTP="listen 5000 ssl; ssl_certificate $TLS_CERT; ssl_certificate_key $TLS_KEY;"
+    log "TLS on ports 50051 and 5000 with $TLS_CERT"
 fi
 sed -e "s|@UPSTREAMS@|$UPSTREAMS|g" -e "s|^\( *\)listen 50051 http2;|\1$LISTEN|" \
+    -e "s|^\( *\)listen 5000;|\1$LISTEN_HTTP|" \
     /etc/nginx/traductor.conf.template > "$CONF_DIR/nginx.conf"
 
 initial="$(resolve || true)"
