@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import grpc
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from rel_harness import ServiceThread, StepGate  # noqa: E402
+from rel_harness import ServiceThread, StepGate
 
 
 @pytest.fixture
@@ -47,5 +41,3 @@ def channel_for():
     yield make
     for ch in channels:
         ch.close()
-
-

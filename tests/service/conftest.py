@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-# The harness sits next to this file (pytest's default import mode already puts this directory
-# on sys.path; this keeps --import-mode=importlib working too).
-sys.path.insert(0, str(Path(__file__).parent))
-from service_harness import ServerThread, make_settings  # noqa: E402
+from server_harness import ServerThread, make_settings
 
 
 @pytest.fixture(scope="module")
