@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import bench_report
 from .errors import CommandError
 
 SOURCE_LENGTH = 24
@@ -142,62 +142,21 @@ def run_service(bundle_dir: Path, levels: list[int], duration: float, threads: i
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
+    flags = f"--host 127.0.0.1 --port {port} --metrics-port 0 --threads {threads} --max-active-sequences {max(levels)} "
+    flags += "--max-input-tokens 128 --log-level WARNING"  # (paths stay whole list items: they may hold spaces)
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "traductor.cli",
-            "serve",
-            "--model",
-            str(bundle_dir),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--metrics-port",
-            "0",
-            "--threads",
-            str(threads),
-            "--max-active-sequences",
-            str(max(levels)),
-            "--max-input-tokens",
-            "128",
-            "--log-level",
-            "WARNING",
-        ]
+        [sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle_dir), *flags.split()]
     )
     try:
         _wait_serving(f"127.0.0.1:{port}", server)
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "load.json"
             progress(f"service: loadtest at concurrency {levels}")
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "traductor_client.cli",
-                    "loadtest",
-                    "--target",
-                    f"127.0.0.1:{port}",
-                    "--concurrency",
-                    ",".join(map(str, levels)),
-                    "--duration",
-                    str(duration),
-                    "--warmup",
-                    "3",
-                    "--stream-fraction",
-                    "1",
-                    "--min-new-tokens",
-                    str(NEW_TOKENS),
-                    "--max-new-tokens",
-                    str(NEW_TOKENS),
-                    "--json-out",
-                    str(out),
-                    "--no-progress",
-                ],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+            load = f"loadtest --target 127.0.0.1:{port} --concurrency {','.join(map(str, levels))} "
+            load += f"--duration {duration} --warmup 3 --stream-fraction 1 --min-new-tokens {NEW_TOKENS} "
+            load += f"--max-new-tokens {NEW_TOKENS} --no-progress"
+            cmd = [sys.executable, "-m", "traductor_client.cli", *load.split(), "--json-out", str(out)]
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             return json.loads(out.read_text())
     finally:
         server.terminate()
@@ -218,29 +177,6 @@ def _wait_serving(target: str, server: subprocess.Popen, timeout: float = 120) -
             if server.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"traductor serve did not become SERVING (exit code {server.poll()})")
             time.sleep(0.2)
-
-
-def machine() -> dict:
-    cpu = (
-        next(
-            (
-                ln.split(":", 1)[1].strip()
-                for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                if ln.startswith("model name")
-            ),
-            platform.processor(),
-        )
-        if Path("/proc/cpuinfo").exists()
-        else platform.processor()
-    )
-    import onnxruntime
-
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "onnxruntime": onnxruntime.__version__,
-    }
 
 
 def bench(
@@ -273,7 +209,7 @@ def bench(
         "new_tokens": NEW_TOKENS,
         "runs": runs,
         "threads": threads,
-        "machine": machine(),
+        "machine": bench_report.machine(),
         "traductor": ours,
     }
     if service:

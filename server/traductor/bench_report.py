@@ -1,11 +1,37 @@
-"""Turning a bench report into a table, a JSON file and a chart for the docs."""
+"""Turning a bench report into a table, a JSON file and a chart for the docs; the machine it ran on."""
 
 from __future__ import annotations
 
 import json
+import os
+import platform
 from pathlib import Path
 
 ANCHOR_NAMES = {"pytorch": "PyTorch generate", "optimum": "Optimum ONNX Runtime", "ctranslate2": "CTranslate2"}
+
+
+def machine() -> dict:
+    """The machine a report was measured on."""
+    cpu = (
+        next(
+            (
+                ln.split(":", 1)[1].strip()
+                for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
+    import onnxruntime
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "onnxruntime": onnxruntime.__version__,
+    }
 
 
 def rows(report: dict) -> list[tuple[str, dict]]:
