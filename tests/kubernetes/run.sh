@@ -4,15 +4,16 @@
 #   tests/kubernetes/run.sh
 #
 # No cluster can run on these machines; Podman plays the kinds it knows: Deployment, Service
-# (accepted, no DNS or virtual IP), ConfigMap and Secret. The steps:
+# (accepted, no DNS or virtual IP), ConfigMap; Podman 4.3 cannot deliver a played Secret, so the
+# Secrets' data goes in as a Podman secret and a folder (podman_manifests.py says how). The steps:
 #  1. Podman (packages, containers.conf) and a Debian bookworm + python3 base image (debootstrap)
 #  2. builds the two images the kustomization names (traductor, traductor-lb) from the repository
 #  3. renders the kustomization and adapts it for podman (tests/kubernetes/podman_manifests.py
 #     prints every change), makes a token and a self-signed TLS certificate
-#  4. plays the translator (ConfigMap + Deployment + Services + the token Secret); checks what
+#  4. plays the translator (ConfigMap + Deployment + Services, the token from the Secret); checks what
 #     the kubelet's gRPC probes would ask: grpc.health.v1 Check for "" and traductor.v1.Translator
 #     SERVING, without a token; the pod's user, read-only root, capabilities, no-new-privileges
-#  5. plays the balancer (TLS Secret + Deployment + Service) in front of it; a call without the
+#  5. plays the balancer (Deployment + Service, the TLS files) in front of it; a call without the
 #     token is refused UNAUTHENTICATED, a load test through the balancer (TLS + token) has no error
 #  6. the metrics the autoscaler reads, on the translator's metrics port
 #  7. SIGTERM with the Deployment's grace period: the translator drains and exits 0 in time
