@@ -7,6 +7,11 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Format(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FORMAT_TEXT: _ClassVar[Format]
+    FORMAT_HTML: _ClassVar[Format]
+
 class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     FINISH_REASON_UNSPECIFIED: _ClassVar[FinishReason]
@@ -14,6 +19,8 @@ class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FINISH_REASON_LENGTH: _ClassVar[FinishReason]
     FINISH_REASON_CANCELLED: _ClassVar[FinishReason]
     FINISH_REASON_DEADLINE: _ClassVar[FinishReason]
+FORMAT_TEXT: Format
+FORMAT_HTML: Format
 FINISH_REASON_UNSPECIFIED: FinishReason
 FINISH_REASON_EOS: FinishReason
 FINISH_REASON_LENGTH: FinishReason
@@ -41,14 +48,16 @@ class DecodingOptions(_message.Message):
     def __init__(self, max_new_tokens: _Optional[int] = ..., min_new_tokens: _Optional[int] = ..., beam_size: _Optional[int] = ..., temperature: _Optional[float] = ..., top_k: _Optional[int] = ..., top_p: _Optional[float] = ..., seed: _Optional[int] = ..., return_scores: _Optional[bool] = ...) -> None: ...
 
 class TranslateRequest(_message.Message):
-    __slots__ = ("text", "options", "request_id")
+    __slots__ = ("text", "options", "request_id", "format")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
     text: str
     options: DecodingOptions
     request_id: str
-    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    format: Format
+    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens")
@@ -113,14 +122,16 @@ class TranslateStreamResponse(_message.Message):
     def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
-    __slots__ = ("texts", "options", "request_id")
+    __slots__ = ("texts", "options", "request_id", "format")
     TEXTS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
     texts: _containers.RepeatedScalarFieldContainer[str]
     options: DecodingOptions
     request_id: str
-    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    format: Format
+    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ...) -> None: ...
 
 class TranslateBatchResponse(_message.Message):
     __slots__ = ("results",)
@@ -133,7 +144,7 @@ class GetModelInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ModelInfo(_message.Message):
-    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version")
+    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version", "max_input_chars", "max_segments")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
@@ -149,6 +160,8 @@ class ModelInfo(_message.Message):
     BUNDLE_SHA256_FIELD_NUMBER: _ClassVar[int]
     QUANTIZATION_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    MAX_INPUT_CHARS_FIELD_NUMBER: _ClassVar[int]
+    MAX_SEGMENTS_FIELD_NUMBER: _ClassVar[int]
     name: str
     source_language: str
     target_language: str
@@ -164,4 +177,6 @@ class ModelInfo(_message.Message):
     bundle_sha256: str
     quantization: str
     version: str
-    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+    max_input_chars: int
+    max_segments: int
+    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ..., max_input_chars: _Optional[int] = ..., max_segments: _Optional[int] = ...) -> None: ...

@@ -26,7 +26,12 @@ if _version_not_supported:
 
 
 class TranslatorStub:
-    """Missing associated documentation comment in .proto file."""
+    """A text is cut into segments (lines, then sentences; a sentence too long for the model is cut
+    at clauses, then between words); the segments of a request decode together, as rows of the
+    same batch, and are put back with the text's own separators (newlines, indentation, spaces)
+    byte for byte. Segments with nothing to translate (numbers, punctuation, placeholders, URLs)
+    are kept as they are. Decoding options apply to each segment on its own.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -57,7 +62,12 @@ class TranslatorStub:
 
 
 class TranslatorServicer:
-    """Missing associated documentation comment in .proto file."""
+    """A text is cut into segments (lines, then sentences; a sentence too long for the model is cut
+    at clauses, then between words); the segments of a request decode together, as rows of the
+    same batch, and are put back with the text's own separators (newlines, indentation, spaces)
+    byte for byte. Segments with nothing to translate (numbers, punctuation, placeholders, URLs)
+    are kept as they are. Decoding options apply to each segment on its own.
+    """
 
     def Translate(self, request, context):
         """One text in, its translation out.
@@ -67,9 +77,10 @@ class TranslatorServicer:
         raise NotImplementedError('Method not implemented!')
 
     def TranslateStream(self, request, context):
-        """The translation as it is generated: one message per output token, then a final message
-        with finish_reason, usage and timings. Concatenating every text_delta gives
-        TranslateResponse.text exactly.
+        """The translation as it is generated: one message per output token (of any segment), then a
+        final message with finish_reason, usage and timings. text_delta carries the text as it
+        becomes ready in text order (so it is often empty for a token of a later segment);
+        concatenating every text_delta gives TranslateResponse.text exactly.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -120,7 +131,12 @@ def add_TranslatorServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Translator:
-    """Missing associated documentation comment in .proto file."""
+    """A text is cut into segments (lines, then sentences; a sentence too long for the model is cut
+    at clauses, then between words); the segments of a request decode together, as rows of the
+    same batch, and are put back with the text's own separators (newlines, indentation, spaces)
+    byte for byte. Segments with nothing to translate (numbers, punctuation, placeholders, URLs)
+    are kept as they are. Decoding options apply to each segment on its own.
+    """
 
     @staticmethod
     def Translate(request,
