@@ -173,6 +173,7 @@ def test_model_info(server, tiny_bundle):
     # The tiny bundle's max_len (64) caps the settings' 200/200.
     assert info.max_input_tokens == 64 and info.max_new_tokens == 63
     assert info.max_beam_size == 8 and info.max_batch_texts == 64
+    assert (info.max_input_chars, info.max_segments) == (20_000, 500)  # the text-level limits' defaults
     r = server.stub.Translate(translate_request("uno", max_new_tokens=info.max_new_tokens), timeout=WAIT)
     assert r.text
     with pytest.raises(grpc.RpcError) as e:

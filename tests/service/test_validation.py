@@ -11,20 +11,26 @@ from grpc_health.v1 import health_pb2
 from service_harness import WAIT, translate_request, wait_for
 from traductor_client.v1 import translator_pb2 as pb
 
-MAX_CHARS, MAX_TEXTS = 300, 4
+MAX_CHARS, MAX_TEXTS, MAX_SEGMENTS = 300, 4, 8
 
 
 @pytest.fixture(scope="module")
 def server_settings():
-    return {"max_input_chars": MAX_CHARS, "max_batch_texts": MAX_TEXTS, "max_new_tokens": 30, "max_beam_size": 3}
+    return {
+        "max_input_chars": MAX_CHARS,
+        "max_segments": MAX_SEGMENTS,
+        "max_batch_texts": MAX_TEXTS,
+        "max_new_tokens": 30,
+        "max_beam_size": 3,
+    }
 
 
 # (text, options, a word the error message must contain)
 BAD = {
     "empty text": ("", {}, "empty"),
     "whitespace only": (" \t\n ", {}, "empty"),
-    "over the token limit": ("uno " * 40, {}, "tokens"),  # ~160 tokens, within the character limit
-    "over max_input_chars": ("a" * (MAX_CHARS + 1), {}, "characters"),
+    "over max_input_chars": ("a" * (MAX_CHARS + 1), {}, "(max_chars)"),
+    "over max_segments": (" ".join(["uno dos."] * (MAX_SEGMENTS + 1)), {}, "(max_segments)"),
     "max_new_tokens 0": ("uno", {"max_new_tokens": 0}, "max_new_tokens"),
     "max_new_tokens over cap": ("uno", {"max_new_tokens": 31}, "max_new_tokens"),
     "max_new_tokens negative": ("uno", {"max_new_tokens": -1}, "max_new_tokens"),
@@ -67,6 +73,17 @@ def test_bad_request_is_invalid_argument_on_every_rpc(server, case):
     assert server.service.engine.in_flight == 0  # refused before any work was queued
 
 
+def test_unknown_format(server):
+    """A format number this server does not know is INVALID_ARGUMENT naming the format, on every RPC."""
+    for call in (
+        lambda: server.stub.Translate(pb.TranslateRequest(text="uno", format=9), timeout=WAIT),
+        lambda: list(server.stub.TranslateStream(pb.TranslateRequest(text="uno", format=9), timeout=WAIT)),
+        lambda: server.stub.TranslateBatch(pb.TranslateBatchRequest(texts=["uno"], format=9), timeout=WAIT),
+    ):
+        error = refused(call)
+        assert error.code() is grpc.StatusCode.INVALID_ARGUMENT and "format 9" in error.details()
+
+
 @pytest.mark.parametrize("n", [0, MAX_TEXTS + 1])
 def test_batch_size_out_of_range(server, n):
     """TranslateBatch with no texts or more than max_batch_texts is INVALID_ARGUMENT."""
@@ -82,8 +99,9 @@ def test_limits_themselves_are_accepted(server):
     assert server.stub.Translate(translate_request("dos", temperature=100.0, seed=1), timeout=WAIT).token_ids
     batch = server.stub.TranslateBatch(pb.TranslateBatchRequest(texts=["uno"] * MAX_TEXTS), timeout=WAIT)
     assert len(batch.results) == MAX_TEXTS
-    at_limit = refused(lambda: server.stub.Translate(translate_request("a" * MAX_CHARS), timeout=WAIT))
-    assert "tokens" in at_limit.details()  # exactly max_input_chars passes the character check
+    # exactly max_input_chars is served: one "word" far over the model's token limit is cut, not refused
+    assert server.stub.Translate(translate_request("a" * MAX_CHARS), timeout=WAIT).text
+    assert server.stub.Translate(translate_request(" ".join(["uno dos."] * MAX_SEGMENTS)), timeout=WAIT).text
 
 
 def test_server_healthy_after_bad_requests(server, alone):

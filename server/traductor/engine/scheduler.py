@@ -8,8 +8,8 @@
                      sink; requests at EOS or max length finish at once and free their rows
 
 Requests never wait for each other to finish: a new one joins at the next step. Everything here
-runs on one thread (the engine thread); `submit` and `Request.cancelled` are the only things
-touched from other threads.
+runs on one thread (the engine thread); `submit`/`submit_many` and `Request.cancelled` are the only
+things touched from other threads.
 """
 
 from __future__ import annotations
@@ -75,12 +75,20 @@ class Scheduler:
     # ---- called from any thread ---------------------------------------------------------
 
     def submit(self, request: Request) -> None:
-        if request.n_rows > self.max_rows:
-            raise ValueError(f"beam_size {request.n_rows} exceeds the {self.max_rows} rows of the engine")
+        self.submit_many([request])
+
+    def submit_many(self, requests: list[Request]) -> None:
+        """Queue requests as one group (the segments of one text): all of them or none, under one
+        lock, so the engine never steps between them and admits them together when rows are free.
+        A group is refused only when the queue is already full before it (a text of more segments
+        than `max_queue` is still served on a quiet engine)."""
+        for request in requests:
+            if request.n_rows > self.max_rows:
+                raise ValueError(f"beam_size {request.n_rows} exceeds the {self.max_rows} rows of the engine")
         with self.work:
             if len(self.waiting) >= self.max_queue:
                 raise QueueFull(f"the queue is full ({self.max_queue} waiting requests)")
-            self.waiting.append(request)
+            self.waiting.extend(requests)
             self.work.notify()
 
     def queue_depth(self) -> int:

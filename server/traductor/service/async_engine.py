@@ -18,6 +18,7 @@ import logging
 import threading
 import time
 import uuid
+from contextlib import aclosing
 from contextvars import ContextVar
 from typing import AsyncIterator
 
@@ -26,6 +27,7 @@ from ..engine.scheduler import Scheduler
 from ..errors import Draining, InvalidInput
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits, resolve
+from ..text import TextLimits
 from .metrics import Metrics
 
 log = logging.getLogger("traductor.engine")
@@ -50,10 +52,18 @@ def _summarize(event: FinishEvent) -> None:
 
 class AsyncEngine:
     def __init__(
-        self, scheduler: Scheduler, tokenizer: Tokenizer, limits: Limits, max_input_chars: int, metrics: Metrics
+        self,
+        scheduler: Scheduler,
+        tokenizer: Tokenizer,
+        limits: Limits,
+        max_input_chars: int,
+        metrics: Metrics,
+        max_segments: int = TextLimits.max_segments,
     ):
         self.scheduler, self.tokenizer, self.limits = scheduler, tokenizer, limits
         self.max_input_chars, self.metrics = max_input_chars, metrics
+        # the text-level limits of one request (a text is cut into segments: service/texts.py)
+        self.text_limits = TextLimits(max_chars=max_input_chars, max_segments=max_segments)
         self.draining = False
         self.in_flight = 0
         self._idle = asyncio.Event()
@@ -123,32 +133,51 @@ class AsyncEngine:
         `prepared` is what `prepare(text, options)` returned, for a caller that checked first."""
         if self.draining:
             raise Draining("the server is shutting down")
-        ids, values, resolved = prepared or self.prepare(text, options)
+        inputs, ids = [prepared or self.prepare(text, options)], [request_id or uuid.uuid4().hex[:16]]
+        async with aclosing(self.generate_many(inputs, ids, timeout, stream)) as events:
+            async for _, event in events:
+                yield event
+
+    async def generate_many(
+        self, inputs: list[tuple], request_ids: list[str], timeout: float | None = None, stream: bool = True
+    ) -> AsyncIterator[tuple[int, TokenEvent | FinishEvent]]:
+        """Submit prepared requests as ONE group and yield (position in `inputs`, event) until every
+        one has its FinishEvent. The group is queued at once (`Scheduler.submit_many`), so the
+        engine admits all of it in one step when rows are free: the segments of a text decode as
+        rows of the same batch. Leaving early (error, cancel) cancels the unfinished ones."""
+        if self.draining:
+            raise Draining("the server is shutting down")
+        if not inputs:
+            return
         queue: asyncio.Queue = asyncio.Queue()
-
-        def sink(event) -> None:  # runs on the engine thread, inside a step
-            self._outbox.append((queue, event))
-
         deadline = time.monotonic() + timeout if timeout is not None else None
-        request = Request(request_id or uuid.uuid4().hex[:16], ids, values, resolved, sink, deadline, stream=stream)
-        self.scheduler.submit(request)  # QueueFull propagates: RESOURCE_EXHAUSTED
+        requests = []
+        for i, ((ids, values, resolved), rid) in enumerate(zip(inputs, request_ids, strict=True)):
+
+            def sink(event, i=i) -> None:  # runs on the engine thread, inside a step
+                self._outbox.append((queue, (i, event)))
+
+            requests.append(Request(rid, ids, values, resolved, sink, deadline, stream=stream))
+        self.scheduler.submit_many(requests)  # QueueFull propagates: RESOURCE_EXHAUSTED
         self.in_flight += 1
         self._idle.clear()
+        left = len(requests)
         try:
-            while True:
-                event = await queue.get()
+            while left:
+                i, event = await queue.get()
                 if isinstance(event, FinishEvent):
                     self.metrics.observe_finish(event)
                     _summarize(event)
-                    yield event
-                    return
-                yield event
+                    left -= 1
+                yield i, event
         finally:
             self.in_flight -= 1
             if self.in_flight == 0:
                 self._idle.set()
-            if not request.done:  # the caller went away (cancel, disconnect, deadline): stop decoding
-                request.cancelled = True
+            unfinished = [r for r in requests if not r.done]
+            for r in unfinished:  # the caller went away (cancel, disconnect, deadline): stop decoding
+                r.cancelled = True
+            if unfinished:
                 self.scheduler.wake()
 
     async def wait_idle(self, timeout: float) -> bool:

@@ -38,6 +38,16 @@ def options_from_pb(o: pb.DecodingOptions) -> DecodingOptions:
     )
 
 
+FORMATS = {pb.FORMAT_TEXT: "text", pb.FORMAT_HTML: "html"}
+
+
+def format_from_pb(value: int) -> str:
+    """The text layer's format name; a number this server does not know is the caller's error."""
+    if value not in FORMATS:
+        raise InvalidInput(f"unknown format {value}: expected FORMAT_TEXT or FORMAT_HTML")
+    return FORMATS[value]
+
+
 def timings_to_pb(t: Timings) -> pb.Timings:
     return pb.Timings(
         queue_seconds=t.queue,

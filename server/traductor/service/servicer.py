@@ -1,18 +1,20 @@
-"""The Translator servicer: each RPC is a few lines; errors are mapped by the interceptor."""
+"""The Translator servicer: each RPC is a few lines; errors are mapped by the interceptor.
+
+Texts go through `texts.py` (segmentation, one engine group per request), the same functions the
+HTTP API calls, so both protocols give the same result for the same text."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 
 from traductor_client.v1 import translator_pb2 as pb
 from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 
 from .. import __version__
-from ..engine.request import FinishEvent, FinishReason
-from ..errors import DeadlinePassed, EngineFailure, InvalidInput
+from ..engine.request import FinishEvent
+from . import texts
 from .async_engine import AsyncEngine, request_summary
-from .convert import final_to_pb, options_from_pb, response_to_pb, token_to_pb
+from .convert import final_to_pb, format_from_pb, options_from_pb, response_to_pb, token_to_pb
 
 
 def _request_id(request) -> str:
@@ -23,57 +25,35 @@ def _request_id(request) -> str:
     return rid
 
 
-def _check_finish(event: FinishEvent) -> FinishEvent:
-    if event.reason is FinishReason.ERROR:
-        raise EngineFailure("engine error") from event.error
-    if event.reason is FinishReason.DEADLINE:
-        raise DeadlinePassed("the deadline passed before the translation was done")
-    return event
-
-
 class TranslatorServicer(pb_grpc.TranslatorServicer):
     def __init__(self, engine: AsyncEngine, model_info: pb.ModelInfo):
         self.engine, self.model_info = engine, model_info
 
-    async def _translate(self, text: str, options, request_id: str, context, prepared=None) -> FinishEvent:
-        async for event in self.engine.generate(
-            text, options, request_id, context.time_remaining(), stream=False, prepared=prepared
-        ):
-            if isinstance(event, FinishEvent):
-                return _check_finish(event)
-        raise EngineFailure("the engine ended without a result")
-
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
         rid = _request_id(request)
-        event = await self._translate(request.text, options_from_pb(request.options), rid, context)
+        options, format = options_from_pb(request.options), format_from_pb(request.format)
+        event = await texts.translate(self.engine, request.text, options, rid, context.time_remaining(), format)
         return response_to_pb(event, rid, request.options.return_scores)
 
     async def TranslateStream(self, request: pb.TranslateRequest, context):
         rid = _request_id(request)
-        async for event in self.engine.generate(
-            request.text, options_from_pb(request.options), rid, context.time_remaining()
-        ):
-            if isinstance(event, FinishEvent):
-                yield final_to_pb(_check_finish(event), rid)
-            else:
-                yield token_to_pb(event, rid)
+        options, format = options_from_pb(request.options), format_from_pb(request.format)
+        prepared = texts.prepare(self.engine, request.text, options, format)
+        async for event in texts.stream(self.engine, prepared, rid, context.time_remaining()):
+            yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
 
     async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
-        limit = self.model_info.max_batch_texts
-        if not request.texts or len(request.texts) > limit:
-            raise InvalidInput(f"texts must hold between 1 and {limit} texts, got {len(request.texts)}")
-        options = options_from_pb(request.options)
         rid = _request_id(request)
-        prepared = [self.engine.prepare(t, options) for t in request.texts]  # every text checked before any work
-        try:  # all texts decode together; if one fails, the others are cancelled
-            async with asyncio.TaskGroup() as group:
-                tasks = [
-                    group.create_task(self._translate(t, options, f"{rid}-{i}", context, p))
-                    for i, (t, p) in enumerate(zip(request.texts, prepared))
-                ]
-        except* Exception as failed:
-            raise failed.exceptions[0] from None
-        events = [t.result() for t in tasks]
+        options, format = options_from_pb(request.options), format_from_pb(request.format)
+        events = await texts.translate_many(
+            self.engine,
+            list(request.texts),
+            options,
+            rid,
+            context.time_remaining(),
+            format,
+            max_texts=self.model_info.max_batch_texts,
+        )
         return pb.TranslateBatchResponse(
             results=[response_to_pb(e, f"{rid}-{i}", request.options.return_scores) for i, e in enumerate(events)]
         )
@@ -98,6 +78,8 @@ def model_info(bundle, settings, limits) -> pb.ModelInfo:
         max_new_tokens=limits.max_new_tokens,
         max_beam_size=limits.max_beam_size,
         max_batch_texts=settings.max_batch_texts,
+        max_input_chars=settings.max_input_chars,
+        max_segments=settings.max_segments,
         bundle_sha256=bundle.checksum,
         quantization=c.quantization,
         version=__version__,

@@ -21,8 +21,9 @@ class Settings:
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
     max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
-    max_input_tokens: int = 200
-    max_input_chars: int = 4000  # refused before tokenizing, so megabytes cost nothing
+    max_input_tokens: int = 200  # of one segment (a sentence); a longer one is cut, not refused
+    max_input_chars: int = 20_000  # of one text, refused before any work, so megabytes cost nothing
+    max_segments: int = 500  # segments to translate in one text (pass-through ones do not count)
     max_new_tokens: int = 200
     max_beam_size: int = 8
     max_batch_texts: int = 64  # texts in one TranslateBatch
@@ -44,8 +45,9 @@ class Settings:
                 parser.add_argument(flag, action="store_true", default=None, help=f"(env {env})")
             else:
                 kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-                parser.add_argument(flag, type=kind, default=None, metavar=f.name.upper(),
-                                    help=f"default {f.default!r} (env {env})")
+                parser.add_argument(
+                    flag, type=kind, default=None, metavar=f.name.upper(), help=f"default {f.default!r} (env {env})"
+                )
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, environ=os.environ) -> "Settings":
@@ -55,7 +57,11 @@ class Settings:
             env = environ.get("TRADUCTOR_" + f.name.upper())
             if value is None and env is not None:
                 kind = f.type if isinstance(f.type, str) else f.type.__name__
-                value = env.lower() in ("1", "true", "yes") if kind == "bool" else {"int": int, "float": float, "str": str}[kind](env)
+                value = (
+                    env.lower() in ("1", "true", "yes")
+                    if kind == "bool"
+                    else {"int": int, "float": float, "str": str}[kind](env)
+                )
             if value is not None:
                 values[f.name] = value
         return cls(**values)

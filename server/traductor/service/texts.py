@@ -1,0 +1,176 @@
+"""Whole texts through the engine: the segmentation of the serving path, shared by every protocol.
+
+The gRPC servicer (Translate, TranslateStream, TranslateBatch) and the HTTP API (through
+`service/translate.py`) call these functions with plain Python values. A text is cut into
+segments by the text layer (`traductor.text.plan`: lines, sentences, long sentences cut,
+pass-through pieces kept, HTML markup kept outside and around); all segments of a request (of
+every text of a batch) go to the engine as ONE group (`AsyncEngine.generate_many`), so the
+engine admits them in the same step and decodes them as rows of the same batch: a paragraph
+of ten sentences takes about as long as its longest sentence. The translations are put back
+with the original separators (`Plan.assemble`), or streamed in text order (`DeltaStream`).
+
+    prepare(engine, text, options, format)    checks everything before any model work
+    translate(...), translate_many(...)       one FinishEvent per text: the segments joined
+    stream(engine, prepared, request_id)      TokenEvents of the whole text, then its FinishEvent
+
+Per segment: the decoding options (beam, sampling and its seed, max/min new tokens) apply to
+each segment on its own, and the model's input limit (`max_input_tokens`) is a segment's: a
+longer sentence is cut by the text layer, not refused. Per text: `engine.text_limits`
+(characters and segments; beyond them `LimitExceeded`, INVALID_ARGUMENT naming the limit).
+
+The joined result of a text: the assembled text; token ids and log-probabilities concatenated
+in segment order; usage summed; timings of the request (queue, encode, decode, total: the
+longest segment's, as the segments run side by side; first token: the earliest). A text with
+nothing to translate (only numbers, punctuation, placeholders) comes back as it is, with no
+model call and zero usage.
+
+This module knows nothing about gRPC, HTTP, metrics or logging (the engine records those).
+"""
+
+from __future__ import annotations
+
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
+from ..errors import DeadlinePassed, EngineFailure, InvalidInput
+from ..options import DecodingOptions, resolve
+from ..text import DeltaStream, Plan, plan
+from .async_engine import AsyncEngine
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A checked text: its plan and, per segment to translate, what the engine submits."""
+
+    plan: Plan
+    inputs: list[tuple]  # (source ids, placeholder values, resolved options), one per plan.segments
+
+
+def check_finish(event: FinishEvent) -> FinishEvent:
+    """The engine's finish event, or the error a caller sees instead of it."""
+    if event.reason is FinishReason.ERROR:
+        raise EngineFailure("engine error") from event.error
+    if event.reason is FinishReason.DEADLINE:
+        raise DeadlinePassed("the deadline passed before the translation was done")
+    return event
+
+
+def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: str = "text") -> Prepared:
+    """Cut and check a text (empty, limits, format, options); raises InvalidInput for the caller."""
+    if not text or not text.strip():
+        raise InvalidInput("text is empty")
+    limit, encoded = engine.limits.max_input_tokens, {}
+
+    def encode(s: str) -> tuple[list[int], list[str]]:  # each piece tokenized once
+        if s not in encoded:
+            encoded[s] = engine.tokenizer.encode(s)
+        return encoded[s]
+
+    p = plan(text, format, too_long=lambda s: len(encode(s)[0]) > limit, limits=engine.text_limits)
+    if not p.segments:  # nothing reaches the model, but bad options are still refused
+        resolve(options, limit, engine.limits)
+    inputs = []
+    for segment in p.segments:
+        ids, values = encode(segment.text)
+        inputs.append((ids, values, resolve(options, len(ids), engine.limits)))
+    return Prepared(p, inputs)
+
+
+def segment_id(request_id: str, index: int, count: int) -> str:
+    """A segment's request id in the engine (and its log line): the text's own when it is alone."""
+    return request_id if count == 1 else f"{request_id}:{index}"
+
+
+def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
+    """The segments' finish events as the text's one (see the module docstring)."""
+    reason = FinishReason.LENGTH if any(e.reason is FinishReason.LENGTH for e in events) else FinishReason.EOS
+    slowest = {
+        name: max((getattr(e.timings, name) for e in events), default=0.0)
+        for name in ("queue", "encode", "decode", "total")
+    }
+    first = min((e.timings.first_token for e in events if e.token_ids), default=0.0)
+    return FinishEvent(
+        reason,
+        p.assemble([e.text for e in events]),
+        [t for e in events for t in e.token_ids],
+        [x for e in events for x in e.logprobs],
+        sum(e.input_tokens for e in events),
+        Timings(first_token=first, **slowest),
+    )
+
+
+async def run_many(
+    engine: AsyncEngine, texts: list[Prepared], request_ids: list[str], timeout: float | None = None
+) -> list[FinishEvent]:
+    """Translate prepared texts, every segment of every text in one engine group; one event per text.
+
+    If a segment fails (or its deadline passes), the error is raised and the others are cancelled."""
+    where = [(t, k) for t, p in enumerate(texts) for k in range(len(p.inputs))]
+    inputs = [texts[t].inputs[k] for t, k in where]
+    ids = [segment_id(request_ids[t], k, len(texts[t].inputs)) for t, k in where]
+    results: list[list] = [[None] * len(p.inputs) for p in texts]
+    async with aclosing(engine.generate_many(inputs, ids, timeout, stream=False)) as events:
+        async for j, event in events:
+            if isinstance(event, FinishEvent):
+                t, k = where[j]
+                results[t][k] = check_finish(event)
+    return [joined(p.plan, r) for p, r in zip(texts, results)]
+
+
+async def translate(
+    engine: AsyncEngine,
+    text: str,
+    options: DecodingOptions,
+    request_id: str,
+    timeout: float | None = None,
+    format: str = "text",
+) -> FinishEvent:
+    """Translate one text (gRPC `Translate`, HTTP `/translate` with a string `q`)."""
+    (event,) = await run_many(engine, [prepare(engine, text, options, format)], [request_id], timeout)
+    return event
+
+
+async def translate_many(
+    engine: AsyncEngine,
+    texts: list[str],
+    options: DecodingOptions,
+    request_id: str,
+    timeout: float | None = None,
+    format: str = "text",
+    max_texts: int = 64,
+) -> list[FinishEvent]:
+    """Translate texts together (gRPC `TranslateBatch`, HTTP `/translate` with a list `q`).
+
+    Every text is checked before any work; text i gets the request id `{request_id}-{i}`."""
+    if not texts or len(texts) > max_texts:
+        raise InvalidInput(f"texts must hold between 1 and {max_texts} texts, got {len(texts)}")
+    prepared = [prepare(engine, t, options, format) for t in texts]
+    return await run_many(engine, prepared, [f"{request_id}-{i}" for i in range(len(texts))], timeout)
+
+
+async def stream(
+    engine: AsyncEngine, prepared: Prepared, request_id: str, timeout: float | None = None
+) -> AsyncIterator[TokenEvent | FinishEvent]:
+    """The events of a whole text: one TokenEvent per generated token of any segment, numbered
+    0, 1, 2, ... in the order they come, whose `text_delta` is the text that became ready in text
+    order (often "" for a segment behind the head); then the text's FinishEvent, whose
+    `final_delta` is the rest. The concatenation of every delta is the unary text exactly."""
+    p, n = prepared.plan, len(prepared.inputs)
+    deltas = DeltaStream(p)
+    ready, count = deltas.begin(), 0
+    finished: list = [None] * n
+    ids = [segment_id(request_id, k, n) for k in range(n)]
+    async with aclosing(engine.generate_many(prepared.inputs, ids, timeout, stream=True)) as events:
+        async for k, event in events:
+            if isinstance(event, FinishEvent):
+                finished[k] = check_finish(event)
+                ready += deltas.finish(k, event.text)
+                continue
+            ready += deltas.push(k, event.text_delta)
+            yield TokenEvent(count, event.token_id, ready, event.logprob)
+            ready, count = "", count + 1
+    event = joined(p, finished)
+    event.final_delta = ready
+    yield event
