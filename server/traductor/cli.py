@@ -4,7 +4,7 @@ them so that `traductor serve` never imports torch and `--help` is instant.
     corpus     gettext catalogs -> train/dev/test TSV
     train      corpus -> checkpoint (model + tokenizer)
     evaluate   checkpoint/bundle + TSV -> BLEU, chrF, placeholder rate (JSON)
-    translate  stdin -> stdout, one translation per line
+    translate  stdin -> stdout, one translation per line (each line cut into sentences and put back)
     export     checkpoint -> ONNX bundle (encoder, decoder step, tokenizer, config)
     serve      bundle -> gRPC service with Prometheus metrics
     bench      engine throughput against other engines
@@ -56,10 +56,27 @@ def _translator(args):
     return OnnxTranslator.load(Path(args.model) if args.model else default_bundle(), threads=args.threads)
 
 
+def translate_texts(translator, texts: list[str], beam: int, batch_size: int, format: str = "text") -> list[str]:
+    """Whole texts through an offline translator, as the service does them: each text is cut into
+    segments by the text layer (sentences; one too long for the model is cut; nothing to translate:
+    kept), the segments of all texts are translated in one call (rows of the same batches), and
+    each text is put back with its own separators. No text-level limits: this is not a server."""
+    from .text import TextLimits, plan
+
+    bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
+    limit = bundle.max_len if bundle is not None else translator.model.cfg.max_len
+    unlimited = TextLimits(max_chars=sys.maxsize, max_segments=sys.maxsize)
+    too_long = lambda s: len(translator.tokenizer.encode(s)[0]) > limit  # noqa: E731
+    plans = [plan(t, format, too_long=too_long, limits=unlimited) for t in texts]
+    segments = [[s.text for s in p.segments] for p in plans]
+    done = iter(translator.translate([s for group in segments for s in group], beam_size=beam, batch_size=batch_size))
+    return [p.assemble([next(done) for _ in group]) for p, group in zip(plans, segments)]
+
+
 def cmd_translate(args) -> None:
-    texts = _read_lines(sys.stdin)
+    texts = _read_lines(sys.stdin)  # each line is a text: one output line per input line
     translator = _translator(args)
-    for line in translator.translate(texts, beam_size=args.beam, batch_size=args.batch_size):
+    for line in translate_texts(translator, texts, args.beam, args.batch_size, args.format):
         print(line, flush=False)
 
 
@@ -132,8 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_args(p)
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("translate", help="translate stdin, one line per translation")
+    p = sub.add_parser(
+        "translate",
+        help="translate stdin, one line per translation",
+        description="Each line of stdin is a text (cut into sentences, translated, put back); one line out per line.",
+    )
     _add_engine_args(p)
+    p.add_argument("--format", choices=["text", "html"], default="text", help="how each line is read")
     p.set_defaults(func=cmd_translate)
 
     for register in _later_commands():
