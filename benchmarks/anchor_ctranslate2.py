@@ -121,7 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         return generate
 
     doc = common.run_engine(
-        ENGINE, args, precisions, make_generate,
+        ENGINE,
+        args,
+        precisions,
+        make_generate,
         common.versions("ctranslate2", "transformers", "torch", "numpy"),
     )
     doc["settings"] = {

@@ -128,18 +128,24 @@ def main(argv: list[str] | None = None) -> int:
             models.clear()  # keep one model in memory at a time
             if precision == "fp32":
                 models[precision] = ORTModelForSeq2SeqLM.from_pretrained(
-                    fp32_dir, use_cache=True, use_merged=False,
-                    provider="CPUExecutionProvider", session_options=session_options(),
+                    fp32_dir,
+                    use_cache=True,
+                    use_merged=False,
+                    provider="CPUExecutionProvider",
+                    session_options=session_options(),
                 )
             else:
                 int8_dir, isa = export_int8(fp32_dir, model_dir)
                 settings["int8"] = f"ORTQuantizer dynamic, per-tensor, {isa}"
                 models[precision] = ORTModelForSeq2SeqLM.from_pretrained(
-                    int8_dir, use_cache=True, use_merged=False,
+                    int8_dir,
+                    use_cache=True,
+                    use_merged=False,
                     encoder_file_name="encoder_model_quantized.onnx",
                     decoder_file_name="decoder_model_quantized.onnx",
                     decoder_with_past_file_name="decoder_with_past_model_quantized.onnx",
-                    provider="CPUExecutionProvider", session_options=session_options(),
+                    provider="CPUExecutionProvider",
+                    session_options=session_options(),
                 )
         return models[precision]
 
@@ -163,9 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         return generate
 
     doc = common.run_engine(
-        ENGINE, args, precisions, make_generate,
-        common.versions("optimum-onnx", "optimum", "onnxruntime", "onnx", "transformers",
-                        "torch", "numpy"),
+        ENGINE,
+        args,
+        precisions,
+        make_generate,
+        common.versions("optimum-onnx", "optimum", "onnxruntime", "onnx", "transformers", "torch", "numpy"),
     )
     doc["settings"] = settings
     common.emit(doc)

@@ -77,9 +77,7 @@ def parse_shape(text: str) -> Shape:
     """Parse ``d_model,layers,heads,d_ff,vocab`` and check it is usable."""
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 5:
-        raise argparse.ArgumentTypeError(
-            f"shape must be d_model,layers,heads,d_ff,vocab, got {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"shape must be d_model,layers,heads,d_ff,vocab, got {text!r}")
     try:
         shape = Shape(*(int(p) for p in parts))
     except ValueError as exc:
@@ -106,23 +104,38 @@ def parse_batches(text: str) -> list[int]:
 
 def add_common_args(parser: argparse.ArgumentParser, precisions: Sequence[str]) -> None:
     """Add the options that every anchor script accepts."""
-    parser.add_argument("--shape", type=parse_shape, default=parse_shape(DEFAULT_SHAPE),
-                        help=f"d_model,layers,heads,d_ff,vocab (default {DEFAULT_SHAPE})")
-    parser.add_argument("--batches", type=parse_batches, default=parse_batches(DEFAULT_BATCHES),
-                        help=f"batch sizes (default {DEFAULT_BATCHES})")
-    parser.add_argument("--runs", type=int, default=3,
-                        help="timed runs per batch size, after one warm-up (default 3)")
-    parser.add_argument("--warmup", type=int, default=1,
-                        help="untimed warm-up runs per batch size (default 1)")
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                        help="CPU threads for the engine (default: all cores)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help=f"seed of the model weights and the inputs (default {DEFAULT_SEED})")
-    parser.add_argument("--precisions", default=",".join(precisions),
-                        help=f"comma-separated subset of {','.join(precisions)}")
-    parser.add_argument("--model-dir", type=Path, default=None,
-                        help="saved random Marian model (default: work/anchors/marian-SHAPE-seedSEED, "
-                             "built on first use)")
+    parser.add_argument(
+        "--shape",
+        type=parse_shape,
+        default=parse_shape(DEFAULT_SHAPE),
+        help=f"d_model,layers,heads,d_ff,vocab (default {DEFAULT_SHAPE})",
+    )
+    parser.add_argument(
+        "--batches",
+        type=parse_batches,
+        default=parse_batches(DEFAULT_BATCHES),
+        help=f"batch sizes (default {DEFAULT_BATCHES})",
+    )
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per batch size, after one warm-up (default 3)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed warm-up runs per batch size (default 1)")
+    parser.add_argument(
+        "--threads", type=int, default=os.cpu_count() or 1, help="CPU threads for the engine (default: all cores)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"seed of the model weights and the inputs (default {DEFAULT_SEED})",
+    )
+    parser.add_argument(
+        "--precisions", default=",".join(precisions), help=f"comma-separated subset of {','.join(precisions)}"
+    )
+    parser.add_argument(
+        "--model-dir",
+        type=Path,
+        default=None,
+        help="saved random Marian model (default: work/anchors/marian-SHAPE-seedSEED, built on first use)",
+    )
 
 
 def selected_precisions(args: argparse.Namespace, supported: Sequence[str]) -> list[str]:
@@ -183,8 +196,7 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def measure(generate: Callable[[], Sequence[Sequence[int]]], batch: int, runs: int,
-            warmup: int = 1) -> dict:
+def measure(generate: Callable[[], Sequence[Sequence[int]]], batch: int, runs: int, warmup: int = 1) -> dict:
     """Time ``generate`` (``warmup`` untimed calls, then ``runs`` timed ones), check its output.
 
     ``generate`` runs the whole generation for one batch and returns the new token
@@ -216,9 +228,7 @@ def check_output(output: Sequence[Sequence[int]], batch: int) -> None:
     """Refuse an output that is not ``batch`` sentences of ``NEW_TOKENS`` ids."""
     counts = [len(row) for row in output]
     if len(counts) != batch or any(c != NEW_TOKENS for c in counts):
-        raise RuntimeError(
-            f"expected {batch} sentences of {NEW_TOKENS} new tokens, got lengths {counts}"
-        )
+        raise RuntimeError(f"expected {batch} sentences of {NEW_TOKENS} new tokens, got lengths {counts}")
 
 
 def versions(*packages: str) -> dict[str, str]:
@@ -232,9 +242,13 @@ def versions(*packages: str) -> dict[str, str]:
     return found
 
 
-def run_engine(engine: str, args: argparse.Namespace, precisions: Sequence[str],
-               make_generate: Callable[[str, int], Callable[[], Sequence[int]]],
-               package_versions: dict[str, str]) -> dict:
+def run_engine(
+    engine: str,
+    args: argparse.Namespace,
+    precisions: Sequence[str],
+    make_generate: Callable[[str, int], Callable[[], Sequence[int]]],
+    package_versions: dict[str, str],
+) -> dict:
     """Measure every (precision, batch) pair and build the anchor's result document.
 
     ``make_generate(precision, batch)`` returns a zero-argument callable running one

@@ -98,8 +98,7 @@ def ensure_model(shape: common.Shape, seed: int, model_dir: Path | None = None) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shape", type=common.parse_shape,
-                        default=common.parse_shape(common.DEFAULT_SHAPE))
+    parser.add_argument("--shape", type=common.parse_shape, default=common.parse_shape(common.DEFAULT_SHAPE))
     parser.add_argument("--seed", type=int, default=common.DEFAULT_SEED)
     parser.add_argument("--model-dir", type=Path, default=None)
     parser.add_argument("--force", action="store_true", help="rebuild even if present")

@@ -57,14 +57,16 @@ def venv_python(venvs_dir: Path, venv: str) -> Path:
 def child_env(threads: int) -> dict[str, str]:
     """Environment for the anchors: offline hub, thread pools sized like the engine."""
     env = dict(os.environ)
-    env.update({
-        "OMP_NUM_THREADS": str(threads),
-        "MKL_NUM_THREADS": str(threads),
-        "TOKENIZERS_PARALLELISM": "false",
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "PYTHONWARNINGS": "ignore",
-    })
+    env.update(
+        {
+            "OMP_NUM_THREADS": str(threads),
+            "MKL_NUM_THREADS": str(threads),
+            "TOKENIZERS_PARALLELISM": "false",
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONWARNINGS": "ignore",
+        }
+    )
     return env
 
 
@@ -75,8 +77,9 @@ def run_child(cmd: list[str], env: dict[str, str], timeout: float, label: str) -
     """
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=env, cwd=str(common.REPO_ROOT))
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(common.REPO_ROOT)
+        )
     except OSError as exc:
         return {"error": f"could not start {cmd[0]}: {exc}"}
     tail: collections.deque[str] = collections.deque(maxlen=30)
@@ -128,8 +131,7 @@ def compare_outputs(merged: dict) -> None:
     }
     for name, output in outputs.items():
         merged[name]["fp32_output_matches"] = {
-            other: other_output == output
-            for other, other_output in outputs.items() if other != name
+            other: other_output == output for other, other_output in outputs.items() if other != name
         }
 
 
@@ -152,24 +154,26 @@ def table(merged: dict, batches: list[int]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shape", default=common.DEFAULT_SHAPE,
-                        help=f"d_model,layers,heads,d_ff,vocab (default {common.DEFAULT_SHAPE})")
+    parser.add_argument(
+        "--shape",
+        default=common.DEFAULT_SHAPE,
+        help=f"d_model,layers,heads,d_ff,vocab (default {common.DEFAULT_SHAPE})",
+    )
     parser.add_argument("--batches", default=common.DEFAULT_BATCHES)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs per batch size")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=common.DEFAULT_SEED)
-    parser.add_argument("--engines", default=",".join(ENGINES),
-                        help=f"comma-separated subset of {','.join(ENGINES)}")
-    parser.add_argument("--precisions", default=None,
-                        help="comma-separated subset of fp32,int8 (default: all each engine has)")
-    parser.add_argument("--timeout", type=float, default=3600,
-                        help="seconds allowed to each engine (default 3600)")
+    parser.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated subset of {','.join(ENGINES)}")
+    parser.add_argument(
+        "--precisions", default=None, help="comma-separated subset of fp32,int8 (default: all each engine has)"
+    )
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed to each engine (default 3600)")
     parser.add_argument("--venvs-dir", type=Path, default=common.VENV_DIR)
-    parser.add_argument("--setup", action="store_true",
-                        help="run benchmarks/setup.sh first (creates/updates the venvs)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the merged JSON as the last stdout line")
+    parser.add_argument(
+        "--setup", action="store_true", help="run benchmarks/setup.sh first (creates/updates the venvs)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the merged JSON as the last stdout line")
     parser.add_argument("--output", type=Path, default=None, help="also write the merged JSON here")
     args = parser.parse_args(argv)
 
@@ -194,11 +198,22 @@ def main(argv: list[str] | None = None) -> int:
     if builder is None:
         model_error = f"no venv under {args.venvs_dir}; run: bash benchmarks/setup.sh"
     else:
-        print(f"[run_anchors] model {shape.as_list()} seed {args.seed} -> {model_dir}",
-              file=sys.stderr, flush=True)
-        built = run_child([str(builder), str(HERE / "make_marian.py"), "--shape", args.shape,
-                           "--seed", str(args.seed), "--model-dir", str(model_dir)],
-                          env, args.timeout, "make_marian")
+        print(f"[run_anchors] model {shape.as_list()} seed {args.seed} -> {model_dir}", file=sys.stderr, flush=True)
+        built = run_child(
+            [
+                str(builder),
+                str(HERE / "make_marian.py"),
+                "--shape",
+                args.shape,
+                "--seed",
+                str(args.seed),
+                "--model-dir",
+                str(model_dir),
+            ],
+            env,
+            args.timeout,
+            "make_marian",
+        )
         if "error" in built:
             model_error = f"building the model failed: {built['error']}"
 
@@ -212,10 +227,24 @@ def main(argv: list[str] | None = None) -> int:
         if not python.exists():
             merged[engine] = {"error": f"venv {venv} missing ({python}); run: bash benchmarks/setup.sh"}
             continue
-        cmd = [str(python), str(HERE / script), "--shape", args.shape, "--batches", args.batches,
-               "--runs", str(args.runs), "--warmup", str(args.warmup),
-               "--threads", str(args.threads), "--seed", str(args.seed),
-               "--model-dir", str(model_dir)]
+        cmd = [
+            str(python),
+            str(HERE / script),
+            "--shape",
+            args.shape,
+            "--batches",
+            args.batches,
+            "--runs",
+            str(args.runs),
+            "--warmup",
+            str(args.warmup),
+            "--threads",
+            str(args.threads),
+            "--seed",
+            str(args.seed),
+            "--model-dir",
+            str(model_dir),
+        ]
         if args.precisions:
             cmd += ["--precisions", args.precisions]
         print(f"[run_anchors] {engine}: {' '.join(cmd)}", file=sys.stderr, flush=True)

@@ -27,9 +27,18 @@ from collections import Counter
 
 from traductor_client import NO_RETRY, DeadlineExceeded, TranslatorClient, TranslatorError
 
-TEXTS = ["File not found", "Permission denied", "Could not open %s for writing", "Save changes before closing?",
-         "The connection was reset by the peer.", "Delete %d files?", "uno dos tres", "cuatro cinco seis siete",
-         "An unexpected error occurred while reading the configuration file.", "Cancel"]
+TEXTS = [
+    "File not found",
+    "Permission denied",
+    "Could not open %s for writing",
+    "Save changes before closing?",
+    "The connection was reset by the peer.",
+    "Delete %d files?",
+    "uno dos tres",
+    "cuatro cinco seis siete",
+    "An unexpected error occurred while reading the configuration file.",
+    "Cancel",
+]
 KINDS = ("unary", "stream", "cancel", "deadline")
 WEIGHTS = (0.45, 0.35, 0.1, 0.1)
 
@@ -124,13 +133,28 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     port, metrics_port = free_port(), free_port()
-    cmd = [sys.executable, "-m", "traductor.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--metrics-port", str(metrics_port), "--threads", str(args.threads), "--log-level", "WARNING"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "traductor.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--metrics-port",
+        str(metrics_port),
+        "--threads",
+        str(args.threads),
+        "--log-level",
+        "WARNING",
+    ]
     if args.model:
         cmd += ["--model", args.model]
     log = open(args.server_log, "wb")
-    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                              env={**os.environ, "OMP_NUM_THREADS": str(args.threads)})
+    server = subprocess.Popen(
+        cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+    )
     target = f"127.0.0.1:{port}"
     samples, started = [], time.monotonic()
     try:
@@ -165,8 +189,14 @@ def main(argv: list[str] | None = None) -> int:
         while time.monotonic() < end and server.poll() is None:
             time.sleep(max(0.0, min(args.interval, end - time.monotonic())))
             lat = soak.take_latencies()
-            samples.append({"minute": round((time.monotonic() - begin) / 60, 2), "rss_mib": round(rss_kib(server.pid) / 1024, 1),
-                            "completed": len(lat), "p99_ms": round(p99(lat) * 1000, 1) if lat else None})
+            samples.append(
+                {
+                    "minute": round((time.monotonic() - begin) / 60, 2),
+                    "rss_mib": round(rss_kib(server.pid) / 1024, 1),
+                    "completed": len(lat),
+                    "p99_ms": round(p99(lat) * 1000, 1) if lat else None,
+                }
+            )
             print(f"[soak] {samples[-1]}", file=sys.stderr, flush=True)
         soak.stop.set()
         for t in threads:
@@ -186,23 +216,37 @@ def main(argv: list[str] | None = None) -> int:
     rss_start, rss_end = warm[0]["rss_mib"], samples[-1]["rss_mib"]
     p99s = [s["p99_ms"] for s in samples if s["p99_ms"] is not None]
     report = {
-        "command": " ".join(sys.argv), "model": args.model or "default", "minutes": round((time.monotonic() - started) / 60, 2),
-        "workers": args.workers, "requests": {f"{k}:{o}": n for (k, o), n in sorted(soak.counts.items())},
-        "total_requests": sum(soak.counts.values()), "unexpected_errors": len(soak.unexpected),
+        "command": " ".join(sys.argv),
+        "model": args.model or "default",
+        "minutes": round((time.monotonic() - started) / 60, 2),
+        "workers": args.workers,
+        "requests": {f"{k}:{o}": n for (k, o), n in sorted(soak.counts.items())},
+        "total_requests": sum(soak.counts.values()),
+        "unexpected_errors": len(soak.unexpected),
         "unexpected_examples": sorted(Counter(soak.unexpected).items())[:10],
-        "rss_mib_after_warmup": rss_start, "rss_mib_end": rss_end,
+        "rss_mib_after_warmup": rss_start,
+        "rss_mib_end": rss_end,
         "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 2),
-        "p99_ms_first_minute": p99s[0] if p99s else None, "p99_ms_last_minute": p99s[-1] if p99s else None,
-        "texts": len(texts), "server_log_tracebacks": server_log.count("Traceback"),
-        "server_log_execute_batch_errors": server_log.count("ExecuteBatchError:"), "server_died": died, "server_exit_code": exit_code, "samples": samples,
+        "p99_ms_first_minute": p99s[0] if p99s else None,
+        "p99_ms_last_minute": p99s[-1] if p99s else None,
+        "texts": len(texts),
+        "server_log_tracebacks": server_log.count("Traceback"),
+        "server_log_execute_batch_errors": server_log.count("ExecuteBatchError:"),
+        "server_died": died,
+        "server_exit_code": exit_code,
+        "samples": samples,
     }
     print(f"{'minute':>7} {'rss MiB':>8} {'done':>6} {'p99 ms':>8}")
     for s in samples:
-        print(f"{s['minute']:>7} {s['rss_mib']:>8} {s['completed']:>6} {s['p99_ms'] if s['p99_ms'] is not None else '-':>8}")
+        p99_text = s["p99_ms"] if s["p99_ms"] is not None else "-"
+        print(f"{s['minute']:>7} {s['rss_mib']:>8} {s['completed']:>6} {p99_text:>8}")
     print(f"requests {report['total_requests']} ({', '.join(f'{k}={v}' for k, v in report['requests'].items())})")
-    print(f"unexpected errors {report['unexpected_errors']}; RSS {rss_start} -> {rss_end} MiB "
-          f"({report['rss_growth_pct']:+.2f}%); p99 {report['p99_ms_first_minute']} -> {report['p99_ms_last_minute']} ms; "
-          f"server exit {exit_code}; tracebacks in server log {report['server_log_tracebacks']}")
+    print(
+        f"unexpected errors {report['unexpected_errors']}; RSS {rss_start} -> {rss_end} MiB "
+        f"({report['rss_growth_pct']:+.2f}%); "
+        f"p99 {report['p99_ms_first_minute']} -> {report['p99_ms_last_minute']} ms; "
+        f"server exit {exit_code}; tracebacks in server log {report['server_log_tracebacks']}"
+    )
     print(json.dumps({k: v for k, v in report.items() if k != "samples"}))
     if args.json_out:
         with open(args.json_out, "w") as f:

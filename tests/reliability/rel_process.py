@@ -11,7 +11,6 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-
 from rel_harness import free_port
 
 
@@ -19,11 +18,27 @@ class ServeProcess:
     def __init__(self, bundle: Path, log_path: Path, *flags: str):
         self.port, self.metrics_port = free_port(), free_port()
         self.target = f"127.0.0.1:{self.port}"
-        cmd = [sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle), "--host", "127.0.0.1",
-               "--port", str(self.port), "--metrics-port", str(self.metrics_port), "--threads", "1", *flags]
+        cmd = [
+            sys.executable,
+            "-m",
+            "traductor.cli",
+            "serve",
+            "--model",
+            str(bundle),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--metrics-port",
+            str(self.metrics_port),
+            "--threads",
+            "1",
+            *flags,
+        ]
         self.log = open(log_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
-                                     env={**os.environ, "OMP_NUM_THREADS": "1"})
+        self.proc = subprocess.Popen(
+            cmd, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": "1"}
+        )
         self.channel = grpc.insecure_channel(self.target)
         self.health = health_pb2_grpc.HealthStub(self.channel)
 

@@ -12,8 +12,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from rel_harness import ServiceThread, stub_of, vm_rss_kib
+
 from traductor_client.v1 import translator_pb2 as pb
 
 ALLOWED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED}
@@ -26,8 +26,10 @@ def service(tiny_bundle):
     svc = ServiceThread(tiny_bundle, max_active_sequences=8, max_queued_requests=64)
     channel = grpc.insecure_channel(svc.target)
     svc.channel, svc.stub = channel, stub_of(channel)
-    svc.raw = {rpc: channel.unary_unary(f"/traductor.v1.Translator/{rpc}") for rpc in
-               ("Translate", "TranslateBatch", "GetModelInfo")}
+    svc.raw = {
+        rpc: channel.unary_unary(f"/traductor.v1.Translator/{rpc}")
+        for rpc in ("Translate", "TranslateBatch", "GetModelInfo")
+    }
     svc.raw_stream = channel.unary_stream("/traductor.v1.Translator/TranslateStream")
     yield svc
     health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
@@ -54,16 +56,37 @@ def _stream(svc, request: pb.TranslateRequest) -> grpc.StatusCode:
 
 
 # Any Unicode protobuf can carry (no lone surrogates), weighted towards the nasty parts.
-NASTY = st.sampled_from(["\x00", "\u202e", "\u202d", "\u2066", "\u0301", "\u200b", "\ufeff", "\ufffd", "\U0001f600",
-                         "\U0001f468\u200d\U0001f469\u200d\U0001f467", "%s", "%d", "<ph0>", "\r\n", "\t", "uno ", "dos "])
+NASTY = st.sampled_from(
+    [
+        "\x00",
+        "\u202e",
+        "\u202d",
+        "\u2066",
+        "\u0301",
+        "\u200b",
+        "\ufeff",
+        "\ufffd",
+        "\U0001f600",
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+        "%s",
+        "%d",
+        "<ph0>",
+        "\r\n",
+        "\t",
+        "uno ",
+        "dos ",
+    ]
+)
 TEXTS = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",)), max_size=60),
     st.lists(NASTY, max_size=40).map("".join),
     st.sampled_from(["", " ", "\n\t ", "uno " * 1000, "x" * 4000, "x" * 4001, "\U0001f600" * 3000]),
 )
-INT32 = st.one_of(st.sampled_from([0, 1, -1, 2, 63, 64, 2**31 - 1, -2**31]), st.integers(-2**31, 2**31 - 1))
-FLOAT = st.one_of(st.sampled_from([0.0, -0.0, 1.0, -1.0, float("nan"), float("inf"), float("-inf"), 1e-45, 3.4e38]),
-                  st.floats(width=32))
+INT32 = st.one_of(st.sampled_from([0, 1, -1, 2, 63, 64, 2**31 - 1, -(2**31)]), st.integers(-(2**31), 2**31 - 1))
+FLOAT = st.one_of(
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, float("nan"), float("inf"), float("-inf"), 1e-45, 3.4e38]),
+    st.floats(width=32),
+)
 
 
 @st.composite
@@ -76,7 +99,7 @@ def options(draw) -> pb.DecodingOptions:
         if draw(st.booleans()):
             setattr(o, name, draw(FLOAT))
     if draw(st.booleans()):
-        o.seed = draw(st.one_of(st.sampled_from([0, -1, 2**63 - 1, -2**63]), st.integers(-2**63, 2**63 - 1)))
+        o.seed = draw(st.one_of(st.sampled_from([0, -1, 2**63 - 1, -(2**63)]), st.integers(-(2**63), 2**63 - 1)))
     return o
 
 
@@ -117,16 +140,20 @@ def _field(number: int, payload: bytes) -> bytes:
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
-VALID = pb.TranslateRequest(text="uno dos tres", request_id="r1",
-                            options=pb.DecodingOptions(max_new_tokens=5, temperature=0.5, seed=3)).SerializeToString()
-INVALID_UTF8 = st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf8\x88\x80\x80\x80", b"uno \x80 dos"])
+VALID = pb.TranslateRequest(
+    text="uno dos tres", request_id="r1", options=pb.DecodingOptions(max_new_tokens=5, temperature=0.5, seed=3)
+).SerializeToString()
+INVALID_UTF8 = st.sampled_from(
+    [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf8\x88\x80\x80\x80", b"uno \x80 dos"]
+)
 FRAMES = st.one_of(
     st.binary(max_size=200),
     st.integers(0, len(VALID) - 1).map(lambda n: VALID[:n]),  # truncated
     st.tuples(st.binary(max_size=20), INVALID_UTF8, st.binary(max_size=20)).map(lambda p: _field(1, b"".join(p))),
     INVALID_UTF8.map(lambda b: _field(3, b) + _field(1, b"uno")),  # bad request_id
-    st.integers(-2**63, 2**63 - 1).map(  # a negative or huge varint in options.max_new_tokens
-        lambda n: _field(1, b"uno") + _field(2, b"\x08" + _varint(n & (2**64 - 1)))),
+    st.integers(-(2**63), 2**63 - 1).map(  # a negative or huge varint in options.max_new_tokens
+        lambda n: _field(1, b"uno") + _field(2, b"\x08" + _varint(n & (2**64 - 1)))
+    ),
     st.floats(width=32).map(lambda f: _field(1, b"uno") + _field(2, b"\x25" + struct.pack("<f", f))),
 )
 
@@ -136,7 +163,7 @@ FRAMES = st.one_of(
 def test_raw_frames(service, frame):
     """Raw bytes on every Translator method: random, truncated protobuf, invalid UTF-8, raw varints."""
     for rpc, call in service.raw.items():
-        code = _code(lambda: call(frame, timeout=30))
+        code = _code(lambda call=call: call(frame, timeout=30))
         assert code in ALLOWED, (rpc, frame)
     assert _code(lambda: list(service.raw_stream(frame, timeout=30))) in ALLOWED
 
@@ -160,12 +187,15 @@ def test_oversized_message_is_resource_exhausted(service):
 def test_memory_stays_flat_under_bad_input(service):
     """3000 bad requests after a warm-up of 500: the process RSS (server + client) grows < 16 MiB."""
     rng = random.Random(7)
-    bad = [lambda: service.raw["Translate"](rng.randbytes(rng.randrange(1, 300)), timeout=10),
-           lambda: service.stub.Translate(pb.TranslateRequest(text="x" * 4001), timeout=10),
-           lambda: service.stub.Translate(pb.TranslateRequest(text="uno", options=pb.DecodingOptions(
-               temperature=float("nan"))), timeout=10),
-           lambda: service.stub.Translate(pb.TranslateRequest(text="uno " * 300), timeout=10),
-           lambda: list(service.raw_stream(_field(1, b"\xff" * 50), timeout=10))]
+    bad = [
+        lambda: service.raw["Translate"](rng.randbytes(rng.randrange(1, 300)), timeout=10),
+        lambda: service.stub.Translate(pb.TranslateRequest(text="x" * 4001), timeout=10),
+        lambda: service.stub.Translate(
+            pb.TranslateRequest(text="uno", options=pb.DecodingOptions(temperature=float("nan"))), timeout=10
+        ),
+        lambda: service.stub.Translate(pb.TranslateRequest(text="uno " * 300), timeout=10),
+        lambda: list(service.raw_stream(_field(1, b"\xff" * 50), timeout=10)),
+    ]
 
     def run(n):
         for i in range(n):

@@ -6,8 +6,8 @@ import threading
 
 import grpc
 import pytest
-
 from rel_harness import stub_of
+
 from traductor_client.v1 import translator_pb2 as pb
 
 LONG = pb.DecodingOptions(min_new_tokens=60, max_new_tokens=60)
@@ -70,8 +70,18 @@ def test_unary_caller_disconnect_while_queued_frees_the_request(make_service, ga
     assert svc.wait_for(lambda: svc.gauge("traductor_queue_depth") == 0)
 
 
-TEXTS = ["uno", "dos tres", "cuatro cinco seis", "siete ocho", "nueve cero uno dos",
-         "tres tres", "cinco", "seis siete ocho nueve", "cero cero", "uno dos tres cuatro cinco"]
+TEXTS = [
+    "uno",
+    "dos tres",
+    "cuatro cinco seis",
+    "siete ocho",
+    "nueve cero uno dos",
+    "tres tres",
+    "cinco",
+    "seis siete ocho nueve",
+    "cero cero",
+    "uno dos tres cuatro cinco",
+]
 
 
 def test_hundred_requests_ten_cancelled(make_service, gate, channel_for):
@@ -85,8 +95,10 @@ def test_hundred_requests_ten_cancelled(make_service, gate, channel_for):
     gate.close()
     texts = [TEXTS[i % len(TEXTS)] for i in range(100)]
     unary = [stub.Translate.future(pb.TranslateRequest(text=t), timeout=120) for t in texts[:80]]
-    streams = [stub.TranslateStream(pb.TranslateRequest(text=t, options=LONG if i < 5 else None), timeout=120)
-               for i, t in enumerate(texts[80:])]
+    streams = [
+        stub.TranslateStream(pb.TranslateRequest(text=t, options=LONG if i < 5 else None), timeout=120)
+        for i, t in enumerate(texts[80:])
+    ]
     assert svc.wait_for(lambda: svc.service.engine.in_flight == 100, timeout=30)
     for f in unary[:5]:  # cancelled while queued
         f.cancel()
@@ -111,6 +123,6 @@ def test_hundred_requests_ten_cancelled(make_service, gate, channel_for):
     engine = svc.service.engine
     assert svc.wait_for(lambda: engine.in_flight == 0)
     for name in ("traductor_active_sequences", "traductor_queue_depth", "traductor_kv_cache_bytes"):
-        assert svc.wait_for(lambda: svc.gauge(name) == 0), name
+        assert svc.wait_for(lambda name=name: svc.gauge(name) == 0), name
     assert engine.scheduler.cache.rows == 0 and not engine.scheduler.active and not engine.scheduler.waiting
     assert svc.wait_for(lambda: threading.active_count() <= baseline_threads), threading.enumerate()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import grpc
 import pytest
-
 from rel_harness import stub_of
+
 from traductor_client.v1 import translator_pb2 as pb
 
 REQUEST = pb.TranslateRequest(text="uno dos tres", options=pb.DecodingOptions(min_new_tokens=20, max_new_tokens=20))
@@ -31,7 +31,9 @@ def test_missed_deadline_frees_rows_and_a_longer_one_succeeds(make_service, gate
     assert svc.wait_for(lambda: request.done)
     assert len(request.tokens) == tokens and scheduler.cache.rows == 0 and not scheduler.waiting
     gate.open()
-    assert svc.wait_for(lambda: svc.gauge("traductor_active_sequences") == 0 and svc.gauge("traductor_queue_depth") == 0)
+    assert svc.wait_for(
+        lambda: svc.gauge("traductor_active_sequences") == 0 and svc.gauge("traductor_queue_depth") == 0
+    )
 
     ok = stub.Translate(REQUEST, timeout=30)
     assert ok.finish_reason == pb.FINISH_REASON_LENGTH and len(ok.token_ids) == 20

@@ -11,9 +11,9 @@ import urllib.request
 
 import grpc
 import pytest
-
 from rel_harness import stub_of
 from rel_process import ServeProcess
+
 from traductor_client.v1 import translator_pb2 as pb
 
 DRAIN = 5.0
@@ -55,8 +55,10 @@ def test_sigterm_drains_in_flight_requests(serve):
     sent = time.monotonic()
     p.proc.send_signal(signal.SIGTERM)
     assert p.wait_status("NOT_SERVING", timeout=DRAIN)
-    for call in (lambda: stub.Translate(pb.TranslateRequest(text="uno"), timeout=5),
-                 lambda: list(stub.TranslateStream(pb.TranslateRequest(text="uno"), timeout=5))):
+    for call in (
+        lambda: stub.Translate(pb.TranslateRequest(text="uno"), timeout=5),
+        lambda: list(stub.TranslateStream(pb.TranslateRequest(text="uno"), timeout=5)),
+    ):
         with pytest.raises(grpc.RpcError) as e:
             call()
         assert e.value.code() == grpc.StatusCode.UNAVAILABLE and "shutting down" in e.value.details()
@@ -67,8 +69,10 @@ def test_sigterm_drains_in_flight_requests(serve):
     assert all(r.finish_reason == pb.FINISH_REASON_LENGTH and len(r.token_ids) == 63 for r in results)
     assert p.proc.wait(timeout=DRAIN + 5) == 0
     assert time.monotonic() - sent < DRAIN + 2
-    print(f"drain: batch of {n} x 63 tokens ({queued:.0f} queued) in flight at SIGTERM, all OK; "
-          f"exit 0 after {time.monotonic() - sent:.2f} s")
+    print(
+        f"drain: batch of {n} x 63 tokens ({queued:.0f} queued) in flight at SIGTERM, all OK; "
+        f"exit 0 after {time.monotonic() - sent:.2f} s"
+    )
 
 
 def test_metrics_port_is_separate_from_the_api_port(serve):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import grpc
 import pytest
-
 from rel_harness import stub_of
+
 from traductor.options import DecodingOptions
 from traductor_client.v1 import translator_pb2 as pb
 
@@ -81,7 +81,9 @@ def test_failing_encoder_fails_its_batch_only(make_service, gate, channel_for):
         stub.Translate(pb.TranslateRequest(text="uno dos"), timeout=30)
     _assert_generic_internal(e.value)
     assert stub.Translate(pb.TranslateRequest(text="uno dos"), timeout=30).text
-    assert svc.wait_for(lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "INTERNAL"}) == 1)  # counted just after the caller sees it
+    assert svc.wait_for(
+        lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "INTERNAL"}) == 1
+    )  # counted just after the caller sees it
 
 
 def test_engine_survives_a_step_that_raises(make_service, channel_for):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import grpc
 import pytest
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
-
 from rel_pki import write_pki
-from traductor_client import (NO_RETRY, TranslatorClient, Unauthenticated, Unavailable)
+
+from traductor_client import NO_RETRY, TranslatorClient, Unauthenticated, Unavailable
 
 TEXT = "uno dos tres"
 
@@ -36,18 +36,30 @@ def test_tls(make_service, pki):
 def test_mutual_tls(make_service, pki):
     """A server requiring client certificates: none, or one from another CA, fails (UNAVAILABLE);
     a certificate from the configured client CA is served."""
-    svc = make_service(tls_cert=str(pki["server.pem"]), tls_key=str(pki["server.key"]),
-                       tls_client_ca=str(pki["ca.pem"]))
+    svc = make_service(
+        tls_cert=str(pki["server.pem"]), tls_key=str(pki["server.key"]), tls_client_ca=str(pki["ca.pem"])
+    )
     root = pki["ca.pem"].read_bytes()
     with _client(svc, root_certificates=root) as no_cert, pytest.raises(Unavailable):
         no_cert.translate(TEXT)
-    with _client(svc, root_certificates=root, certificate_chain=pki["rogue-client.pem"].read_bytes(),
-                 private_key=pki["rogue-client.key"].read_bytes()) as rogue, pytest.raises(Unavailable):
+    with (
+        _client(
+            svc,
+            root_certificates=root,
+            certificate_chain=pki["rogue-client.pem"].read_bytes(),
+            private_key=pki["rogue-client.key"].read_bytes(),
+        ) as rogue,
+        pytest.raises(Unavailable),
+    ):
         rogue.translate(TEXT)
     with _client(svc) as plain, pytest.raises(Unavailable):
         plain.health()
-    with _client(svc, root_certificates=root, certificate_chain=pki["client.pem"].read_bytes(),
-                 private_key=pki["client.key"].read_bytes()) as good:
+    with _client(
+        svc,
+        root_certificates=root,
+        certificate_chain=pki["client.pem"].read_bytes(),
+        private_key=pki["client.key"].read_bytes(),
+    ) as good:
         assert good.translate(TEXT).text
         assert list(good.stream(TEXT))
 
@@ -69,7 +81,9 @@ def test_bearer_token(make_service):
             assert client.health() == "SERVING"
     with _client(svc, token="s3cret-token") as client:
         assert client.translate(TEXT).text and client.model_info().name
-    assert svc.wait_for(lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "UNAUTHENTICATED"}) == 4)  # counted just after the caller sees it
+    assert svc.wait_for(
+        lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "UNAUTHENTICATED"}) == 4
+    )  # counted just after the caller sees it
 
 
 def _services(target: str) -> list[str]:

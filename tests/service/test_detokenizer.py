@@ -27,7 +27,7 @@ def run(tokenizer, ids, values=()):
 
 
 def test_byte_fallback_characters_are_sent_whole(tokenizer):
-    """"ñ" and an emoji built from byte pieces are held back until complete, then sent in one delta."""
+    """ "ñ" and an emoji built from byte pieces are held back until complete, then sent in one delta."""
     ids = pieces(tokenizer, "▁", "<0xC3>", "<0xB1>", "▁", "<0xF0>", "<0x9F>", "<0x98>", "<0x80>", "▁", "A")
     deltas, text, rest = run(tokenizer, ids)
     assert text == "ñ 😀 A" and rest == ""
@@ -59,7 +59,7 @@ def test_placeholder_tokens_are_restored_in_the_delta(tokenizer):
 
 
 def test_placeholder_spelled_with_byte_pieces_is_not_sent_half_way(tokenizer):
-    """"<ph0>" spelled out piece by piece is held back, then sent as the placeholder's value."""
+    """ "<ph0>" spelled out piece by piece is held back, then sent as the placeholder's value."""
     ids = pieces(tokenizer, "▁", "F", "▁", "<0x3C>", "<0x70>", "h", "<0x30>", "<0x3E>", "▁", "A")
     deltas, text, rest = run(tokenizer, ids, ["%s"])
     assert text == "F %s A"

@@ -6,19 +6,22 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 from service_harness import WAIT, translate_request, wait_for
+
 from traductor_client.v1 import translator_pb2 as pb
 
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 def test_drain_refuses_new_work_and_finishes_in_flight(server):
-    """While draining: NOT_SERVING for "" and the Translator, UNAVAILABLE for new calls; the running stream completes."""
+    """While draining: NOT_SERVING for "" and the Translator, UNAVAILABLE for new calls; the running stream
+    completes."""
     for name in ("", "traductor.v1.Translator"):
         assert server.health_status(name) == health_pb2.HealthCheckResponse.SERVING
     gate = server.gate
     gate.close()
-    running = server.stub.TranslateStream(translate_request("uno dos", min_new_tokens=20, max_new_tokens=20),
-                                          timeout=WAIT)
+    running = server.stub.TranslateStream(
+        translate_request("uno dos", min_new_tokens=20, max_new_tokens=20), timeout=WAIT
+    )
     gate.wait_held()
     gate.step()
     assert next(running).index == 0
@@ -26,10 +29,12 @@ def test_drain_refuses_new_work_and_finishes_in_flight(server):
     drained = server.submit(server.service.drain())
     server.drained = True
     for name in ("", "traductor.v1.Translator"):
-        wait_for(lambda: server.health_status(name) == NOT_SERVING, what=f"{name!r} NOT_SERVING")
-    for call in (lambda: server.stub.Translate(translate_request("tres"), timeout=WAIT),
-                 lambda: list(server.stub.TranslateStream(translate_request("tres"), timeout=WAIT)),
-                 lambda: server.stub.TranslateBatch(pb.TranslateBatchRequest(texts=["tres"]), timeout=WAIT)):
+        wait_for(lambda name=name: server.health_status(name) == NOT_SERVING, what=f"{name!r} NOT_SERVING")
+    for call in (
+        lambda: server.stub.Translate(translate_request("tres"), timeout=WAIT),
+        lambda: list(server.stub.TranslateStream(translate_request("tres"), timeout=WAIT)),
+        lambda: server.stub.TranslateBatch(pb.TranslateBatchRequest(texts=["tres"]), timeout=WAIT),
+    ):
         with pytest.raises(grpc.RpcError) as e:
             call()
         assert e.value.code() is grpc.StatusCode.UNAVAILABLE

@@ -15,8 +15,10 @@ def server_settings():
 def test_reflection_lists_the_services(server):
     """The reflection service lists traductor.v1.Translator, health and itself, and serves the Translator's file."""
     stub = reflection_pb2_grpc.ServerReflectionStub(server.channel)
-    requests = [reflection_pb2.ServerReflectionRequest(list_services=""),
-                reflection_pb2.ServerReflectionRequest(file_containing_symbol="traductor.v1.Translator")]
+    requests = [
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="traductor.v1.Translator"),
+    ]
     listed, described = list(stub.ServerReflectionInfo(iter(requests), timeout=WAIT))
     names = {s.name for s in listed.list_services_response.service}
     assert {"traductor.v1.Translator", "grpc.health.v1.Health"} <= names

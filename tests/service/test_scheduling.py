@@ -7,6 +7,7 @@ from __future__ import annotations
 import grpc
 import pytest
 from service_harness import WAIT, translate_request, wait_for
+
 from traductor_client.v1 import translator_pb2 as pb
 
 LONG = {"min_new_tokens": 40, "max_new_tokens": 40}  # decodes for 40 steps whatever the model thinks
@@ -63,10 +64,13 @@ def test_cancelled_stream_frees_its_rows(server):
     call.cancel()
     wait_for(lambda: server.service.engine.in_flight == 0, what="the server to see the cancel")
     gate.step()  # one step is enough: the request leaves before any work is spent on it
-    wait_for(lambda: active_rows(server) == 0 and server.metric("traductor_kv_cache_bytes") == 0,
-             what="the rows and cache to be freed")
-    wait_for(lambda: server.requests("TranslateStream", "CANCELLED") == cancelled_before + 1,
-             what="the cancel to be counted")
+    wait_for(
+        lambda: active_rows(server) == 0 and server.metric("traductor_kv_cache_bytes") == 0,
+        what="the rows and cache to be freed",
+    )
+    wait_for(
+        lambda: server.requests("TranslateStream", "CANCELLED") == cancelled_before + 1, what="the cancel to be counted"
+    )
     assert server.service.engine.scheduler.active == []
 
 
@@ -84,8 +88,10 @@ def test_deadline_frees_a_decoding_request(server):
     assert e.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
     wait_for(lambda: server.service.engine.in_flight == 0, what="the server to give up the request")
     gate.step()
-    wait_for(lambda: active_rows(server) == 0 and server.metric("traductor_kv_cache_bytes") == 0,
-             what="the rows and cache to be freed")
+    wait_for(
+        lambda: active_rows(server) == 0 and server.metric("traductor_kv_cache_bytes") == 0,
+        what="the rows and cache to be freed",
+    )
     assert server.service.engine.scheduler.active == []
 
 
@@ -109,8 +115,10 @@ def test_full_queue_refuses_at_once(server):
     with pytest.raises(grpc.RpcError) as e:
         list(server.stub.TranslateStream(translate_request("cinco"), timeout=WAIT))
     assert e.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
-    wait_for(lambda: server.requests("Translate", "RESOURCE_EXHAUSTED") == refused_before + 1,
-             what="the refusal to be counted")
+    wait_for(
+        lambda: server.requests("Translate", "RESOURCE_EXHAUSTED") == refused_before + 1,
+        what="the refusal to be counted",
+    )
 
     gate.open()
     assert [len(f.result().token_ids) for f in running] == [40, 40]
