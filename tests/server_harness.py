@@ -165,7 +165,7 @@ class ServerThread:
         return 0.0 if value is None else value
 
     def requests(self, rpc: str, code: str) -> float:
-        return self.metric("traductor_requests_total", {"rpc": rpc, "code": code})
+        return self.metric("traductor_requests_total", {"protocol": "grpc", "rpc": rpc, "code": code})
 
     def health_status(self, service: str = "") -> int:
         return self.health.Check(health_pb2.HealthCheckRequest(service=service), timeout=WAIT).status

@@ -45,7 +45,12 @@ def test_overflow_is_refused_at_once_and_accepted_requests_complete(make_service
     assert len(results) == N + Q
     assert all(r.text == alone.text and list(r.token_ids) == list(alone.token_ids) for r in results)
     assert svc.wait_for(
-        lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "RESOURCE_EXHAUSTED"}) == K
+        lambda: (
+            svc.gauge(
+                "traductor_requests_total", {"protocol": "grpc", "rpc": "Translate", "code": "RESOURCE_EXHAUSTED"}
+            )
+            == K
+        )
     )  # counted just after the caller sees it
     assert svc.wait_for(lambda: svc.gauge("traductor_active_sequences") == 0)
     assert svc.wait_for(lambda: svc.gauge("traductor_kv_cache_bytes") == 0)

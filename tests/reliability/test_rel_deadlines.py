@@ -56,5 +56,5 @@ def test_engine_deadline_check_answers_deadline_exceeded(make_service, gate, cha
     assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert "deadline" in e.value.details()
     # The status reaches the caller just before the interceptor counts it: wait (bounded) for it.
-    labels = {"rpc": "TranslateStream", "code": "DEADLINE_EXCEEDED"}
+    labels = {"protocol": "grpc", "rpc": "TranslateStream", "code": "DEADLINE_EXCEEDED"}
     assert svc.wait_for(lambda: svc.gauge("traductor_requests_total", labels) == 1)

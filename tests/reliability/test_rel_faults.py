@@ -82,7 +82,7 @@ def test_failing_encoder_fails_its_batch_only(make_service, gate, channel_for):
     _assert_generic_internal(e.value)
     assert stub.Translate(pb.TranslateRequest(text="uno dos"), timeout=30).text
     assert svc.wait_for(
-        lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "INTERNAL"}) == 1
+        lambda: svc.gauge("traductor_requests_total", {"protocol": "grpc", "rpc": "Translate", "code": "INTERNAL"}) == 1
     )  # counted just after the caller sees it
 
 

@@ -82,7 +82,10 @@ def test_bearer_token(make_service):
     with _client(svc, token="s3cret-token") as client:
         assert client.translate(TEXT).text and client.model_info().name
     assert svc.wait_for(
-        lambda: svc.gauge("traductor_requests_total", {"rpc": "Translate", "code": "UNAUTHENTICATED"}) == 4
+        lambda: (
+            svc.gauge("traductor_requests_total", {"protocol": "grpc", "rpc": "Translate", "code": "UNAUTHENTICATED"})
+            == 4
+        )
     )  # counted just after the caller sees it
 
 

@@ -121,9 +121,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
     def _record(self, rpc: str, request, code: grpc.StatusCode, start: float) -> None:
         elapsed = time.monotonic() - start
-        self.metrics.requests.labels(rpc, code.name).inc()
-        self.metrics.request_duration.labels(rpc).observe(elapsed)
+        self.metrics.record_request("grpc", rpc, code.name, elapsed)
         line = {
+            "protocol": "grpc",
             "rpc": rpc,
             "request_id": getattr(request, "request_id", ""),
             "code": code.name,

@@ -14,9 +14,19 @@ BATCH_BUCKETS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None):
         r = self.registry = registry or CollectorRegistry()
-        self.requests = Counter("traductor_requests", "RPCs by method and status code", ["rpc", "code"], registry=r)
+        # protocol: "grpc" or "http" (the LibreTranslate-compatible API); rpc: the RPC or the HTTP route
+        self.requests = Counter(
+            "traductor_requests",
+            "Requests by protocol, method and status code",
+            ["protocol", "rpc", "code"],
+            registry=r,
+        )
         self.request_duration = Histogram(
-            "traductor_request_duration_seconds", "RPC wall time", ["rpc"], buckets=REQUEST_BUCKETS, registry=r
+            "traductor_request_duration_seconds",
+            "Request wall time",
+            ["protocol", "rpc"],
+            buckets=REQUEST_BUCKETS,
+            registry=r,
         )
         self.ttft = Histogram(
             "traductor_time_to_first_token_seconds", "Accepted -> first token", buckets=REQUEST_BUCKETS, registry=r
@@ -47,6 +57,11 @@ class Metrics:
 
     def serve(self, port: int, host: str = "0.0.0.0") -> None:
         start_http_server(port, addr=host, registry=self.registry)
+
+    def record_request(self, protocol: str, rpc: str, code: str, seconds: float) -> None:
+        """Called once per gRPC call or HTTP request when it ends (code: a gRPC status code name)."""
+        self.requests.labels(protocol, rpc, code).inc()
+        self.request_duration.labels(protocol, rpc).observe(seconds)
 
     def observe_step(self, stats, rows: int, queued: int, cache_bytes: int) -> None:
         """Called by the engine thread after every step."""
