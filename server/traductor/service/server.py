@@ -1,8 +1,9 @@
 """Building and running the gRPC server.
 
-load bundle -> runner + scheduler -> engine thread -> warm-up -> health SERVING
-SIGTERM/SIGINT -> health NOT_SERVING, new requests UNAVAILABLE -> in-flight requests finish
-(up to drain_seconds) -> server stops -> engine thread stops -> exit 0
+load bundle -> runner + scheduler -> engine thread -> warm-up -> HTTP API (with --http-port)
+-> health SERVING
+SIGTERM/SIGINT -> health NOT_SERVING, new requests UNAVAILABLE (HTTP: 503) -> in-flight requests
+finish (up to drain_seconds) -> gRPC and HTTP servers stop -> engine thread stops -> exit 0
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..engine.scheduler import Scheduler
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits
 from .async_engine import AsyncEngine
+from .http import HttpServer, start_http
 from .interceptors import AuthInterceptor, ErrorInterceptor
 from .metrics import Metrics
 from .servicer import TranslatorServicer, model_info
@@ -45,6 +47,7 @@ class Service:
     metrics: Metrics
     port: int
     settings: Settings
+    http: HttpServer | None = None  # the LibreTranslate-compatible HTTP API, when settings.http_port
 
     async def set_serving(self, serving: bool) -> None:
         status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
@@ -60,6 +63,8 @@ class Service:
         if not finished:
             log.warning("grace period over with %d request(s) in flight: cancelling them", self.engine.in_flight)
         await self.server.stop(grace=0.5)
+        if self.http is not None:
+            await self.http.stop()
         self.engine.stop()
         log.info("stopped")
 
@@ -127,6 +132,10 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     await server.start()
     engine.start()
     await warm_up(engine)
+    if settings.http_port:  # same loop, same engine (docs/http-api.md)
+        langs = bundle.config.languages
+        service.http = await start_http(engine, settings, metrics, langs.source, langs.target)
+        log.info("HTTP API (LibreTranslate-compatible) on %s, port %d", settings.host, service.http.port)
     await service.set_serving(True)
     log.info("serving %s (bundle %s) on %s, port %d", bundle.config.name, bundle.checksum[:12], settings.host, port)
     return service

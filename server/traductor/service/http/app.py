@@ -1,0 +1,144 @@
+"""The HTTP server: aiohttp on the gRPC server's own event loop, one middleware around every request.
+
+    request -> middleware: preflight? answer CORS at once
+                           -> handler (handlers.py) -> JSON
+                           exception -> statuses.http_error_for -> {"error": "..."} + status
+                           count in traductor_requests_total{protocol="http"}, one JSON log line
+                           CORS headers on every answer
+
+Why aiohttp: it is an asyncio server that runs inside an existing event loop (no thread, no
+second loop, no ASGI adapter), so a handler awaits the same `AsyncEngine` as the gRPC servicer;
+it is a long-lived, actively maintained project with wheels for every platform the serving
+image uses, and it parses JSON, urlencoded and multipart bodies with a size limit.
+
+TLS uses the gRPC settings (`tls_cert`, `tls_key`, and `tls_client_ca` for client
+certificates), so one certificate serves both protocols.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import ssl
+import time
+
+import grpc
+from aiohttp import web
+
+from ..async_engine import request_summary
+from ..metrics import Metrics
+from ..settings import Settings
+from .handlers import Handlers, HttpApi, json_response
+from .statuses import code_of_status, http_error_for, reason
+
+log = logging.getLogger("traductor.requests")
+
+# LibreTranslate's CORS answer: any origin may call the API from a browser.
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id",
+    "Access-Control-Expose-Headers": "X-Request-Id",
+    "Access-Control-Max-Age": str(20 * 24 * 3600),
+}
+
+
+def _route_name(request: web.Request) -> str:
+    """The metric's rpc label: the endpoint's path, or "unknown" (never the raw path: bounded labels)."""
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else "unknown"
+
+
+def _with_cors(response: web.StreamResponse, request: web.Request) -> web.StreamResponse:
+    response.headers.update(CORS_HEADERS)
+    if "request_id" in request:
+        response.headers["X-Request-Id"] = request["request_id"]
+    return response
+
+
+def _error_response(exc: BaseException, request: web.Request) -> tuple[web.Response, grpc.StatusCode]:
+    if isinstance(exc, web.HTTPException):  # aiohttp's own refusal: unknown path, method, body size
+        message = exc.text if exc.status == 413 else reason(exc.status)
+        return json_response({"error": message}, exc.status), code_of_status(exc.status)
+    status, code, message = http_error_for(exc)
+    if code is grpc.StatusCode.INTERNAL:
+        log.error(
+            "http %s %s request_id=%s failed", request.method, request.path, request.get("request_id", ""), exc_info=exc
+        )
+    return json_response({"error": message}, status), code
+
+
+def middleware(metrics: Metrics):
+    @web.middleware
+    async def handle(request: web.Request, handler) -> web.StreamResponse:
+        if request.method == "OPTIONS":  # CORS preflight: answered, not counted
+            return _with_cors(web.Response(), request)
+        start, code, status = time.monotonic(), grpc.StatusCode.CANCELLED, 499
+        request_summary.set({})
+        try:
+            response = await handler(request)
+            status, code = response.status, code_of_status(response.status)
+        except asyncio.CancelledError:  # the client went away; the engine request is cancelled too
+            raise
+        except Exception as e:
+            response, code = _error_response(e, request)
+            status = response.status
+        finally:
+            _record(metrics, request, code, status, time.monotonic() - start)
+        return _with_cors(response, request)
+
+    return handle
+
+
+def _record(metrics: Metrics, request: web.Request, code: grpc.StatusCode, status: int, elapsed: float) -> None:
+    rpc = _route_name(request)
+    metrics.record_request("http", rpc, code.name, elapsed)
+    line = {
+        "protocol": "http",
+        "rpc": rpc,
+        "request_id": request.get("request_id", ""),
+        "code": code.name,
+        "status": status,
+        "total_ms": round(elapsed * 1000, 2),
+        **(request_summary.get() or {}),
+    }
+    log.info(json.dumps(line))
+
+
+def ssl_context(s: Settings) -> ssl.SSLContext | None:
+    """The gRPC server's certificate (and client CA, for mutual TLS) as an SSL context; None: plain HTTP."""
+    if not s.tls_cert:
+        return None
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(s.tls_cert, s.tls_key)
+    if s.tls_client_ca:
+        ctx.load_verify_locations(s.tls_client_ca)
+        ctx.verify_mode = ssl.CERT_REQUIRED
+    return ctx
+
+
+def build_app(api: HttpApi, metrics: Metrics) -> web.Application:
+    app = web.Application(middlewares=[middleware(metrics)], client_max_size=api.settings.max_message_bytes)
+    app.add_routes(Handlers(api).routes())
+    return app
+
+
+class HttpServer:
+    """The running HTTP API: `port` once started; `stop()` closes it (after the engine drained)."""
+
+    def __init__(self, api: HttpApi, metrics: Metrics):
+        self.api, self.port = api, 0
+        # access_log=None: every request already gets the service's own JSON line (above)
+        self.runner = web.AppRunner(build_app(api, metrics), access_log=None, shutdown_timeout=2.0)
+
+    async def start(self) -> int:
+        s = self.api.settings
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, s.host, s.http_port, ssl_context=ssl_context(s))
+        await site.start()
+        self.port = self.runner.addresses[0][1]
+        return self.port
+
+    async def stop(self) -> None:
+        await self.runner.cleanup()

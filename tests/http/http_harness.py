@@ -1,0 +1,45 @@
+"""The HTTP API tests' helpers: a small HTTP caller built on the standard library
+(never a proxy, never the network: 127.0.0.1 only), and the HTTP request counter."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict
+    body: bytes
+
+    def json(self):
+        return json.loads(self.body)
+
+
+def call(
+    url: str, method: str = "GET", *, json_body=None, form=None, query=None, headers=None, data: bytes | None = None
+) -> Answer:
+    """One HTTP request; a 4xx/5xx answer is returned like any other (no exception)."""
+    headers = dict(headers or {})
+    if json_body is not None:
+        data, headers["Content-Type"] = json.dumps(json_body).encode(), "application/json"
+    elif form is not None:
+        data = urllib.parse.urlencode(form).encode()
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    if query:
+        url += "?" + urllib.parse.urlencode(query)
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never a proxy
+    try:
+        with opener.open(request, timeout=60) as r:
+            return Answer(r.status, {k.lower(): v for k, v in r.headers.items()}, r.read())
+    except urllib.error.HTTPError as e:
+        return Answer(e.code, {k.lower(): v for k, v in e.headers.items()}, e.read())
+
+
+def http_requests(server, rpc: str, code: str) -> float:
+    return server.metric("traductor_requests_total", {"protocol": "http", "rpc": rpc, "code": code})

@@ -1,0 +1,120 @@
+"""Errors as LibreTranslate gives them: a status and {"error": "..."}; bad input is 400, an
+engine fault 500 with a generic message, a draining server 503; every request is counted with
+protocol="http" (and gRPC requests with protocol="grpc") and the server serves on afterwards."""
+
+from __future__ import annotations
+
+import pytest
+from http_harness import call, http_requests
+from server_harness import WAIT, translate_request, wait_for
+
+MAX_CHARS, MAX_TEXTS = 300, 4
+SECRET = "secret-internal-detail"
+
+
+@pytest.fixture(scope="module")
+def server_settings():
+    return {"max_input_chars": MAX_CHARS, "max_batch_texts": MAX_TEXTS}
+
+
+def ok(**extra) -> dict:
+    return {"q": "uno dos", "source": "en", "target": "es", **extra}
+
+
+# (JSON body, a phrase the error message must contain)
+BAD = {
+    "missing q": ({"source": "en", "target": "es"}, "missing q parameter"),
+    "empty q": (ok(q=""), "missing q parameter"),
+    "missing source": ({"q": "uno", "target": "es"}, "missing source parameter"),
+    "missing target": ({"q": "uno", "source": "en"}, "missing target parameter"),
+    "q a number": (ok(q=3), "q must be a string or a list of strings"),
+    "q a list with a number": (ok(q=["uno", 3]), "q must be a string or a list of strings"),
+    "unknown target": (ok(target="fr"), "fr is not supported"),
+    "unknown source": (ok(source="de"), "de is not supported"),
+    "reversed pair": (
+        ok(source="es", target="en"),
+        "English (en) is not available as a target language from Spanish (es)",
+    ),
+    "same language": (ok(target="en"), "is not available as a target language from English (en)"),
+    "bad format": (ok(format="markdown"), "markdown format is not supported"),
+    "alternatives not a number": (ok(alternatives="many"), "alternatives parameter is not a number"),
+    "blank text": (ok(q="   "), "empty"),
+    "text over max_input_chars": (ok(q="a" * (MAX_CHARS + 1)), "over the limit of 300"),
+    "html over max_input_chars": (ok(q="<p>" + "a " * MAX_CHARS + "</p>", format="html"), "over the limit of 300"),
+    "too many texts": (ok(q=["uno"] * (MAX_TEXTS + 1)), f"between 1 and {MAX_TEXTS} texts"),
+    "empty list": (ok(q=[]), "missing q parameter"),
+}
+
+
+@pytest.mark.parametrize("case", BAD, ids=list(BAD))
+def test_bad_request_is_400_with_a_message(server, case):
+    body, phrase = BAD[case]
+    before = http_requests(server, "/translate", "INVALID_ARGUMENT")
+    answer = call(server.url + "translate", "POST", json_body=body)
+    assert answer.status == 400
+    assert phrase in answer.json()["error"]
+    assert http_requests(server, "/translate", "INVALID_ARGUMENT") == before + 1
+
+
+@pytest.mark.parametrize(
+    "data", [b"{not json", b"[1, 2]", b'"uno"', b"\xff\xfe"], ids=["broken", "array", "string", "bad utf-8"]
+)
+def test_a_body_that_is_not_a_json_object_is_400(server, data):
+    answer = call(server.url + "translate", "POST", data=data, headers={"Content-Type": "application/json"})
+    assert answer.status == 400 and answer.json() == {"error": "Invalid JSON format"}
+
+
+def test_unknown_path_and_wrong_method_answer_json(server):
+    before = http_requests(server, "unknown", "NOT_FOUND")
+    missing = call(server.url + "translate_file", "POST", form={"q": "uno"})
+    assert missing.status == 404 and missing.json() == {"error": "Not Found"}
+    assert http_requests(server, "unknown", "NOT_FOUND") == before + 1
+    wrong = call(server.url + "translate")
+    assert wrong.status == 405 and "error" in wrong.json()
+
+
+def test_engine_fault_is_500_with_a_generic_message(server):
+    """The encoder raises once: 500 {"error": "internal error"} (the detail only in the log), counted
+    as INTERNAL; the next request is served."""
+    runner = server.service.engine.scheduler.runner
+    real_encode, calls = runner.encode, []
+
+    def encode_once_broken(*args):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError(SECRET)
+        return real_encode(*args)
+
+    runner.encode = encode_once_broken
+    try:
+        before = http_requests(server, "/translate", "INTERNAL")
+        answer = call(server.url + "translate", "POST", json_body=ok())
+        assert answer.status == 500 and answer.json() == {"error": "internal error"}
+        assert SECRET.encode() not in answer.body
+        assert http_requests(server, "/translate", "INTERNAL") == before + 1
+    finally:
+        runner.encode = real_encode
+    good = call(server.url + "translate", "POST", json_body=ok())
+    assert good.status == 200
+    assert good.json()["translatedText"] == server.stub.Translate(translate_request("uno dos"), timeout=WAIT).text
+
+
+def test_draining_server_answers_503(server):
+    engine = server.service.engine
+    engine.draining = True
+    try:
+        answer = call(server.url + "translate", "POST", json_body=ok())
+    finally:
+        engine.draining = False
+    assert answer.status == 503 and "shutting down" in answer.json()["error"]
+
+
+def test_grpc_and_http_requests_share_the_counter_by_protocol(server):
+    grpc_before = server.metric("traductor_requests_total", {"protocol": "grpc", "rpc": "Translate", "code": "OK"})
+    http_before = http_requests(server, "/translate", "OK")
+    server.stub.Translate(translate_request("uno"), timeout=WAIT)
+    assert call(server.url + "translate", "POST", json_body=ok(q="uno")).status == 200
+    assert http_requests(server, "/translate", "OK") == http_before + 1
+    grpc_ok = {"protocol": "grpc", "rpc": "Translate", "code": "OK"}  # counted just after the caller sees it
+    wait_for(lambda: server.metric("traductor_requests_total", grpc_ok) == grpc_before + 1, what="the gRPC count")
+    assert server.metric("traductor_request_duration_seconds_count", {"protocol": "http", "rpc": "/translate"}) >= 1

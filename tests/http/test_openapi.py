@@ -1,0 +1,25 @@
+"""docs/http-api.yaml is a valid OpenAPI document and describes exactly the routes the server has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from traductor.service.http.handlers import Handlers
+
+SPEC = Path(__file__).parents[2] / "docs" / "http-api.yaml"
+
+
+def test_the_openapi_file_is_valid():
+    from openapi_spec_validator import validate
+
+    validate(yaml.safe_load(SPEC.read_text()))
+
+
+def test_the_openapi_file_documents_every_route_and_no_other():
+    documented = {
+        (method.upper(), path) for path, ops in yaml.safe_load(SPEC.read_text())["paths"].items() for method in ops
+    }
+    served = {(r.method, r.path) for r in Handlers(api=None).routes()}
+    assert documented == served
