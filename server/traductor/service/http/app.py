@@ -22,6 +22,7 @@ import json
 import logging
 import ssl
 import time
+import uuid
 
 import grpc
 from aiohttp import web
@@ -52,9 +53,15 @@ def _route_name(request: web.Request) -> str:
 
 def _with_cors(response: web.StreamResponse, request: web.Request) -> web.StreamResponse:
     response.headers.update(CORS_HEADERS)
-    if "request_id" in request:
-        response.headers["X-Request-Id"] = request["request_id"]
+    response.headers["X-Request-Id"] = request["request_id"]
     return response
+
+
+def _start(request: web.Request) -> None:
+    """The request's id (the caller's X-Request-Id, or made up), named in the engine's requests,
+    the log line and the answer; and an empty summary the engine fills (as for a gRPC call)."""
+    request["request_id"] = request.headers.get("X-Request-Id", "")[:64] or uuid.uuid4().hex[:16]
+    request_summary.set({})
 
 
 def _error_response(exc: BaseException, request: web.Request) -> tuple[web.Response, grpc.StatusCode]:
@@ -63,19 +70,17 @@ def _error_response(exc: BaseException, request: web.Request) -> tuple[web.Respo
         return json_response({"error": message}, exc.status), code_of_status(exc.status)
     status, code, message = http_error_for(exc)
     if code is grpc.StatusCode.INTERNAL:
-        log.error(
-            "http %s %s request_id=%s failed", request.method, request.path, request.get("request_id", ""), exc_info=exc
-        )
+        log.error("http %s %s request_id=%s failed", request.method, request.path, request["request_id"], exc_info=exc)
     return json_response({"error": message}, status), code
 
 
 def middleware(metrics: Metrics):
     @web.middleware
     async def handle(request: web.Request, handler) -> web.StreamResponse:
+        _start(request)
         if request.method == "OPTIONS":  # CORS preflight: answered, not counted
             return _with_cors(web.Response(), request)
         start, code, status = time.monotonic(), grpc.StatusCode.CANCELLED, 499
-        request_summary.set({})
         try:
             response = await handler(request)
             status, code = response.status, code_of_status(response.status)
@@ -97,7 +102,7 @@ def _record(metrics: Metrics, request: web.Request, code: grpc.StatusCode, statu
     line = {
         "protocol": "http",
         "rpc": rpc,
-        "request_id": request.get("request_id", ""),
+        "request_id": request["request_id"],
         "code": code.name,
         "status": status,
         "total_ms": round(elapsed * 1000, 2),

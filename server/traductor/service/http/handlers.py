@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import functools
 import json
-import uuid
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from ...options import DecodingOptions
-from ..async_engine import AsyncEngine, request_summary
+from ..async_engine import AsyncEngine
 from ..settings import Settings
 from ..translate import translate, translate_many
 from .detect import detect
@@ -45,16 +44,6 @@ def json_response(data, status: int = 200) -> web.Response:
     return web.json_response(data, status=status, dumps=_dumps)
 
 
-def _request_id(request: web.Request) -> str:
-    """The caller's X-Request-Id, or a made-up one; named in the log line and echoed back."""
-    rid = request.headers.get("X-Request-Id", "")[:64] or uuid.uuid4().hex[:16]
-    summary = request_summary.get()
-    if summary is not None:
-        summary["request_id"] = rid
-    request["request_id"] = rid
-    return rid
-
-
 class Handlers:
     def __init__(self, api: HttpApi):
         self.api = api
@@ -63,7 +52,7 @@ class Handlers:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
         p = translate_params(values, self.api.languages)
-        rid, engine, options = _request_id(request), self.api.engine, DecodingOptions()
+        rid, engine, options = request["request_id"], self.api.engine, DecodingOptions()
         if p.batch:
             events = await translate_many(
                 engine, p.texts, options, rid, format=p.format, max_texts=self.api.settings.max_batch_texts
@@ -81,7 +70,6 @@ class Handlers:
     async def detect(self, request: web.Request) -> web.Response:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
-        _request_id(request)
         return json_response([detect(detect_text(values))])
 
     async def languages(self, request: web.Request) -> web.Response:
