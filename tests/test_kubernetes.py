@@ -357,3 +357,63 @@ def test_hpa_scales_the_deployment_on_the_adapter_metrics(by_kind):
     rows = int(_config(by_kind)["TRADUCTOR_MAX_ACTIVE_SEQUENCES"])
     assert 0 < float(metrics["traductor_active_sequences_avg1m"]["averageValue"]) < rows
     assert float(metrics["traductor_queue_depth_avg1m"]["averageValue"]) > 0
+
+
+# --- the probes against a running server ------------------------------------------------------
+
+
+def test_probe_calls_are_answered_without_the_token(by_kind, tiny_bundle):
+    """What the kubelet sends, against a server that requires a token: each probe's
+    Health.Check (plaintext, no metadata) gets SERVING, while a Translate call without the
+    token is refused UNAUTHENTICATED and one with it is served."""
+    import grpc
+    from grpc_health.v1 import health_pb2
+    from server_harness import ServerThread, make_settings
+
+    from traductor_client.v1 import translator_pb2 as pb
+
+    container = _container(by_kind, "traductor")
+    services = {
+        container[name]["grpc"].get("service", "") for name in ("startupProbe", "readinessProbe", "livenessProbe")
+    }
+    server = ServerThread(make_settings(tiny_bundle, token="s3cret"))
+    try:
+        for service in sorted(services):
+            assert server.health_status(service) == health_pb2.HealthCheckResponse.SERVING, service
+        request = pb.TranslateRequest(text="uno dos tres")
+        with pytest.raises(grpc.RpcError) as refused:
+            server.stub.Translate(request, timeout=30)
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert server.stub.Translate(request, timeout=30, metadata=[("authorization", "Bearer s3cret")]).text
+    finally:
+        server.close()
+
+
+def test_podman_adaptation_changes_only_what_it_prints(by_kind, tmp_path):
+    """tests/kubernetes/run.sh plays the Deployments as written except for the changes
+    podman_manifests.py lists: replicas, host ports, emptyDir names, the Secret volume."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "podman_manifests", ROOT / "tests" / "kubernetes" / "podman_manifests.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name, ports in (("traductor", {"grpc": 1, "metrics": 2}), ("traductor-lb", {"grpc": 3})):
+        original = by_kind["Deployment"][name]
+        played = module.for_podman(copy.deepcopy(original), ports, tmp_path)
+        assert played["spec"]["replicas"] == 1
+        (container,) = _pod_spec(played)["containers"]
+        assert {p["name"]: (p["hostIP"], p["hostPort"]) for p in container["ports"]} == {
+            n: ("127.0.0.1", port) for n, port in ports.items()
+        }
+        undo = copy.deepcopy(played)
+        undo["spec"]["replicas"] = original["spec"]["replicas"]
+        (c,) = _pod_spec(undo)["containers"]
+        c["ports"] = _container(by_kind, name)["ports"]
+        for volume, source in zip(_pod_spec(undo)["volumes"], _pod_spec(original)["volumes"], strict=True):
+            volume.clear()
+            volume.update(source)
+        for mount in c["volumeMounts"]:
+            mount["name"] = mount["name"].removeprefix(f"{name}-")
+        assert undo == original, name
