@@ -133,6 +133,8 @@ class ModelInfo:
     bundle_sha256: str = ""
     quantization: str = ""
     version: str = ""
+    max_input_chars: int = 0  # characters of one text (0: a server that does not say)
+    max_segments: int = 0  # segments to translate in one text
 
     @classmethod
     def from_pb(cls, message: translator_pb2.ModelInfo) -> "ModelInfo":

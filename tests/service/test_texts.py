@@ -29,7 +29,8 @@ TEN = " ".join(["uno dos.", "tres cuatro.", "cinco seis.", "siete ocho.", "nueve
 
 @pytest.fixture(scope="module")
 def server_settings():
-    return {"max_input_chars": MAX_CHARS, "max_segments": MAX_SEGMENTS}
+    # a queue of 4 requests: the 10 segments of one text still go in, as one group on an empty queue
+    return {"max_input_chars": MAX_CHARS, "max_segments": MAX_SEGMENTS, "max_queued_requests": 4}
 
 
 def one(server, text: str, **options) -> pb.TranslateResponse:
@@ -259,7 +260,34 @@ def test_unknown_format_is_invalid_argument(server):
         assert error.code() is grpc.StatusCode.INVALID_ARGUMENT and "format" in error.details()
 
 
+def test_the_shared_functions_give_the_rpc_results(server):
+    """texts.translate / translate_many, which the HTTP API calls too, give what the RPCs give."""
+    from traductor.options import DecodingOptions
+    from traductor.service import texts
+
+    engine, html = server.service.engine, "<p>uno <b>dos</b>. tres.</p>"
+    single = server.run(texts.translate(engine, PARAGRAPH, DecodingOptions(), "shared"))
+    assert single.text == one(server, PARAGRAPH).text
+    many = server.run(texts.translate_many(engine, [PARAGRAPH, html], DecodingOptions(), "shared", format="html"))
+    request = pb.TranslateBatchRequest(texts=[PARAGRAPH, html], format=pb.FORMAT_HTML)
+    assert [e.text for e in many] == [r.text for r in server.stub.TranslateBatch(request, timeout=WAIT).results]
+
+
 def test_model_info_reports_the_text_limits(server):
     info = server.stub.GetModelInfo(pb.GetModelInfoRequest(), timeout=WAIT)
     assert (info.max_input_chars, info.max_segments) == (MAX_CHARS, MAX_SEGMENTS)
     assert info.max_input_tokens == server.service.engine.limits.max_input_tokens
+
+
+def test_text_limits_are_serve_flags_and_environment_variables():
+    """--max-input-chars / --max-segments and TRADUCTOR_MAX_INPUT_CHARS / TRADUCTOR_MAX_SEGMENTS; the flag wins."""
+    import argparse
+
+    from traductor.service.settings import Settings
+
+    parser = argparse.ArgumentParser()
+    Settings.add_arguments(parser)
+    assert (Settings().max_input_chars, Settings().max_segments) == (20_000, 500)
+    env = {"TRADUCTOR_MAX_INPUT_CHARS": "900", "TRADUCTOR_MAX_SEGMENTS": "9"}
+    s = Settings.from_args(parser.parse_args(["--max-segments", "7"]), environ=env)
+    assert (s.max_input_chars, s.max_segments) == (900, 7)

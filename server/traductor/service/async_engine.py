@@ -3,7 +3,8 @@
     handler (event loop)                      engine thread
     ────────────────────                      ─────────────
     tokenize, check limits
-    scheduler.submit(request)  ───────────▶   step(): admit, decode, select
+    scheduler.submit_many(requests) ──────▶   step(): admit, decode, select
+      (one request, or a text's segments)
     await queue.get()          ◀───────────   request.sink(event) via call_soon_threadsafe
     finally: request.cancelled = True  ────▶  next step: the request leaves, its rows are freed
 
