@@ -3,36 +3,13 @@
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 
 import pytest
+from gettext_files import HEADER, write_mo
 
 from traductor.cli import main
 from traductor.training.corpus import CorpusError, build, read_mo
-
-HEADER = "Content-Type: text/plain; charset=UTF-8\nPlural-Forms: nplurals=2; plural=(n != 1);\n"
-
-
-def write_mo(path: Path, entries: list[tuple[str, str]], big_endian: bool = False) -> Path:
-    """A minimal gettext .mo writer: header (magic, revision, N, table offsets, empty hash table),
-    the (length, offset) tables of originals and translations, then NUL-terminated UTF-8 strings."""
-    order = ">" if big_endian else "<"
-    entries = sorted(entries)  # msgfmt sorts by msgid; the header ("") comes first
-    n = len(entries)
-    orig_at, trans_at = 28, 28 + 8 * n
-    data_at = trans_at + 8 * n
-    blob, orig, trans = b"", [], []
-    for table, index in ((orig, 0), (trans, 1)):
-        for entry in entries:
-            s = entry[index].encode("utf-8")
-            table.append((len(s), data_at + len(blob)))
-            blob += s + b"\0"
-    out = struct.pack(order + "7I", 0x950412DE, 0, n, orig_at, trans_at, 0, data_at)
-    out += b"".join(struct.pack(order + "2I", *e) for e in orig + trans) + blob
-    path.write_bytes(out)
-    return path
-
 
 CATALOGS = {
     "coreutils": [
@@ -70,18 +47,29 @@ def read_split(path: Path) -> list[tuple[str, str, str]]:
 
 def test_read_mo_pairs(catalogs):
     """Header skipped, plural as two pairs, context stripped; filtering is not read_mo's job."""
-    assert sorted(read_mo(catalogs / "coreutils.mo")) == sorted([
-        ("write error", "error de escritura"), ("one file", "un archivo"), ("%d files", "%d archivos"),
-        ("Open", "Abrir"), ("OK", "OK"), ("line one\nline two", "línea uno\nlínea dos"), ("untranslated", ""),
-        ("Permission denied", "Permiso denegado"),
-    ])
+    assert sorted(read_mo(catalogs / "coreutils.mo")) == sorted(
+        [
+            ("write error", "error de escritura"),
+            ("one file", "un archivo"),
+            ("%d files", "%d archivos"),
+            ("Open", "Abrir"),
+            ("OK", "OK"),
+            ("line one\nline two", "línea uno\nlínea dos"),
+            ("untranslated", ""),
+            ("Permission denied", "Permiso denegado"),
+        ]
+    )
 
 
 def test_read_mo_big_endian(tmp_path):
     """A big-endian catalog reads the same as a little-endian one."""
     entries = [("", HEADER), ("hello", "hola"), ("bye", "adiós")]
     little = read_mo(write_mo(tmp_path / "le.mo", entries))
-    assert read_mo(write_mo(tmp_path / "be.mo", entries, big_endian=True)) == little == [("bye", "adiós"), ("hello", "hola")]
+    assert (
+        read_mo(write_mo(tmp_path / "be.mo", entries, big_endian=True))
+        == little
+        == [("bye", "adiós"), ("hello", "hola")]
+    )
 
 
 def test_build_counts_and_splits(catalogs, tmp_path):
@@ -94,8 +82,11 @@ def test_build_counts_and_splits(catalogs, tmp_path):
     dev = read_split(tmp_path / "out" / "dev.tsv")
     test = read_split(tmp_path / "out" / "test.tsv")
     assert sorted((s, t) for s, t, _ in train) == [
-        ("%d files", "%d archivos"), ("Open", "Abrir"), ("Permission denied", "Permiso denegado"),
-        ("one file", "un archivo")]
+        ("%d files", "%d archivos"),
+        ("Open", "Abrir"),
+        ("Permission denied", "Permiso denegado"),
+        ("one file", "un archivo"),
+    ]
     assert {c for *_, c in dev} == {"sed"} and {c for *_, c in test} == {"grep"}
     assert {c for *_, c in train} <= {"coreutils", "bash"}
     held_out = {s for s, *_ in dev + test}
@@ -117,7 +108,9 @@ def test_build_is_deterministic(catalogs, tmp_path):
 
 def test_cli_corpus(catalogs, tmp_path, capsys):
     """`traductor corpus` writes the splits and prints the stats as JSON."""
-    code = main(["corpus", "--out", str(tmp_path / "out"), "--catalogs", str(catalogs), "--dev", "sed", "--test", "grep"])
+    code = main(
+        ["corpus", "--out", str(tmp_path / "out"), "--catalogs", str(catalogs), "--dev", "sed", "--test", "grep"]
+    )
     assert code == 0
     assert json.loads(capsys.readouterr().out)["train_pairs"] == 4
 
@@ -134,44 +127,60 @@ def run_error(argv, capsys, match: str) -> str:
 
 def test_cli_missing_catalog_dir(tmp_path, capsys):
     """A catalog directory that does not exist is a one-line error naming it."""
-    run_error(["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(tmp_path / "nope")], capsys, "no gettext catalogs")
+    run_error(
+        ["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(tmp_path / "nope")], capsys, "no gettext catalogs"
+    )
 
 
 def test_cli_empty_catalog_dir(tmp_path, capsys):
     """An empty catalog directory says what to install."""
     (tmp_path / "empty").mkdir()
-    err = run_error(["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(tmp_path / "empty")], capsys, "no gettext catalogs")
+    err = run_error(
+        ["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(tmp_path / "empty")], capsys, "no gettext catalogs"
+    )
     assert str(tmp_path / "empty") in err
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda b: b"not a catalog at all, but long enough", "bad magic number"),
-    (lambda b: b[:20], "too short"),
-    (lambda b: b[:40], "corrupt .mo file"),  # tables cut off
-    (lambda b: b[:-30], "corrupt .mo file"),  # strings cut off
-    (lambda b: b.replace("Permiso".encode(), b"\xff\xfe\xfdmiso"), "corrupt .mo file"),  # not UTF-8
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda b: b"not a catalog at all, but long enough", "bad magic number"),
+        (lambda b: b[:20], "too short"),
+        (lambda b: b[:40], "corrupt .mo file"),  # tables cut off
+        (lambda b: b[:-30], "corrupt .mo file"),  # strings cut off
+        (lambda b: b.replace("Permiso".encode(), b"\xff\xfe\xfdmiso"), "corrupt .mo file"),  # not UTF-8
+    ],
+)
 def test_cli_corrupt_mo(catalogs, tmp_path, capsys, damage, message):
     """A damaged catalog is a one-line error naming the file, not a traceback."""
     path = catalogs / "coreutils.mo"
     path.write_bytes(damage(path.read_bytes()))
-    err = run_error(["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(catalogs), "--dev", "sed", "--test", "grep"],
-                    capsys, message)
+    err = run_error(
+        ["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(catalogs), "--dev", "sed", "--test", "grep"],
+        capsys,
+        message,
+    )
     assert "coreutils.mo" in err
 
 
 def test_cli_unreadable_mo(catalogs, tmp_path, capsys):
     """A *.mo that cannot be read (here a directory) is a one-line error naming it."""
     (catalogs / "broken.mo").mkdir()
-    err = run_error(["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(catalogs), "--dev", "sed", "--test", "grep"],
-                    capsys, "broken.mo")
+    err = run_error(
+        ["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(catalogs), "--dev", "sed", "--test", "grep"],
+        capsys,
+        "broken.mo",
+    )
     assert "cannot read" in err
 
 
 def test_cli_held_out_catalog_missing(catalogs, tmp_path, capsys):
     """Naming a dev catalog that is not there is an error, not an empty dev set."""
-    run_error(["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(catalogs), "--dev", "nosuch", "--test", "grep"],
-              capsys, "the dev split is empty")
+    run_error(
+        ["corpus", "--out", str(tmp_path / "o"), "--catalogs", str(catalogs), "--dev", "nosuch", "--test", "grep"],
+        capsys,
+        "the dev split is empty",
+    )
 
 
 def test_build_raises_corpus_error(tmp_path):

@@ -9,26 +9,32 @@ from hypothesis import strategies as st
 from traductor.model.placeholders import MAX_PLACEHOLDERS, TOKENS, find, mask, mask_like, preserved, unmask
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("cannot open %s: %s", ["%s", "%s"]),
-    ("%1$s copied to %2$s", ["%1$s", "%2$s"]),
-    ("%.2f%% done", ["%.2f", "%%"]),
-    ("%lu bytes in %-10.2f s", ["%lu", "%-10.2f"]),
-    ("offset %<PRIu64> of %zu", ["%<PRIu64>", "%zu"]),
-    ("the file {name} at {0} is {0:>8}", ["{name}", "{0}", "{0:>8}"]),
-    ("set $HOME or ${XDG_CONFIG_HOME}", ["$HOME", "${XDG_CONFIG_HOME}"]),
-    ("use --force or --no-verify, or -r", ["--force", "--no-verify", "-r"]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("cannot open %s: %s", ["%s", "%s"]),
+        ("%1$s copied to %2$s", ["%1$s", "%2$s"]),
+        ("%.2f%% done", ["%.2f", "%%"]),
+        ("%lu bytes in %-10.2f s", ["%lu", "%-10.2f"]),
+        ("offset %<PRIu64> of %zu", ["%<PRIu64>", "%zu"]),
+        ("the file {name} at {0} is {0:>8}", ["{name}", "{0}", "{0:>8}"]),
+        ("set $HOME or ${XDG_CONFIG_HOME}", ["$HOME", "${XDG_CONFIG_HOME}"]),
+        ("use --force or --no-verify, or -r", ["--force", "--no-verify", "-r"]),
+    ],
+)
 def test_find_recognises_each_kind(text, expected):
     """printf (positional, precision, %%, length modifiers, <PRI..>), braces, shell vars and options."""
     assert find(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "50% of the re-run finished",  # a bare percent sign and a hyphenated word
-    "well-known {} and $ alone",  # an empty brace and a lone dollar
-    "e-mail x-y",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "50% of the re-run finished",  # a bare percent sign and a hyphenated word
+        "well-known {} and $ alone",  # an empty brace and a lone dollar
+        "e-mail x-y",
+    ],
+)
 def test_find_ignores_look_alikes(text):
     """Ordinary hyphens, lone % and $ and empty braces are text, not placeholders."""
     assert find(text) == []
@@ -59,7 +65,7 @@ def test_mask_stops_at_max_placeholders():
     text = " ".join(["%d"] * (MAX_PLACEHOLDERS + 3))
     m = mask(text)
     assert len(m.values) == MAX_PLACEHOLDERS
-    assert m.text.split()[: MAX_PLACEHOLDERS] == TOKENS
+    assert m.text.split()[:MAX_PLACEHOLDERS] == TOKENS
     assert m.text.split()[MAX_PLACEHOLDERS:] == ["%d"] * 3
     assert unmask(m.text, m.values) == text
 
@@ -76,21 +82,48 @@ def test_mask_like_leaves_unknown_and_surplus_as_text():
     assert mask_like("abrir %s y %s con --force", m.values) == "abrir <ph0> y %s con --force"
 
 
-@pytest.mark.parametrize("source, output, expected", [
-    ("cannot open %s: %s", "no se puede abrir %s: %s", (2, 2)),
-    ("cannot open %s: %s", "no se puede abrir %s", (1, 2)),
-    ("cannot open %s", "no se puede abrir %s %s %d", (1, 1)),  # extras do not count
-    ("%d of %s", "%s de %d", (2, 2)),  # order does not matter
-    ("use --force", "usa -f", (0, 1)),
-    ("no placeholders", "sin marcadores", (0, 0)),
-])
+@pytest.mark.parametrize(
+    "source, output, expected",
+    [
+        ("cannot open %s: %s", "no se puede abrir %s: %s", (2, 2)),
+        ("cannot open %s: %s", "no se puede abrir %s", (1, 2)),
+        ("cannot open %s", "no se puede abrir %s %s %d", (1, 1)),  # extras do not count
+        ("%d of %s", "%s de %d", (2, 2)),  # order does not matter
+        ("use --force", "usa -f", (0, 1)),
+        ("no placeholders", "sin marcadores", (0, 0)),
+    ],
+)
 def test_preserved_counts_as_multisets(source, output, expected):
     """preserved() = (source placeholders found in the output, as a multiset; source placeholders)."""
     assert preserved(source, output) == expected
 
 
-_piece = st.sampled_from(["%s", "%d", "%1$s", "%.2f", "%%", "%lu", "{name}", "{0}", "$HOME", "${dir}",
-                          "--force", "-r", " ", "a", "b", "é", "ñ", "x-y", ":", "50", "\n", "😀"])
+_piece = st.sampled_from(
+    [
+        "%s",
+        "%d",
+        "%1$s",
+        "%.2f",
+        "%%",
+        "%lu",
+        "{name}",
+        "{0}",
+        "$HOME",
+        "${dir}",
+        "--force",
+        "-r",
+        " ",
+        "a",
+        "b",
+        "é",
+        "ñ",
+        "x-y",
+        ":",
+        "50",
+        "\n",
+        "😀",
+    ]
+)
 
 
 @given(st.lists(_piece, max_size=30).map("".join))

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tiny_task import synthetic_pairs
+
 from traductor.model import placeholders
 from traductor.model.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Tokenizer, train_sentencepiece
 
@@ -40,11 +40,25 @@ def test_special_ids(tokenizer):
         assert tokenizer.sp.piece_to_id(token) != UNK_ID
 
 
-@pytest.mark.parametrize("text", [
-    "", " ", "   ", " leading", "trailing ", "multiple   inner  spaces", "\tab\tand\r\n",
-    "emoji 😀🇪🇸 and 👩‍👩‍👧", "nul \x00 inside\x00", "combining e\u0301 n\u0303 a\u0308\u0301",
-    "¿Qué tal? ñandú", "中文 日本語 한국어", "\u200b zero width", "uno dos tres %s",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "   ",
+        " leading",
+        "trailing ",
+        "multiple   inner  spaces",
+        "\tab\tand\r\n",
+        "emoji 😀🇪🇸 and 👩‍👩‍👧",
+        "nul \x00 inside\x00",
+        "combining e\u0301 n\u0303 a\u0308\u0301",
+        "¿Qué tal? ñandú",
+        "中文 日本語 한국어",
+        "\u200b zero width",
+        "uno dos tres %s",
+    ],
+)
 def test_roundtrip_examples(tokenizer, text):
     """decode(encode(text)) == text, byte for byte, with spaces, emoji, NUL and combining marks."""
     assert roundtrip(tokenizer, text) == text
@@ -85,13 +99,19 @@ def test_roundtrip_property(tokenizer, text):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from([" ", "  ", "a", "%s", "{0}", "$HOME", "--force", "é", "\x00", "😀"]), max_size=20).map("".join))
+@given(
+    st.lists(st.sampled_from([" ", "  ", "a", "%s", "{0}", "$HOME", "--force", "é", "\x00", "😀"]), max_size=20).map(
+        "".join
+    )
+)
 def test_roundtrip_property_with_placeholders(tokenizer, text):
     """Placeholder-dense text with odd spacing round-trips exactly."""
     assert roundtrip(tokenizer, text) == text
 
 
-@pytest.mark.xfail(strict=True, reason="known limitation: U+2581 is SentencePiece's whitespace symbol and decodes as a space")
+@pytest.mark.xfail(
+    strict=True, reason="known limitation: U+2581 is SentencePiece's whitespace symbol and decodes as a space"
+)
 def test_lower_one_eighth_block_roundtrips(tokenizer):
     assert roundtrip(tokenizer, "a\u2581b") == "a\u2581b"
 

@@ -1,7 +1,7 @@
 """The `traductor` command. Each subcommand is a small function; heavy imports happen inside
 them so that `traductor serve` never imports torch and `--help` is instant.
 
-    corpus     gettext catalogs -> train/dev/test TSV
+    corpus     Debian packages' gettext catalogs -> train/dev/test TSV (training/corpus_cli.py)
     train      corpus -> checkpoint (model + tokenizer)
     evaluate   checkpoint/bundle + TSV -> BLEU, chrF, placeholder rate (JSON)
     translate  stdin -> stdout, one translation per line (each line cut into sentences and put back)
@@ -18,15 +18,6 @@ import sys
 from pathlib import Path
 
 from .errors import TraductorError, require_torch
-
-
-def cmd_corpus(args) -> None:
-    from .training import corpus
-
-    stats = corpus.build(
-        args.out, Path(args.catalogs), args.tsv, tuple(args.dev.split(",")), tuple(args.test.split(","))
-    )
-    print(json.dumps(stats, indent=2))
 
 
 def cmd_train(args) -> None:
@@ -81,27 +72,32 @@ def cmd_translate(args) -> None:
 
 
 def cmd_evaluate(args) -> None:
+    """Scores as the service would give them: each source is a text, cut into sentences and put
+    back (--no-segment: the whole source as one model input), per kind of program when the TSV
+    says, and exact matches on the common messages with --common."""
     from .training.corpus import load_split
-    from .training.evaluate import score
+    from .training.evaluate import common_match, score_by_kind
 
     translator = _translator(args)
     pairs = load_split(Path(args.corpus))
     if args.limit:
         pairs = pairs[: args.limit]
-    hyps = translator.translate([p.source for p in pairs], beam_size=args.beam, batch_size=args.batch_size)
+
+    def run(sources: list[str]) -> list[str]:
+        if args.no_segment:
+            return translator.translate(sources, beam_size=args.beam, batch_size=args.batch_size)
+        return translate_texts(translator, sources, args.beam, args.batch_size)
+
+    hyps = run([p.source for p in pairs])
     if args.hypotheses:
         Path(args.hypotheses).write_text("".join(h + "\n" for h in hyps))
-    print(
-        json.dumps(
-            {
-                "corpus": args.corpus,
-                "engine": args.engine,
-                "beam": args.beam,
-                **score([p.source for p in pairs], hyps, [p.target for p in pairs]),
-            },
-            indent=2,
-        )
-    )
+    sources, refs, kinds = [p.source for p in pairs], [p.target for p in pairs], [p.kind for p in pairs]
+    report = {"corpus": args.corpus, "engine": args.engine, "beam": args.beam, "segment": not args.no_segment}
+    report.update(score_by_kind(sources, hyps, refs, kinds))
+    if args.common:
+        common = load_split(Path(args.common))
+        report["common"] = common_match(run([p.source for p in common]), [p.target for p in common])
+    print(json.dumps(report, indent=2))
 
 
 def _add_engine_args(p) -> None:
@@ -115,21 +111,15 @@ def _add_engine_args(p) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .training import corpus_cli
     from .training.config import TrainConfig
-    from .training.corpus import DEFAULT_CATALOG_DIR, DEFAULT_DEV, DEFAULT_TEST
 
     parser = argparse.ArgumentParser(
         prog="traductor", description="English->Spanish translation: train, export, serve."
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("corpus", help="extract a parallel corpus from gettext catalogs")
-    p.add_argument("--out", required=True, help="directory for train.tsv, dev.tsv, test.tsv, stats.json")
-    p.add_argument("--catalogs", default=str(DEFAULT_CATALOG_DIR), help="directory of Spanish .mo files")
-    p.add_argument("--tsv", type=Path, help="use this source<TAB>target<TAB>catalog file instead of .mo catalogs")
-    p.add_argument("--dev", default=",".join(DEFAULT_DEV), help="catalogs held out for dev (comma-separated)")
-    p.add_argument("--test", default=",".join(DEFAULT_TEST), help="catalogs held out for test (comma-separated)")
-    p.set_defaults(func=cmd_corpus)
+    corpus_cli.register(sub)
 
     p = sub.add_parser("train", help="train a model on a corpus directory")
     p.add_argument("--corpus", required=True, help="directory made by `traductor corpus`")
@@ -146,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", required=True, help="source<TAB>target file, e.g. test.tsv")
     p.add_argument("--limit", type=int, default=0, help="first N pairs only")
     p.add_argument("--hypotheses", help="also write the translations to this file")
+    p.add_argument("--common", help="common.tsv from `traductor corpus`: also report exact matches on it")
+    p.add_argument("--no-segment", action="store_true", help="one model input per source (no sentence splitting)")
     _add_engine_args(p)
     p.set_defaults(func=cmd_evaluate)
 

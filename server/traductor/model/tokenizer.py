@@ -29,8 +29,13 @@ SAMPLE_LINES = 400_000
 def train_sentencepiece(lines: Iterable[str], out_file: Path, vocab_size: int) -> None:
     """Train a unigram SentencePiece model on (already masked) lines."""
     model = io.BytesIO()
+    lines = list(lines)
+    # A large corpus is sampled (same pieces, minutes faster); a small one is read whole, in order.
+    sampling = (
+        {"input_sentence_size": SAMPLE_LINES, "shuffle_input_sentence": True} if len(lines) > SAMPLE_LINES else {}
+    )
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(list(lines)),
+        sentence_iterator=iter(lines),
         model_writer=model,
         vocab_size=vocab_size,
         model_type="unigram",
@@ -45,9 +50,8 @@ def train_sentencepiece(lines: Iterable[str], out_file: Path, vocab_size: int) -
         bos_id=BOS_ID,
         eos_id=EOS_ID,
         hard_vocab_limit=False,
-        input_sentence_size=SAMPLE_LINES,  # a large corpus is sampled: same pieces, minutes faster
-        shuffle_input_sentence=True,
         minloglevel=2,
+        **sampling,
     )
     Path(out_file).write_bytes(model.getvalue())
 

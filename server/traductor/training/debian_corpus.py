@@ -64,6 +64,8 @@ def choose_held_out(pairs: list[Pair], group_of: dict[str, str], per_kind: int, 
             groups_with[s].add(group)
     chosen: set[str] = set()
     for kind in debian.KINDS:
+        of_kind = [g for g in sources_by_group if kind_of[g] == kind]
+        room = len(of_kind) // 2 - len([g for g in exclude if kind_of.get(g) == kind])  # half stays in training
         candidates = sorted(
             (
                 g
@@ -72,7 +74,7 @@ def choose_held_out(pairs: list[Pair], group_of: dict[str, str], per_kind: int, 
             ),
             key=_order,
         )
-        for group in candidates:
+        for group in candidates[: max(room, 0)]:
             unseen = {
                 s
                 for g in chosen | {group}
@@ -86,9 +88,13 @@ def choose_held_out(pairs: list[Pair], group_of: dict[str, str], per_kind: int, 
     return chosen
 
 
-def split(pairs: list[Pair], group_of: dict[str, str]) -> dict[str, list[Pair]]:
-    test = choose_held_out(pairs, group_of, TEST_PAIRS_PER_KIND, set())
-    dev = choose_held_out(pairs, group_of, DEV_PAIRS_PER_KIND, test)
+def split(
+    pairs: list[Pair], group_of: dict[str, str], held_out: tuple[int, int] = (TEST_PAIRS_PER_KIND, DEV_PAIRS_PER_KIND)
+) -> dict[str, list[Pair]]:
+    """train/dev/test; `held_out` is the number of (test, dev) pairs wanted per kind of program.
+    At most half of a kind's sources are held out in all, so training always sees every kind."""
+    test = choose_held_out(pairs, group_of, held_out[0], set())
+    dev = choose_held_out(pairs, group_of, held_out[1], test)
     out: dict[str, list[Pair]] = {"train": [], "dev": [], "test": []}
     seen: dict[str, set] = {k: set() for k in out}
     for p in sorted(pairs, key=lambda p: (p.catalog, p.source, p.target)):
@@ -138,13 +144,15 @@ def build(
     lang: str = "es",
     offline: bool = False,
     max_per_package: int = 0,
+    held_out: tuple[int, int] = (TEST_PAIRS_PER_KIND, DEV_PAIRS_PER_KIND),
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
 ) -> dict:
     """Download (unless cached), extract, split and write train/dev/test/common TSVs + stats.json."""
     bar = progress or (lambda desc, total: lambda n: None)
     names = debian.read_package_list(package_list)
     debs = cache / "debs"
-    failed = [] if offline else debian.download(names, debs, bar("download", len(names)))
+    if not offline:
+        debian.download(names, debs, bar("download", len(names)))
     infos = debian.extract_all(names, debs, cache / "mo" / lang, lang, bar("extract", len(names)))
     infos = {n: i for n, i in infos.items() if i.catalogs}
     if not infos:
@@ -153,7 +161,7 @@ def build(
         )
     kinds = debian.kinds(infos.values())
     pairs, unreadable = collect(cache / "mo" / lang, infos, kinds)
-    splits = split(pairs, {n: i.source for n, i in infos.items()})
+    splits = split(pairs, {n: i.source for n, i in infos.items()}, held_out)
     splits["train"] = cap_per_package(splits["train"], max_per_package)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, rows in splits.items():
@@ -164,8 +172,8 @@ def build(
     stats = {
         "source": f"Debian packages ({package_list or 'bundled list'}), language {lang}",
         "packages_listed": len(names),
-        "packages_not_downloaded": failed,
-        "packages_without_catalogs": sorted(set(names) - set(infos) - set(failed)),
+        "packages_not_in_cache": sorted(n for n in names if debian.deb_for(debs, n) is None),
+        "packages_without_catalogs": sorted(n for n in names if debian.deb_for(debs, n) and n not in infos),
         "packages_with_catalogs": len(infos),
         "max_train_pairs_per_package": max_per_package,
         "catalogs_unreadable": unreadable,
