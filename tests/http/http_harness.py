@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -21,9 +22,18 @@ class Answer:
 
 
 def call(
-    url: str, method: str = "GET", *, json_body=None, form=None, query=None, headers=None, data: bytes | None = None
+    url: str,
+    method: str = "GET",
+    *,
+    json_body=None,
+    form=None,
+    query=None,
+    headers=None,
+    data: bytes | None = None,
+    context: ssl.SSLContext | None = None,
 ) -> Answer:
-    """One HTTP request; a 4xx/5xx answer is returned like any other (no exception)."""
+    """One HTTP request; a 4xx/5xx answer is returned like any other (no exception). `context`:
+    the client's TLS context for an https URL."""
     headers = dict(headers or {})
     if json_body is not None:
         data, headers["Content-Type"] = json.dumps(json_body).encode(), "application/json"
@@ -33,7 +43,10 @@ def call(
     if query:
         url += "?" + urllib.parse.urlencode(query)
     request = urllib.request.Request(url, data=data, method=method, headers=headers)
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never a proxy
+    handlers = [urllib.request.ProxyHandler({})]  # never a proxy
+    if context is not None:
+        handlers.append(urllib.request.HTTPSHandler(context=context))
+    opener = urllib.request.build_opener(*handlers)
     try:
         with opener.open(request, timeout=60) as r:
             return Answer(r.status, {k.lower(): v for k, v in r.headers.items()}, r.read())

@@ -4,6 +4,10 @@ LibreTranslate gives them; CORS; the HTTP answer equals the gRPC answer for ever
 
 from __future__ import annotations
 
+import json
+import logging
+import re
+
 from http_harness import call
 from server_harness import WAIT, translate_request
 
@@ -125,3 +129,27 @@ def test_request_id_is_echoed(server):
         headers={"X-Request-Id": "abc-123"},
     )
     assert answer.headers["x-request-id"] == "abc-123"
+    refused = call(server.url + "translate", "POST", json_body={"q": "uno"})  # no id given: one is made up
+    assert refused.status == 400 and re.fullmatch("[0-9a-f]{16}", refused.headers["x-request-id"])
+
+
+def test_one_json_log_line_per_request(server, caplog):
+    """The same one-line JSON form as a gRPC call's, with protocol and the HTTP status."""
+    caplog.set_level(logging.INFO, logger="traductor.requests")
+    call(
+        server.url + "translate",
+        "POST",
+        json_body={"q": "uno dos", "source": "en", "target": "es"},
+        headers={"X-Request-Id": "log-1"},
+    )
+    call(
+        server.url + "translate",
+        "POST",
+        json_body={"q": "uno dos", "source": "en", "target": "xx"},
+        headers={"X-Request-Id": "log-2"},
+    )
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "traductor.requests"]
+    ok, refused = [next(x for x in lines if x["request_id"] == rid) for rid in ("log-1", "log-2")]
+    assert ok["protocol"] == "http" and ok["rpc"] == "/translate" and ok["code"] == "OK" and ok["status"] == 200
+    assert ok["input_tokens"] > 0 and ok["output_tokens"] > 0 and ok["finish"] == "eos"
+    assert (refused["code"], refused["status"]) == ("INVALID_ARGUMENT", 400) and "input_tokens" not in refused

@@ -51,35 +51,37 @@ def _route_name(request: web.Request) -> str:
     return resource.canonical if resource is not None else "unknown"
 
 
-def _with_cors(response: web.StreamResponse, request: web.Request) -> web.StreamResponse:
+def _with_cors(response: web.StreamResponse, request_id: str) -> web.StreamResponse:
     response.headers.update(CORS_HEADERS)
-    response.headers["X-Request-Id"] = request["request_id"]
+    response.headers["X-Request-Id"] = request_id
     return response
 
 
-def _start(request: web.Request) -> None:
+def _start(request: web.Request) -> str:
     """The request's id (the caller's X-Request-Id, or made up), named in the engine's requests,
-    the log line and the answer; and an empty summary the engine fills (as for a gRPC call)."""
-    request["request_id"] = request.headers.get("X-Request-Id", "")[:64] or uuid.uuid4().hex[:16]
-    request_summary.set({})
+    the log line and the answer. It opens the request's summary, which the engine fills as for a
+    gRPC call and the handlers read the id from (`handlers.request_id`)."""
+    rid = request.headers.get("X-Request-Id", "")[:64] or uuid.uuid4().hex[:16]
+    request_summary.set({"request_id": rid})
+    return rid
 
 
-def _error_response(exc: BaseException, request: web.Request) -> tuple[web.Response, grpc.StatusCode]:
+def _error_response(exc: BaseException, request: web.Request, rid: str) -> tuple[web.Response, grpc.StatusCode]:
     if isinstance(exc, web.HTTPException):  # aiohttp's own refusal: unknown path, method, body size
         message = exc.text if exc.status == 413 else reason(exc.status)
         return json_response({"error": message}, exc.status), code_of_status(exc.status)
     status, code, message = http_error_for(exc)
     if code is grpc.StatusCode.INTERNAL:
-        log.error("http %s %s request_id=%s failed", request.method, request.path, request["request_id"], exc_info=exc)
+        log.error("http %s %s request_id=%s failed", request.method, request.path, rid, exc_info=exc)
     return json_response({"error": message}, status), code
 
 
 def middleware(metrics: Metrics):
     @web.middleware
     async def handle(request: web.Request, handler) -> web.StreamResponse:
-        _start(request)
+        rid = _start(request)
         if request.method == "OPTIONS":  # CORS preflight: answered, not counted
-            return _with_cors(web.Response(), request)
+            return _with_cors(web.Response(), rid)
         start, code, status = time.monotonic(), grpc.StatusCode.CANCELLED, 499
         try:
             response = await handler(request)
@@ -87,26 +89,26 @@ def middleware(metrics: Metrics):
         except asyncio.CancelledError:  # the client went away; the engine request is cancelled too
             raise
         except Exception as e:
-            response, code = _error_response(e, request)
+            response, code = _error_response(e, request, rid)
             status = response.status
         finally:
             _record(metrics, request, code, status, time.monotonic() - start)
-        return _with_cors(response, request)
+        return _with_cors(response, rid)
 
     return handle
 
 
 def _record(metrics: Metrics, request: web.Request, code: grpc.StatusCode, status: int, elapsed: float) -> None:
-    rpc = _route_name(request)
+    rpc, summary = _route_name(request), request_summary.get() or {}
     metrics.record_request("http", rpc, code.name, elapsed)
     line = {
         "protocol": "http",
         "rpc": rpc,
-        "request_id": request["request_id"],
+        "request_id": summary.get("request_id", ""),
         "code": code.name,
         "status": status,
         "total_ms": round(elapsed * 1000, 2),
-        **(request_summary.get() or {}),
+        **summary,
     }
     log.info(json.dumps(line))
 

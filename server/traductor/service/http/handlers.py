@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from ...options import DecodingOptions
-from ..async_engine import AsyncEngine
+from ..async_engine import AsyncEngine, request_summary
 from ..settings import Settings
 from ..translate import translate, translate_many
 from .detect import detect
@@ -44,6 +44,11 @@ def json_response(data, status: int = 200) -> web.Response:
     return web.json_response(data, status=status, dumps=_dumps)
 
 
+def request_id() -> str:
+    """The id the middleware gave this request (app.py), from the request's summary."""
+    return (request_summary.get() or {}).get("request_id", "")
+
+
 class Handlers:
     def __init__(self, api: HttpApi):
         self.api = api
@@ -52,7 +57,7 @@ class Handlers:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
         p = translate_params(values, self.api.languages)
-        rid, engine, options = request["request_id"], self.api.engine, DecodingOptions()
+        rid, engine, options = request_id(), self.api.engine, DecodingOptions()
         if p.batch:
             events = await translate_many(
                 engine, p.texts, options, rid, format=p.format, max_texts=self.api.settings.max_batch_texts
