@@ -137,6 +137,22 @@ def test_streamed_deltas_concatenate_to_the_unary_text(server, text, format):
     )
 
 
+def test_the_first_segment_streams_as_it_decodes(server):
+    """The head segment arrives token by token (several non-empty deltas before it is complete),
+    not all at once when it finishes; the segment behind it follows in text order."""
+    head_text, tail_text = "uno dos tres cuatro cinco seis siete.", "ocho."
+    head, tail = alone(server, head_text), alone(server, tail_text)
+    joined, messages = streamed(server, translate_request(f"{head_text} {tail_text}"))
+    assert joined == f"{head} {tail}"
+    sent, pieces = "", 0
+    for m in messages:
+        if len(sent) >= len(head):
+            break
+        pieces += bool(m.text_delta)
+        sent += m.text_delta
+    assert len(head.split()) >= 3 and pieces >= 2
+
+
 def test_options_apply_per_segment(server):
     """max_new_tokens bounds each segment, not the text: three sentences give up to three times as many."""
     sentences = SENTENCES[:3]
