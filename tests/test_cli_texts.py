@@ -39,3 +39,8 @@ def test_html_lines_keep_their_tags(tiny_bundle, monkeypatch, capsys):
     (out,) = run(tiny_bundle, line + "\n", monkeypatch, capsys, "--format", "html")
     assert re.findall(r"<[^>]+>", out) == re.findall(r"<[^>]+>", line)
     assert "<pre>uno</pre>" in out
+
+
+def test_lines_with_nothing_to_translate_need_no_model_call(tiny_bundle, monkeypatch, capsys):
+    """Blank lines, numbers and placeholders only: printed as they are."""
+    assert run(tiny_bundle, "\n  \n42\n%s: %s\n", monkeypatch, capsys) == ["", "  ", "42", "%s: %s"]

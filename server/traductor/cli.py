@@ -60,7 +60,8 @@ def translate_texts(translator, texts: list[str], beam: int, batch_size: int, fo
     too_long = lambda s: len(translator.tokenizer.encode(s)[0]) > limit  # noqa: E731
     plans = [plan(t, format, too_long=too_long, limits=unlimited) for t in texts]
     segments = [[s.text for s in p.segments] for p in plans]
-    done = iter(translator.translate([s for group in segments for s in group], beam_size=beam, batch_size=batch_size))
+    flat = [s for group in segments for s in group]
+    done = iter(translator.translate(flat, beam_size=beam, batch_size=batch_size) if flat else [])
     return [p.assemble([next(done) for _ in group]) for p, group in zip(plans, segments)]
 
 
