@@ -112,6 +112,24 @@ def test_ten_sentences_decode_as_ten_rows_of_one_step(server):
         del scheduler.submit_many
 
 
+def test_cancelling_a_text_cancels_all_its_segments(server):
+    """A caller that goes away mid-stream: every segment of its text is cancelled and its rows freed."""
+    scheduler, gate = server.service.engine.scheduler, server.gate
+    server.wait_idle()
+    gate.close()
+    try:
+        call = server.stub.TranslateStream(translate_request(TEN), timeout=WAIT)
+        gate.wait_held()
+        gate.step(1)
+        assert scheduler.last.rows == 10
+        next(call)
+        call.cancel()
+        wait_for(lambda: len(scheduler.active) == 10 and all(r.cancelled for r in scheduler.active), what="cancels")
+    finally:
+        gate.open()
+    server.wait_idle()
+
+
 @pytest.mark.parametrize(
     "text, format",
     [
