@@ -8,13 +8,13 @@ import pytest
 from http_harness import call, http_requests
 from server_harness import WAIT, translate_request, wait_for
 
-MAX_CHARS, MAX_TEXTS = 300, 4
+MAX_CHARS, MAX_TEXTS, MAX_BYTES = 300, 4, 64 * 1024
 SECRET = "secret-internal-detail"
 
 
 @pytest.fixture(scope="module")
 def server_settings():
-    return {"max_input_chars": MAX_CHARS, "max_batch_texts": MAX_TEXTS}
+    return {"max_input_chars": MAX_CHARS, "max_batch_texts": MAX_TEXTS, "max_message_bytes": MAX_BYTES}
 
 
 def ok(**extra) -> dict:
@@ -62,6 +62,14 @@ def test_bad_request_is_400_with_a_message(server, case):
 def test_a_body_that_is_not_a_json_object_is_400(server, data):
     answer = call(server.url + "translate", "POST", data=data, headers={"Content-Type": "application/json"})
     assert answer.status == 400 and answer.json() == {"error": "Invalid JSON format"}
+
+
+def test_a_body_over_max_message_bytes_is_413(server):
+    """The gRPC message limit bounds an HTTP body too: refused before it is parsed."""
+    before = http_requests(server, "/translate", "INVALID_ARGUMENT")
+    answer = call(server.url + "translate", "POST", json_body=ok(q="uno " * (MAX_BYTES // 4)))
+    assert answer.status == 413 and f"Maximum request body size {MAX_BYTES} exceeded" in answer.json()["error"]
+    assert http_requests(server, "/translate", "INVALID_ARGUMENT") == before + 1
 
 
 def test_unknown_path_and_wrong_method_answer_json(server):
