@@ -8,13 +8,22 @@ asyncio flavours differ). Codes without a dedicated subclass still raise the bas
 
 from __future__ import annotations
 
-from typing import Dict, Type
+from typing import Any, Dict, Optional, Type
 
 import grpc
 
+#: The trailer by which a server asks for a retry no sooner than this many milliseconds
+#: (gRPC's retry design, A6); a negative or malformed value means "do not retry".
+PUSHBACK_TRAILER = "grpc-retry-pushback-ms"
+
 
 class TranslatorError(Exception):
-    """A call to the translation service failed with gRPC status ``code``."""
+    """A call to the translation service failed with gRPC status ``code``.
+
+    ``pushback_ms`` is the server's retry hint (trailer ``grpc-retry-pushback-ms``): None when the
+    server sent none, -1 when it asked not to retry, else the milliseconds to wait at least."""
+
+    pushback_ms: Optional[int] = None
 
     def __init__(self, code: grpc.StatusCode, details: str = "") -> None:
         self.code = code
@@ -116,5 +125,18 @@ def from_rpc_error(error: grpc.RpcError) -> TranslatorError:
     details_fn = getattr(error, "details", None)
     code = code_fn() if callable(code_fn) else None
     details = details_fn() if callable(details_fn) else None
-    return error_for(code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN,
-                     details or "")
+    typed = error_for(code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN,
+                      details or "")
+    trailers_fn = getattr(error, "trailing_metadata", None)
+    typed.pushback_ms = pushback_ms(trailers_fn() if callable(trailers_fn) else None)
+    return typed
+
+
+def pushback_ms(trailers: Any) -> Optional[int]:
+    """The ``grpc-retry-pushback-ms`` value in trailing metadata: None if absent, -1 if it is
+    negative or not an integer (the server asks not to retry), else the milliseconds."""
+    for key, value in trailers or ():
+        if key == PUSHBACK_TRAILER:
+            text = value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
+            return int(text) if text.strip().isdigit() else -1
+    return None

@@ -1,9 +1,13 @@
-"""Retry policy: exponential backoff with full jitter, on UNAVAILABLE only.
+"""Retry policy: exponential backoff with full jitter on UNAVAILABLE, and the server's own retry
+hint on RESOURCE_EXHAUSTED.
 
-Why only UNAVAILABLE: it is the one code meaning "this request never reached a working server"
+Why UNAVAILABLE: it is the one code meaning "this request never reached a working server"
 (not started yet, draining, connection refused), so sending it again is safe and may succeed.
-INVALID_ARGUMENT would fail again; RESOURCE_EXHAUSTED means the server is overloaded and
-hammering it makes that worse; DEADLINE_EXCEEDED may mean the work was done; INTERNAL is a bug.
+RESOURCE_EXHAUSTED means the server refused the call before doing any work because it is full:
+retried only when the server says when (trailer ``grpc-retry-pushback-ms``, sent by traductor
+with every overload refusal), after at least that long; without the hint, retrying would only add
+load. A pushback on any code overrides the backoff; a negative one means "do not retry".
+INVALID_ARGUMENT would fail again; DEADLINE_EXCEEDED may mean the work was done; INTERNAL is a bug.
 
 Full jitter (sleep a uniform random time in [0, cap]) spreads the retries of many clients that
 failed together, instead of having them come back in synchronised waves. The total time spent,
@@ -56,7 +60,21 @@ NO_RETRY = RetryPolicy(max_attempts=1)
 
 
 def is_retryable(error: TranslatorError) -> bool:
+    pushback = getattr(error, "pushback_ms", None)
+    if pushback is not None and pushback < 0:
+        return False  # the server asked not to retry
+    if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return pushback is not None
     return error.code == grpc.StatusCode.UNAVAILABLE
+
+
+def pushback_delay(error: TranslatorError, rng: random.Random) -> Optional[float]:
+    """The server's hint in seconds, spread over [hint, 2 x hint) so that the clients refused
+    together do not all come back together; None without a hint."""
+    pushback = getattr(error, "pushback_ms", None)
+    if pushback is None or pushback < 0:
+        return None
+    return pushback / 1000.0 * (1.0 + rng.random())
 
 
 class Deadline:
@@ -77,7 +95,8 @@ def next_delay(policy: RetryPolicy, failed_attempt: int, error: TranslatorError,
     """How long to sleep before retrying, or None when ``error`` must be raised now."""
     if not is_retryable(error) or failed_attempt >= policy.max_attempts:
         return None
-    delay = policy.backoff(failed_attempt, rng)
+    hinted = pushback_delay(error, rng)
+    delay = hinted if hinted is not None else policy.backoff(failed_attempt, rng)
     remaining = deadline.remaining()
     if remaining is not None and delay >= remaining:
         return None
