@@ -211,7 +211,9 @@ class ServerThread:
 
 
 def make_settings(bundle, **overrides) -> Settings:
-    base = Settings(model=str(bundle), host="127.0.0.1", port=0, metrics_port=0, threads=1, drain_seconds=5.0)
+    base = Settings(
+        model=str(bundle), host="127.0.0.1", port=0, metrics_port=0, threads=1, drain_seconds=5.0, prestop_seconds=0.0
+    )
     return replace(base, **overrides)
 
 

@@ -28,6 +28,15 @@ class QueueFull(TraductorError):
     """The scheduler's waiting queue is at its limit; the caller may retry later."""
 
 
+class Overloaded(QueueFull):
+    """The server takes no more calls right now, found before the call reached the queue;
+    `stage` names the check that refused it (service/overload.py)."""
+
+    def __init__(self, message: str, stage: str):
+        super().__init__(message)
+        self.stage = stage
+
+
 class Draining(TraductorError):
     """The server is shutting down and takes no new work."""
 

@@ -33,6 +33,8 @@ class ServeProcess:
             str(self.metrics_port),
             "--threads",
             "1",
+            "--prestop-seconds",  # no pre-stop window unless a test asks for one (a later flag wins)
+            "0",
             *flags,
         ]
         self.log = open(log_path, "wb")

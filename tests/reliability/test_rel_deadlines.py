@@ -1,11 +1,22 @@
-"""Deadlines: a request that cannot make its deadline ends DEADLINE_EXCEEDED and frees its rows."""
+"""Deadlines: a request that cannot make its deadline ends DEADLINE_EXCEEDED and frees its rows; the
+deadline/retire race is a quiet, INFO-level deadline."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import threading
+import time
+
 import grpc
 import pytest
+from grpc._cython.cygrpc import ExecuteBatchError
 from rel_harness import stub_of
+from server_harness import wait_for
 
+from traductor.errors import DeadlinePassed
+from traductor.service.interceptors import ErrorInterceptor
+from traductor.service.metrics import Metrics
 from traductor_client.v1 import translator_pb2 as pb
 
 REQUEST = pb.TranslateRequest(text="uno dos tres", options=pb.DecodingOptions(min_new_tokens=20, max_new_tokens=20))
@@ -58,3 +69,75 @@ def test_engine_deadline_check_answers_deadline_exceeded(make_service, gate, cha
     # The status reaches the caller just before the interceptor counts it: wait (bounded) for it.
     labels = {"protocol": "grpc", "rpc": "TranslateStream", "code": "DEADLINE_EXCEEDED"}
     assert svc.wait_for(lambda: svc.gauge("traductor_requests_total", labels) == 1)
+
+
+def test_deadline_meeting_the_engine_retiring_the_call_is_a_quiet_deadline(make_service, gate, channel_for, caplog):
+    """The race: the engine retires a call at its deadline while gRPC expires the same call. Forced:
+    the server's event loop is held while the engine retires the request (its finish event waits
+    behind the hold) and until the call's gRPC deadline has passed; then both land together. The
+    caller gets DEADLINE_EXCEEDED; the server counts and logs DEADLINE_EXCEEDED (INFO), not
+    CANCELLED, and logs nothing at WARNING or above (no ExecuteBatchError traceback)."""
+    caplog.set_level(logging.INFO)
+    svc = make_service(before_step=gate)
+    stub = stub_of(channel_for(svc.target))
+    scheduler = svc.service.engine.scheduler
+    gate.close()
+    future = stub.Translate.future(REQUEST, timeout=1.0)
+    assert svc.wait_for(lambda: scheduler.queue_depth() == 1)
+    request = scheduler.waiting[0]
+    grpc_deadline = request.deadline  # the engine's copy, taken from the call's time remaining: not earlier
+    request.deadline = 0.0  # the engine retires it at its next step
+
+    held, release = threading.Event(), threading.Event()
+    svc.loop.call_soon_threadsafe(lambda: (held.set(), release.wait(60)))
+    assert held.wait(30)
+    try:
+        gate.step(1)  # retired: its DEADLINE finish event is queued behind the hold
+        assert request.done
+        assert future.exception(timeout=30).code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        wait_for(lambda: time.monotonic() > grpc_deadline, what="the call's gRPC deadline to pass")
+    finally:
+        release.set()
+    gate.open()
+    labels = {"protocol": "grpc", "rpc": "Translate"}
+    assert svc.wait_for(lambda: svc.metric("traductor_requests_total", {**labels, "code": "DEADLINE_EXCEEDED"}) == 1)
+    assert svc.metric("traductor_requests_total", {**labels, "code": "CANCELLED"}) == 0
+    lines = [r for r in caplog.records if r.name == "traductor.requests" and "DEADLINE_EXCEEDED" in r.getMessage()]
+    assert [r.levelno for r in lines] == [logging.INFO]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.records
+    assert stub.Translate(REQUEST, timeout=30).finish_reason == pb.FINISH_REASON_LENGTH  # the server is fine
+
+
+class _EndedCallContext:
+    """A servicer context whose call gRPC core has already ended: sending a status fails as it does
+    in grpcio when the deadline fires while the status goes out (the race's other outcome)."""
+
+    def __init__(self, remaining: float):
+        self.remaining = remaining
+
+    def time_remaining(self) -> float:
+        return self.remaining
+
+    async def abort(self, code, details="", trailing_metadata=()):
+        raise ExecuteBatchError("Failed grpc_call_start_batch")
+
+
+@pytest.mark.parametrize("remaining", [0.0, 5.0])
+def test_status_for_a_call_already_ended_is_dropped_quietly(remaining, caplog):
+    """DeadlinePassed from the engine while the call has ended in gRPC: no status is sent once the
+    deadline has passed (gRPC answers it), and a status that meets an ended call is dropped with an
+    INFO line; either way the call is recorded as DEADLINE_EXCEEDED and nothing is logged at ERROR."""
+    caplog.set_level(logging.INFO)
+    metrics = Metrics()
+
+    async def behaviour(request, context):
+        raise DeadlinePassed("the deadline passed before the translation was done")
+
+    wrapper = ErrorInterceptor(metrics)._unary("Translate", behaviour)
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(wrapper(pb.TranslateRequest(text="uno"), _EndedCallContext(remaining)))
+    labels = {"protocol": "grpc", "rpc": "Translate", "code": "DEADLINE_EXCEEDED"}
+    assert metrics.registry.get_sample_value("traductor_requests_total", labels) == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    dropped = [r for r in caplog.records if "ended in gRPC before its status" in r.getMessage()]
+    assert len(dropped) == (1 if remaining else 0)

@@ -1,6 +1,11 @@
-"""Draining: health goes NOT_SERVING, new work is UNAVAILABLE, work in flight still finishes."""
+"""Draining: health goes NOT_SERVING at once, calls are still served during the pre-stop window,
+then new calls are refused at connect time (UNAVAILABLE from the client's own transport: the
+server never sees them) while work in flight still finishes."""
 
 from __future__ import annotations
+
+import asyncio
+import socket
 
 import grpc
 import pytest
@@ -12,9 +17,29 @@ from traductor_client.v1 import translator_pb2 as pb
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
+@pytest.fixture(scope="module")
+def server_settings() -> dict:
+    return {"prestop_seconds": 600.0}  # the test ends the window itself (as a second SIGTERM does)
+
+
+def _listener_closed(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def _refused(call) -> bool:
+    try:
+        call()
+    except grpc.RpcError as e:
+        assert e.code() is grpc.StatusCode.UNAVAILABLE, e
+        return True
+    return False  # served: the listener was not closed yet
+
+
 def test_drain_refuses_new_work_and_finishes_in_flight(server):
-    """While draining: NOT_SERVING for "" and the Translator, UNAVAILABLE for new calls; the running stream
-    completes."""
+    """NOT_SERVING for "" and the Translator at once; a new call during the pre-stop window is served;
+    after it, UNAVAILABLE for new calls (listener closed: none reaches a handler, none is counted);
+    the running stream completes."""
     for name in ("", "traductor.v1.Translator"):
         assert server.health_status(name) == health_pb2.HealthCheckResponse.SERVING
     gate = server.gate
@@ -26,19 +51,26 @@ def test_drain_refuses_new_work_and_finishes_in_flight(server):
     gate.step()
     assert next(running).index == 0
 
-    drained = server.submit(server.service.drain())
+    prestop_over = asyncio.Event()
+    drained = server.submit(server.service.drain(prestop_over))
     server.drained = True
     for name in ("", "traductor.v1.Translator"):
         wait_for(lambda name=name: server.health_status(name) == NOT_SERVING, what=f"{name!r} NOT_SERVING")
+    # pre-stop: a new call is still served (stepped through the gate; the stream stays in flight)
+    served = server.stub.Translate.future(translate_request("tres", max_new_tokens=3), timeout=WAIT)
+    wait_for(lambda: served.done() or gate.step(), what="the pre-stop call to be served")
+    assert served.result().text and not running.done()
+    ok_before = server.requests("Translate", "OK")
+
+    server.loop.call_soon_threadsafe(prestop_over.set)
+    wait_for(lambda: _listener_closed(server.service.port), what="the listener to close")
     for call in (
         lambda: server.stub.Translate(translate_request("tres"), timeout=WAIT),
         lambda: list(server.stub.TranslateStream(translate_request("tres"), timeout=WAIT)),
         lambda: server.stub.TranslateBatch(pb.TranslateBatchRequest(texts=["tres"]), timeout=WAIT),
     ):
-        with pytest.raises(grpc.RpcError) as e:
-            call()
-        assert e.value.code() is grpc.StatusCode.UNAVAILABLE
-    wait_for(lambda: server.requests("Translate", "UNAVAILABLE") == 1, what="the refusal to be counted")
+        assert _refused(call)
+    assert server.requests("Translate", "UNAVAILABLE") == 0  # refused by the transport, never by us
     assert not drained.done()  # the drain waits for the stream in flight
 
     gate.open()
@@ -46,3 +78,4 @@ def test_drain_refuses_new_work_and_finishes_in_flight(server):
     assert rest[-1].index == 20 and rest[-1].finish_reason == pb.FINISH_REASON_LENGTH
     drained.result(WAIT)
     assert server.service.engine.in_flight == 0
+    assert server.requests("Translate", "OK") == ok_before  # nothing new was served after the window

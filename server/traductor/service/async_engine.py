@@ -84,7 +84,8 @@ class AsyncEngine:
     def stop(self) -> None:
         self._stop.set()
         self.scheduler.wake()
-        self._thread.join(timeout=10)
+        if self._thread.is_alive():  # not started when start-up was stopped before it
+            self._thread.join(timeout=10)
 
     def _run(self) -> None:
         s = self.scheduler

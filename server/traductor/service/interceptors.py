@@ -1,5 +1,5 @@
 """Two interceptors: one maps every error to a status a caller can act on (and records the
-request's metrics and log line); one checks the bearer token."""
+request's metrics and log line, and sheds load: service/overload.py); one checks the bearer token."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import logging
 import time
 
 import grpc
+from grpc._cython.cygrpc import ExecuteBatchError  # what a status sent to a call already ended raises
 
-from ..errors import DeadlinePassed, Draining, InvalidInput, QueueFull, Unauthenticated
+from ..errors import DeadlinePassed, Draining, InvalidInput, Overloaded, QueueFull, Unauthenticated
 from .async_engine import request_summary
 from .metrics import Metrics
+from .overload import ENGINE_RPCS, Admission
 
 log = logging.getLogger("traductor.requests")
 SERVICE_PREFIX = "/traductor.v1.Translator/"
@@ -53,8 +55,11 @@ def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
 
 
 class ErrorInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, metrics: Metrics):
-        self.metrics = metrics
+    """Maps errors to statuses, records each call (metrics, one log line) and sheds load
+    (service/overload.py) when given an `Admission`."""
+
+    def __init__(self, metrics: Metrics, admission: Admission | None = None):
+        self.metrics, self.admission = metrics, admission
 
     async def intercept_service(self, continuation, details):
         handler = await continuation(details)
@@ -62,62 +67,77 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or not method.startswith(SERVICE_PREFIX):
             return handler
         rpc = method[len(SERVICE_PREFIX) :]
+        shed = self.admission is not None and rpc in ENGINE_RPCS
+        reason = self.admission.refusal() if shed else None
+        if reason is not None:  # refused before the request is even parsed
+            return _shed_handler(self, rpc, handler, reason)
+        deserializer = _tolerant(handler.request_deserializer)
         if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(rpc, handler.unary_unary),
-                _tolerant(handler.request_deserializer),
-                handler.response_serializer,
-            )
+            behaviour = self._unary(rpc, handler.unary_unary, admit=shed)
+            return grpc.unary_unary_rpc_method_handler(behaviour, deserializer, handler.response_serializer)
         if handler.unary_stream:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(rpc, handler.unary_stream),
-                _tolerant(handler.request_deserializer),
-                handler.response_serializer,
-            )
+            behaviour = self._stream(rpc, handler.unary_stream, admit=shed)
+            return grpc.unary_stream_rpc_method_handler(behaviour, deserializer, handler.response_serializer)
         return handler
 
-    def _unary(self, rpc, behaviour):
+    def _unary(self, rpc, behaviour, admit: bool = False):
         async def wrapper(request, context):
-            start, code, error = time.monotonic(), grpc.StatusCode.OK, None
+            start, code, admitted = time.monotonic(), grpc.StatusCode.OK, False
             request_summary.set({})
             try:
                 _check_parsed(request)
+                if admit:
+                    self.admission.check("handler")  # before the text is tokenized
+                    self.admission.calls, admitted = self.admission.calls + 1, True
                 return await behaviour(request, context)
             except asyncio.CancelledError:
-                code = grpc.StatusCode.CANCELLED
+                code = _cancelled_code(context)
                 raise
             except Exception as e:
-                code, error = self._fail(e, rpc, request)
-                await context.abort(code, error)
+                code, message, trailers = self._fail(e, rpc, request)
+                await _abort(context, code, message, trailers, rpc, request)
             finally:
+                if admitted:
+                    self.admission.calls -= 1
                 self._record(rpc, request, code, start)
 
         return wrapper
 
-    def _stream(self, rpc, behaviour):
+    def _stream(self, rpc, behaviour, admit: bool = False):
         async def wrapper(request, context):
-            start, code, error = time.monotonic(), grpc.StatusCode.OK, None
+            start, code, admitted = time.monotonic(), grpc.StatusCode.OK, False
             request_summary.set({})
             try:
                 _check_parsed(request)
+                if admit:
+                    self.admission.check("handler")
+                    self.admission.calls, admitted = self.admission.calls + 1, True
                 async for message in behaviour(request, context):
                     yield message
             except asyncio.CancelledError:
-                code = grpc.StatusCode.CANCELLED
+                code = _cancelled_code(context)
                 raise
             except Exception as e:
-                code, error = self._fail(e, rpc, request)
-                await context.abort(code, error)
+                code, message, trailers = self._fail(e, rpc, request)
+                await _abort(context, code, message, trailers, rpc, request)
             finally:
+                if admitted:
+                    self.admission.calls -= 1
                 self._record(rpc, request, code, start)
 
         return wrapper
 
-    def _fail(self, exc: Exception, rpc: str, request) -> tuple[grpc.StatusCode, str]:
+    def _fail(self, exc: Exception, rpc: str, request) -> tuple[grpc.StatusCode, str, tuple]:
+        """The status, message and trailers for `exc`; logs faults, counts shed calls."""
         code, message = status_for(exc)
+        trailers = ()
         if code is grpc.StatusCode.INTERNAL:
             log.error("rpc=%s request_id=%s failed", rpc, getattr(request, "request_id", ""), exc_info=exc)
-        return code, message
+        if isinstance(exc, QueueFull):
+            self.metrics.record_shed("grpc", rpc, getattr(exc, "stage", "queue"))
+            if self.admission is not None:
+                trailers = self.admission.trailers()
+        return code, message, trailers
 
     def _record(self, rpc: str, request, code: grpc.StatusCode, start: float) -> None:
         elapsed = time.monotonic() - start
@@ -133,9 +153,54 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         log.info(json.dumps(line))
 
 
+async def _abort(context, code: grpc.StatusCode, message: str, trailers: tuple, rpc: str, request) -> None:
+    """Send the status (raises, as `context.abort` does), unless gRPC has ended or is ending the call.
+
+    The race: the engine retires a call at its deadline while gRPC core expires the same call.
+    A status sent then can fail inside grpcio (ExecuteBatchError, logged at ERROR with a traceback).
+    So a deadline that has passed is left to gRPC, which answers DEADLINE_EXCEEDED itself, and a
+    status that still meets a call ended in core is dropped with an INFO line."""
+    if code is grpc.StatusCode.DEADLINE_EXCEEDED and _deadline_passed(context):
+        raise asyncio.CancelledError
+    try:
+        await context.abort(code, message, trailers)
+    except ExecuteBatchError:
+        rid = getattr(request, "request_id", "")
+        log.info("rpc=%s request_id=%s: the call ended in gRPC before its status %s was sent", rpc, rid, code.name)
+        raise asyncio.CancelledError from None
+
+
 def _check_parsed(request) -> None:
     if request is MALFORMED:
         raise InvalidInput("the request is not a valid protobuf message (corrupt bytes or invalid UTF-8)")
+
+
+def _deadline_passed(context) -> bool:
+    remaining = context.time_remaining()
+    return remaining is not None and remaining <= 0
+
+
+def _cancelled_code(context) -> grpc.StatusCode:
+    """What the caller of a call ended under our feet sees: its deadline, or its own cancel."""
+    return grpc.StatusCode.DEADLINE_EXCEEDED if _deadline_passed(context) else grpc.StatusCode.CANCELLED
+
+
+def _shed_handler(interceptor: ErrorInterceptor, rpc: str, handler, reason: str):
+    """A handler that refuses the call (stage "accept") without parsing its request."""
+
+    async def unary(request, context):
+        raise Overloaded(reason, "accept")
+
+    async def stream(request, context):
+        raise Overloaded(reason, "accept")
+        yield  # makes this an async generator
+
+    def skip(data: bytes) -> None:
+        return None
+
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(interceptor._stream(rpc, stream), skip, handler.response_serializer)
+    return grpc.unary_unary_rpc_method_handler(interceptor._unary(rpc, unary), skip, handler.response_serializer)
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):

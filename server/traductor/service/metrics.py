@@ -21,6 +21,14 @@ class Metrics:
             ["protocol", "rpc", "code"],
             registry=r,
         )
+        # calls refused for overload (also counted above, code RESOURCE_EXHAUSTED); stage: where they were
+        # refused, "accept" (before the request is parsed), "handler" (before tokenizing), "queue" (engine)
+        self.shed = Counter(
+            "traductor_shed_requests",
+            "Calls refused for overload (RESOURCE_EXHAUSTED with a retry hint) by protocol, method and stage",
+            ["protocol", "rpc", "stage"],
+            registry=r,
+        )
         self.request_duration = Histogram(
             "traductor_request_duration_seconds",
             "Request wall time",
@@ -62,6 +70,10 @@ class Metrics:
         """Called once per gRPC call or HTTP request when it ends (code: a gRPC status code name)."""
         self.requests.labels(protocol, rpc, code).inc()
         self.request_duration.labels(protocol, rpc).observe(seconds)
+
+    def record_shed(self, protocol: str, rpc: str, stage: str) -> None:
+        """Called once per call refused for overload, besides `record_request`."""
+        self.shed.labels(protocol, rpc, stage).inc()
 
     def observe_step(self, stats, rows: int, queued: int, cache_bytes: int) -> None:
         """Called by the engine thread after every step."""

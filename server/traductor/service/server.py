@@ -1,16 +1,23 @@
 """Building and running the gRPC server.
 
-load bundle -> runner + scheduler -> engine thread -> warm-up -> HTTP API (with --http-port)
--> health SERVING
-SIGTERM/SIGINT -> health NOT_SERVING, new requests UNAVAILABLE (HTTP: 503) -> in-flight requests
-finish (up to drain_seconds) -> gRPC and HTTP servers stop -> engine thread stops -> exit 0
+signal handlers -> load bundle (off the event loop) -> runner + scheduler -> engine thread ->
+warm-up -> HTTP API (with --http-port) -> health SERVING
+SIGTERM/SIGINT during start-up -> stop at once, exit 0
+SIGTERM/SIGINT when serving -> health NOT_SERVING at once -> calls still served for prestop_seconds
+(while balancers and DNS drop this replica) -> the gRPC listener closes and connections get GOAWAY
+(a new call is refused at connect time, so a balancer or client retries it elsewhere; no call that
+never started gets an UNAVAILABLE from us) -> calls in flight finish (up to drain_seconds, then
+cancelled); HTTP: new requests 503 while its in-flight ones finish -> engine thread stops -> exit 0
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import signal
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +36,7 @@ from .async_engine import AsyncEngine
 from .http import HttpServer, start_http
 from .interceptors import AuthInterceptor, ErrorInterceptor
 from .metrics import Metrics
+from .overload import Admission
 from .servicer import TranslatorServicer, model_info
 from .settings import Settings
 
@@ -54,15 +62,27 @@ class Service:
         for name in ("", SERVICE_NAME):
             await self.health.set(name, status)
 
-    async def drain(self) -> None:
-        """Stop taking work, let in-flight requests finish within the grace period, stop."""
-        log.info("draining: %d request(s) in flight, grace %.1f s", self.engine.in_flight, self.settings.drain_seconds)
-        self.engine.draining = True
+    async def drain(self, prestop_over: asyncio.Event | None = None) -> None:
+        """NOT_SERVING, serve through the pre-stop window (cut short when `prestop_over` is set), stop
+        accepting, let calls in flight finish within the grace period, stop (see the module docstring)."""
+        s = self.settings
         await self.set_serving(False)
-        finished = await self.engine.wait_idle(self.settings.drain_seconds)
-        if not finished:
+        if s.prestop_seconds > 0:
+            log.info("stopping: NOT_SERVING, still serving for %.1f s (pre-stop)", s.prestop_seconds)
+            try:
+                await asyncio.wait_for((prestop_over or asyncio.Event()).wait(), s.prestop_seconds)
+            except TimeoutError:
+                pass
+        log.info(
+            "draining: closing the listener, %d request(s) in flight, grace %.1f s",
+            self.engine.in_flight,
+            s.drain_seconds,
+        )
+        end = time.monotonic() + s.drain_seconds
+        await self.server.stop(grace=s.drain_seconds)  # cancels what is left at the end of the grace
+        self.engine.draining = True  # the HTTP API (still listening) answers 503 from now on
+        if not await self.engine.wait_idle(max(0.0, end - time.monotonic())):
             log.warning("grace period over with %d request(s) in flight: cancelling them", self.engine.in_flight)
-        await self.server.stop(grace=0.5)
         if self.http is not None:
             await self.http.stop()
         self.engine.stop()
@@ -102,21 +122,48 @@ async def warm_up(engine: AsyncEngine) -> None:
                 pass
 
 
-async def start(settings: Settings, metrics: Metrics | None = None, before_step=None) -> Service:
-    """Start a service and return once it is SERVING (model loaded, warmed up)."""
-    bundle = load_bundle(settings.model or default_bundle())
-    metrics = metrics or Metrics()
-    engine = build_engine(bundle, settings, metrics, before_step)
-    interceptors = [ErrorInterceptor(metrics)] + ([AuthInterceptor(settings.token)] if settings.token else [])
-    size = settings.max_message_bytes
-    server = grpc.aio.server(
+def _grpc_server(settings: Settings, interceptors: list) -> grpc.aio.Server:
+    size, pending = settings.max_message_bytes, settings.max_pending_calls
+    return grpc.aio.server(
         interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", size),
             ("grpc.max_send_message_length", size),
             ("grpc.so_reuseport", 0),
+            # gRPC core cancels calls beyond these before we see them (service/overload.py)
+            ("grpc.server.max_pending_requests", pending),
+            ("grpc.server.max_pending_requests_hard_limit", pending),
         ],
     )
+
+
+async def _off_loop(fn):
+    """Run a blocking `fn` on a daemon thread, so that the event loop (signals) stays responsive and
+    a process stopped during start-up does not wait for it."""
+    done: concurrent.futures.Future = concurrent.futures.Future()
+
+    def run() -> None:
+        if not done.set_running_or_notify_cancel():
+            return
+        try:
+            done.set_result(fn())
+        except BaseException as e:  # noqa: BLE001  (handed to the awaiting coroutine)
+            done.set_exception(e)
+
+    threading.Thread(target=run, name="traductor-load", daemon=True).start()
+    return await asyncio.wrap_future(done)
+
+
+async def start(settings: Settings, metrics: Metrics | None = None, before_step=None) -> Service:
+    """Start a service and return once it is SERVING (model loaded, warmed up); cancelled (a signal
+    during start-up), it stops what it started."""
+    metrics = metrics or Metrics()
+    bundle = await _off_loop(lambda: load_bundle(settings.model or default_bundle()))
+    engine = await _off_loop(lambda: build_engine(bundle, settings, metrics, before_step))
+    capacity = settings.max_active_sequences + settings.max_queued_requests
+    admission = Admission(engine.scheduler, capacity, settings.retry_pushback_ms)
+    interceptors = [ErrorInterceptor(metrics, admission)]
+    server = _grpc_server(settings, interceptors + ([AuthInterceptor(settings.token)] if settings.token else []))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     translator_pb2_grpc.add_TranslatorServicer_to_server(
@@ -128,28 +175,44 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     creds = _credentials(settings)
     port = server.add_secure_port(address, creds) if creds else server.add_insecure_port(address)
     service = Service(server, engine, health_servicer, metrics, port, settings)
-    await service.set_serving(False)
-    await server.start()
-    engine.start()
-    await warm_up(engine)
-    if settings.http_port:  # same loop, same engine (docs/http-api.md)
-        langs = bundle.config.languages
-        service.http = await start_http(engine, settings, metrics, langs.source, langs.target)
-        log.info("HTTP API (LibreTranslate-compatible) on %s, port %d", settings.host, service.http.port)
+    try:
+        await service.set_serving(False)
+        await server.start()
+        engine.start()
+        await warm_up(engine)
+        if settings.http_port:  # same loop, same engine (docs/http-api.md)
+            langs = bundle.config.languages
+            service.http = await start_http(engine, settings, metrics, langs.source, langs.target)
+            log.info("HTTP API (LibreTranslate-compatible) on %s, port %d", settings.host, service.http.port)
+    except BaseException:
+        await server.stop(None)
+        engine.stop()
+        raise
     await service.set_serving(True)
     log.info("serving %s (bundle %s) on %s, port %d", bundle.config.name, bundle.checksum[:12], settings.host, port)
     return service
 
 
 async def serve(settings: Settings) -> None:
-    """`traductor serve`: run until SIGTERM/SIGINT, then drain and return (exit 0)."""
+    """`traductor serve`: run until SIGTERM/SIGINT, then drain and return (exit 0). The handlers are
+    installed first: a signal during start-up (loading, warm-up) stops the process at once. A
+    second signal ends the pre-stop window early."""
+    stop, prestop_over = asyncio.Event(), asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, lambda: prestop_over.set() if stop.is_set() else stop.set())
+    log.info("starting: model %s", settings.model or "(the default model)")
     metrics = Metrics()
     if settings.metrics_port:
         metrics.serve(settings.metrics_port, settings.host)
-    service = await start(settings, metrics)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await service.drain()
+    starting = asyncio.ensure_future(start(settings, metrics))
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    if not starting.done():
+        log.info("signal during start-up: stopping")
+        starting.cancel()
+        await asyncio.gather(starting, return_exceptions=True)
+        return
+    service = starting.result()  # a failed start raises here
+    await stopping
+    await service.drain(prestop_over)

@@ -21,6 +21,8 @@ class Settings:
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
     max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
+    retry_pushback_ms: int = 250  # retry hint sent with RESOURCE_EXHAUSTED (trailer grpc-retry-pushback-ms)
+    max_pending_calls: int = 10_000  # calls gRPC core may hold before the server picks them up (docs/reliability.md)
     max_input_tokens: int = 200  # of one segment (a sentence); a longer one is cut, not refused
     max_input_chars: int = 20_000  # of one text, refused before any work, so megabytes cost nothing
     max_segments: int = 500  # segments to translate in one text (pass-through ones do not count)
@@ -28,7 +30,8 @@ class Settings:
     max_beam_size: int = 8
     max_batch_texts: int = 64  # texts in one TranslateBatch
     max_message_bytes: int = 1 << 20  # gRPC receive/send limit
-    drain_seconds: float = 8.0  # grace for in-flight requests on SIGTERM (compose stops at 10 s)
+    prestop_seconds: float = 2.0  # on SIGTERM: NOT_SERVING at once, calls still served this long, then the port closes
+    drain_seconds: float = 8.0  # then: grace for the calls in flight (compose stops at 10 s)
     token: str = ""  # bearer token required on Translator calls (health stays open)
     tls_cert: str = ""  # PEM server certificate chain: enables TLS
     tls_key: str = ""
