@@ -12,7 +12,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import grpc
+import pytest
 from grpc_health.v1 import health_pb2
+
+from traductor_client.v1 import translator_pb2 as pb
 
 PROCESSES, CALLS = 4, 600  # calls per process, all sent at once
 ROWS, QUEUE = 2, 4
@@ -54,6 +58,13 @@ def test_flood_gets_only_ok_and_resource_exhausted(make_service, gate, caplog):
         assert gate.steps == steps  # refused without any engine work
         assert svc.service.engine.scheduler.queue_depth() == QUEUE
         assert svc.health_status() == health_pb2.HealthCheckResponse.SERVING  # health is never shed
+        assert svc.stub.GetModelInfo(pb.GetModelInfoRequest(), timeout=30).max_input_tokens  # nor model info
+        with pytest.raises(grpc.RpcError) as e:  # a stream is refused the same way, before it starts
+            list(svc.stub.TranslateStream(pb.TranslateRequest(text="uno dos"), timeout=30))
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert dict(e.value.trailing_metadata())["grpc-retry-pushback-ms"] == "250"
+        stream = {"protocol": "grpc", "rpc": "TranslateStream", "stage": "accept"}
+        assert svc.wait_for(lambda: svc.metric("traductor_shed_requests_total", stream) == 1)
         gate.open()
         results = [json.loads(p.communicate(timeout=300)[0].splitlines()[-1]) for p in procs]
     finally:
