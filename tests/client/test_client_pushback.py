@@ -106,3 +106,25 @@ def test_client_does_not_retry_without_a_hint_or_when_told_not_to(refusing, trai
         with pytest.raises(errors.ResourceExhausted):
             client.translate("abc", timeout=30)
     assert servicer.calls == 1
+
+
+def test_the_hint_is_read_from_sync_and_asyncio_errors():
+    trailers = (("grpc-retry-pushback-ms", "250"),)
+    aio = grpc.aio.AioRpcError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(), grpc.aio.Metadata(*trailers), details="full"
+    )
+    typed = errors.from_rpc_error(aio)
+    assert isinstance(typed, errors.ResourceExhausted) and typed.pushback_ms == 250
+
+    class SyncError(grpc.RpcError):
+        def code(self):
+            return grpc.StatusCode.RESOURCE_EXHAUSTED
+
+        def details(self):
+            return "full"
+
+        def trailing_metadata(self):
+            return trailers
+
+    assert errors.from_rpc_error(SyncError()).pushback_ms == 250
+    assert errors.from_rpc_error(grpc.RpcError()).pushback_ms is None  # a bare RpcError has no trailers
