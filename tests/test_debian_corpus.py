@@ -1,7 +1,8 @@
 """`traductor corpus` on Debian packages built here with dpkg-deb (no network, no install).
 
 Sixteen packages, four of each kind of program, each with two messages of its own and the shared
-"Cancel" and "Open"; one extra .deb lies in the cache but is not on the package list.
+"Cancel" and "Open" (the gtk ones also "_Quit"); one extra .deb lies in the cache but is not on
+the package list.
 """
 
 from __future__ import annotations
@@ -140,10 +141,48 @@ def test_common_messages_with_their_most_common_translation(built):
     assert ["_Quit", "_Salir", "4"] in common
 
 
+def test_memory_counts_training_packages_only(built):
+    out, stats = built
+    memory = rows(out / "memory.tsv")
+    held_out = set(stats["dev_packages"]) | set(stats["test_packages"])
+    assert held_out and stats["memory_entries"] == len(memory)
+    training = {p: k for p, k in package_names().items() if p not in held_out}
+    gtk_training = sum(k == "gtk" for k in training.values())
+    expected = [["Cancel", "Cancelar", str(len(training))], ["Open", "Abrir", str(len(training))]]
+    if gtk_training >= 2:  # "_Quit" is in the four gtk packages, held-out ones not counted
+        expected.append(["_Quit", "_Salir", str(gtk_training)])
+    assert memory == sorted(expected)
+    train_sources = {r[0] for r in rows(out / "train.tsv")}
+    assert {r[0] for r in memory} <= train_sources  # nothing from held-out packages only
+
+
+def test_memory_needs_two_packages_and_a_majority():
+    from traductor.training.corpus import Pair
+    from traductor.training.debian_corpus import memory_entries
+
+    def pairs(source, targets, first=0):
+        return [Pair(source, t, f"p{first + i}", "gtk") for i, t in enumerate(targets)]
+
+    every = (
+        pairs("Save", ["Guardar", "Guardar", "Salvar"])  # 2 of 3: kept
+        + pairs("Close", ["Cerrar", "Cerrar", "Clausurar", "Terminar", "Fin"])  # 2 of 5: dropped
+        + pairs("Help", ["Ayuda", "Socorro"])  # 1 of 2 is half: kept, ties go to the first in order
+        + pairs("Alone", ["Solo"])  # one package: dropped
+        + pairs("Quit", ["Salir"] * 2 + ["Abandonar"] * 3, first=10)  # the 3 are held out: Salir
+        + pairs("Save", ["Guardar"])  # the same package twice counts once
+    )
+    train = {f"p{i}" for i in range(5)} | {"p10", "p11"}
+    assert memory_entries(every, train) == [
+        ("Help", "Ayuda", 2),
+        ("Quit", "Salir", 2),
+        ("Save", "Guardar", 3),
+    ]
+
+
 def test_same_cache_gives_byte_identical_files(cache, built, tmp_path):
     out, _ = built
     run_corpus(cache, tmp_path / "again")
-    for name in ("train.tsv", "dev.tsv", "test.tsv", "common.tsv"):
+    for name in ("train.tsv", "dev.tsv", "test.tsv", "common.tsv", "memory.tsv"):
         assert (tmp_path / "again" / name).read_bytes() == (out / name).read_bytes()
 
 

@@ -10,6 +10,8 @@
               dev or test source is ever seen in training and training keeps every message
     common    the source messages found in the most packages, with their most common human
               translation (common.tsv): what users notice first
+    memory    the translation memory (memory.tsv): every source found in >= 2 training packages whose
+              most common translation there has >= half of them; dev/test packages never count
 
 Deterministic: the same cached packages give byte-identical files.
 """
@@ -29,6 +31,7 @@ TEST_PAIRS_PER_KIND = 900
 DEV_PAIRS_PER_KIND = 350
 MAX_HELD_OUT_GROUP = 700  # a group bigger than this stays in training (too much to lose)
 COMMON = 200
+MEMORY_MIN_PACKAGES = 2
 
 
 def collect(mo_dir: Path, infos: dict[str, debian.PackageInfo], kinds: dict[str, str]) -> tuple[list[Pair], list[str]]:
@@ -88,13 +91,24 @@ def choose_held_out(pairs: list[Pair], group_of: dict[str, str], per_kind: int, 
     return chosen
 
 
-def split(
+def held_out_groups(
     pairs: list[Pair], group_of: dict[str, str], held_out: tuple[int, int] = (TEST_PAIRS_PER_KIND, DEV_PAIRS_PER_KIND)
-) -> dict[str, list[Pair]]:
-    """train/dev/test; `held_out` is the number of (test, dev) pairs wanted per kind of program.
-    At most half of a kind's sources are held out in all, so training always sees every kind."""
+) -> tuple[set[str], set[str]]:
+    """The (test, dev) groups: see `split`."""
     test = choose_held_out(pairs, group_of, held_out[0], set())
-    dev = choose_held_out(pairs, group_of, held_out[1], test)
+    return test, choose_held_out(pairs, group_of, held_out[1], test)
+
+
+def split(
+    pairs: list[Pair],
+    group_of: dict[str, str],
+    held_out: tuple[int, int] = (TEST_PAIRS_PER_KIND, DEV_PAIRS_PER_KIND),
+    groups: tuple[set[str], set[str]] | None = None,
+) -> dict[str, list[Pair]]:
+    """train/dev/test; `held_out` is the number of (test, dev) pairs wanted per kind of program
+    (or `groups`, the (test, dev) groups already chosen by `held_out_groups`).
+    At most half of a kind's sources are held out in all, so training always sees every kind."""
+    test, dev = groups or held_out_groups(pairs, group_of, held_out)
     out: dict[str, list[Pair]] = {"train": [], "dev": [], "test": []}
     seen: dict[str, set] = {k: set() for k in out}
     for p in sorted(pairs, key=lambda p: (p.catalog, p.source, p.target)):
@@ -127,14 +141,51 @@ def cap_per_package(rows: list[Pair], limit: int) -> list[Pair]:
 
 def common_messages(pairs: list[Pair], n: int = COMMON) -> list[tuple[str, str, int]]:
     """(source, most common translation, packages) for the n sources found in the most packages."""
+    packages, translations = _votes(pairs)
+    top = sorted(packages, key=lambda s: (-len(packages[s]), s))[:n]
+    return [(s, _most_common(translations[s])[0], len(packages[s])) for s in top]
+
+
+def _votes(pairs: list[Pair]) -> tuple[dict[str, set[str]], dict[str, Counter]]:
+    """Per source: the packages it is in, and its translations counted once per package."""
     packages: dict[str, set[str]] = defaultdict(set)
     translations: dict[str, Counter] = defaultdict(Counter)
     for p in pairs:
         if p.catalog not in packages[p.source]:
             packages[p.source].add(p.catalog)
             translations[p.source][p.target] += 1
-    top = sorted(packages, key=lambda s: (-len(packages[s]), s))[:n]
-    return [(s, min(translations[s].items(), key=lambda kv: (-kv[1], kv[0]))[0], len(packages[s])) for s in top]
+    return packages, translations
+
+
+def _most_common(votes: Counter) -> tuple[str, int]:
+    return min(votes.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def memory_entries(pairs: list[Pair], train_packages: set[str]) -> list[tuple[str, str, int]]:
+    """(source, translation, packages), sorted by source: the sources found in at least
+    MEMORY_MIN_PACKAGES of `train_packages` whose most common translation there is that of at
+    least half of them. Pairs of other packages (dev, test) are not looked at."""
+    packages, translations = _votes([p for p in pairs if p.catalog in train_packages])
+    out = []
+    for source in sorted(packages):
+        n = len(packages[source])
+        target, votes = _most_common(translations[source])
+        if n >= MEMORY_MIN_PACKAGES and 2 * votes >= n:
+            out.append((source, target, n))
+    return out
+
+
+def _by_kind(splits: dict[str, list[Pair]]) -> dict:
+    return {
+        kind: {
+            split_name: {
+                "packages": len({p.catalog for p in rows if p.kind == kind}),
+                "pairs": sum(p.kind == kind for p in rows),
+            }
+            for split_name, rows in splits.items()
+        }
+        for kind in debian.KINDS
+    }
 
 
 def build(
@@ -161,13 +212,16 @@ def build(
         )
     kinds = debian.kinds(infos.values())
     pairs, unreadable = collect(cache / "mo" / lang, infos, kinds)
-    splits = split(pairs, {n: i.source for n, i in infos.items()}, held_out)
+    group_of = {n: i.source for n, i in infos.items()}
+    test, dev = held_out_groups(pairs, group_of, held_out)
+    splits = split(pairs, group_of, groups=(test, dev))
+    memory = memory_entries(pairs, {n for n, g in group_of.items() if g not in test | dev})  # training only
     splits["train"] = cap_per_package(splits["train"], max_per_package)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, rows in splits.items():
         write_tsv(out_dir / f"{name}.tsv", rows)
-    common = common_messages(pairs)
-    (out_dir / "common.tsv").write_text("".join(f"{s}\t{t}\t{n}\n" for s, t, n in common), encoding="utf-8")
+    for name, rows in (("common.tsv", common_messages(pairs)), ("memory.tsv", memory)):
+        (out_dir / name).write_text("".join(f"{s}\t{t}\t{n}\n" for s, t, n in rows), encoding="utf-8")
     per_package = Counter(p.catalog for p in pairs)
     stats = {
         "source": f"Debian packages ({package_list or 'bundled list'}), language {lang}",
@@ -179,16 +233,8 @@ def build(
         "catalogs_unreadable": unreadable,
         "pairs_read": len(pairs),
         **{f"{k}_pairs": len(v) for k, v in splits.items()},
-        "by_kind": {
-            kind: {
-                split_name: {
-                    "packages": len({p.catalog for p in rows if p.kind == kind}),
-                    "pairs": sum(p.kind == kind for p in rows),
-                }
-                for split_name, rows in splits.items()
-            }
-            for kind in debian.KINDS
-        },
+        "memory_entries": len(memory),
+        "by_kind": _by_kind(splits),
         "dev_packages": sorted({p.catalog for p in splits["dev"]}),
         "test_packages": sorted({p.catalog for p in splits["test"]}),
         "pairs_per_package": dict(sorted(per_package.items())),
