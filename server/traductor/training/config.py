@@ -28,6 +28,7 @@ class TrainConfig:
     seed: int = 1
     threads: int = 0  # 0: torch's default (all cores)
     precision: str = "bf16"  # "bf16": autocast matrix products to bfloat16 (weights stay fp32); "fp32"
+    init_from: str = ""  # a checkpoint to start from (its tokenizer, sizes and weights) instead of scratch
 
     @classmethod
     def flat_fields(cls) -> list:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -132,6 +132,102 @@ def plot(history: list[dict], out_file: Path) -> None:
     plt.close(fig)
 
 
+@dataclass
+class Progress:
+    """Where a run is: saved in train_state.pt with the weights, so a run resumes where it stopped."""
+
+    step: int = 0
+    epoch: int = 0
+    done_in_epoch: int = 0  # batches of the current epoch already trained on
+    best: float = -1.0  # best dev chrF so far (the checkpoint holds that model)
+    elapsed: float = 0.0  # seconds of training so far
+    history: list = field(default_factory=list)
+
+
+def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool) -> Tokenizer:
+    """A new run trains SentencePiece on the masked pairs, or takes --init-from's; a resumed one reuses it."""
+    tok_file = out_dir / TOKENIZER_FILE
+    if fresh and cfg.init_from:
+        tok_file.write_bytes((Path(cfg.init_from) / TOKENIZER_FILE).read_bytes())
+    elif fresh:
+        lines = []
+        for p in train_pairs:
+            m = placeholders.mask(p.source)
+            lines += [m.text, placeholders.mask_like(p.target, m.values)]
+        train_sentencepiece(lines, tok_file, cfg.model.vocab_size)
+    return Tokenizer(tok_file)
+
+
+def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, out_dir: Path):
+    """Model, optimizer and progress: from train_state.pt when resuming, else new (or --init-from's weights)."""
+    base = checkpoint.load(Path(cfg.init_from))[0] if cfg.init_from else None
+    model = Transformer(base.cfg if base is not None else replace(cfg.model, vocab_size=tokenizer.vocab_size))
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
+    if state is None:
+        if base is not None:
+            model.load_state_dict(base.state_dict())
+        return model, optimizer, Progress()
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    history_file = out_dir / "history.json"
+    history = json.loads(history_file.read_text()) if history_file.is_file() else []
+    progress = Progress(
+        int(state["step"]),
+        int(state["epoch"]),
+        int(state["done_in_epoch"]),
+        float(state["best"]),
+        float(state["elapsed"]),
+        history,
+    )
+    return model, optimizer, progress
+
+
+def train_step(model, optimizer, cfg: TrainConfig, batch, step: int) -> tuple[float, int]:
+    """One update at the schedule's learning rate; (label-smoothed loss per token, target tokens)."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr_at(step, cfg.model.d_model, cfg.warmup, cfg.lr_scale)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.precision == "bf16"):
+        loss, ntok = loss_on(model, batch, cfg.label_smoothing)
+    optimizer.zero_grad(set_to_none=True)
+    (loss / ntok).backward()
+    optimizer.step()
+    return loss.item() / ntok, ntok
+
+
+def evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir: Path, dev, progress: Progress, started: float) -> dict:
+    """Dev loss and scores; the checkpoint if chrF improved; train_state.pt, history and plot always."""
+    dev_pairs, dev_data = dev
+    scores = dev_scores(model, tokenizer, dev_pairs)
+    record = {
+        "step": progress.step,
+        "epoch": progress.epoch,
+        "minutes": round((time.monotonic() - started) / 60, 2),
+        "dev_loss": round(dev_loss(model, dev_data, cfg.batch_tokens), 4),
+        "dev_chrf": scores["chrf"],
+        "dev_bleu": scores["bleu"],
+    }
+    progress.history.append(record)
+    if scores["chrf"] > progress.best:
+        progress.best = scores["chrf"]
+        extra = {"training": {**cfg.to_dict(), "step": progress.step, "dev": scores}}
+        checkpoint.save(model, out_dir, out_dir / TOKENIZER_FILE, extra)
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "step": progress.step,
+            "epoch": progress.epoch,
+            "done_in_epoch": progress.done_in_epoch,
+            "best": progress.best,
+            "elapsed": time.monotonic() - started,
+        },
+        out_dir / STATE_FILE,
+    )
+    (out_dir / "history.json").write_text(json.dumps(progress.history) + "\n")
+    plot(progress.history, out_dir / "training.png")
+    return record
+
+
 def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True, quiet: bool = False) -> dict:
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
     for name in ("train.tsv", "dev.tsv"):
@@ -142,102 +238,42 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-
     state_file = out_dir / STATE_FILE
     state = torch.load(state_file, weights_only=True) if resume and state_file.is_file() else None
-    tok_file = out_dir / TOKENIZER_FILE
-    if state is None:
-        lines = []
-        for p in train_pairs:
-            m = placeholders.mask(p.source)
-            lines += [m.text, placeholders.mask_like(p.target, m.values)]
-        train_sentencepiece(lines, tok_file, cfg.model.vocab_size)
-    tokenizer = Tokenizer(tok_file)
-    model_cfg = replace(cfg.model, vocab_size=tokenizer.vocab_size)
-    model = Transformer(model_cfg)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
-    step, epoch, done_in_epoch, history, best, elapsed = 0, 0, 0, [], -1.0, 0.0
-    if state is not None:
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        step, epoch, best, elapsed = (
-            int(state["step"]),
-            int(state["epoch"]),
-            float(state["best"]),
-            float(state["elapsed"]),
-        )
-        done_in_epoch = int(state["done_in_epoch"])
-        history = json.loads((out_dir / "history.json").read_text()) if (out_dir / "history.json").is_file() else []
-
+    tokenizer = prepare_tokenizer(cfg, out_dir, train_pairs, fresh=state is None)
+    model, optimizer, progress = prepare_model(cfg, tokenizer, state, out_dir)
     train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len)
-    dev_data = encode_pairs(tokenizer, dev_pairs, cfg.model.max_len)
-    started = time.monotonic() - elapsed
+    dev = (dev_pairs, encode_pairs(tokenizer, dev_pairs, cfg.model.max_len))
+    started = time.monotonic() - progress.elapsed
     model.train()
-    bar = tqdm(total=cfg.max_steps, initial=step, desc="train", unit="step", disable=quiet, dynamic_ncols=True)
-    stop = False
-    while not stop:
-        batches = make_batches(train_data, cfg.batch_tokens, random.Random(cfg.seed * 1000 + epoch))
-        for position, idx in enumerate(batches[done_in_epoch:], start=done_in_epoch + 1):
+    bar = tqdm(total=cfg.max_steps, initial=progress.step, desc="train", unit="step", disable=quiet, dynamic_ncols=True)
+    while True:
+        batches = make_batches(train_data, cfg.batch_tokens, random.Random(cfg.seed * 1000 + progress.epoch))
+        for idx in batches[progress.done_in_epoch :]:
             t0 = time.monotonic()
-            step += 1
-            for group in optimizer.param_groups:
-                group["lr"] = lr_at(step, cfg.model.d_model, cfg.warmup, cfg.lr_scale)
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.precision == "bf16"):
-                loss, ntok = loss_on(model, tensors(train_data, idx), cfg.label_smoothing)
-            optimizer.zero_grad(set_to_none=True)
-            (loss / ntok).backward()
-            optimizer.step()
-            per_tok = loss.item() / ntok
+            progress.step, progress.done_in_epoch = progress.step + 1, progress.done_in_epoch + 1
+            per_tok, ntok = train_step(model, optimizer, cfg, tensors(train_data, idx), progress.step)
             bar.update(1)
             bar.set_postfix(
-                epoch=epoch,
+                epoch=progress.epoch,
                 loss=f"{per_tok:.3f}",
+                best_chrf=f"{progress.best:.1f}",
                 tok_s=f"{ntok / (time.monotonic() - t0):.0f}",
-                best_chrf=f"{best:.1f}",
             )
-            if step % 50 == 0:
-                history.append({"step": step, "train_loss": round(per_tok, 4)})
-            out_of_time = (time.monotonic() - started) / 60 >= cfg.max_minutes
-            if step % cfg.eval_every == 0 or step >= cfg.max_steps or out_of_time:
-                scores = dev_scores(model, tokenizer, dev_pairs)
-                record = {
-                    "step": step,
-                    "epoch": epoch,
-                    "minutes": round((time.monotonic() - started) / 60, 2),
-                    "dev_loss": round(dev_loss(model, dev_data, cfg.batch_tokens), 4),
-                    "dev_chrf": scores["chrf"],
-                    "dev_bleu": scores["bleu"],
-                }
-                history.append(record)
-                bar.write(json.dumps(record))
-                if scores["chrf"] > best:
-                    best = scores["chrf"]
-                    checkpoint.save(
-                        model, out_dir, tok_file, {"training": {**cfg.to_dict(), "step": step, "dev": scores}}
-                    )
-                torch.save(
-                    {
-                        "model": model.state_dict(),
-                        "optimizer": optimizer.state_dict(),
-                        "step": step,
-                        "epoch": epoch,
-                        "done_in_epoch": position,
-                        "best": best,
-                        "elapsed": time.monotonic() - started,
-                    },
-                    state_file,
+            if progress.step % 50 == 0:
+                progress.history.append({"step": progress.step, "train_loss": round(per_tok, 4)})
+            minutes = (time.monotonic() - started) / 60
+            done = progress.step >= cfg.max_steps or minutes >= cfg.max_minutes
+            if progress.step % cfg.eval_every == 0 or done:
+                bar.write(
+                    json.dumps(evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir, dev, progress, started))
                 )
-                (out_dir / "history.json").write_text(json.dumps(history) + "\n")
-                plot(history, out_dir / "training.png")
-            if step >= cfg.max_steps or out_of_time:
-                stop = True
-                break
-        else:
-            epoch, done_in_epoch = epoch + 1, 0
-    bar.close()
-    return {
-        "steps": step,
-        "epochs": epoch,
-        "minutes": round((time.monotonic() - started) / 60, 2),
-        "best_dev_chrf": best,
-    }
+            if done:
+                bar.close()
+                return {
+                    "steps": progress.step,
+                    "epochs": progress.epoch,
+                    "minutes": round(minutes, 2),
+                    "best_dev_chrf": progress.best,
+                }
+        progress.epoch, progress.done_in_epoch = progress.epoch + 1, 0
