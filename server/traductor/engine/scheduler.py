@@ -78,10 +78,8 @@ class Scheduler:
         self.submit_many([request])
 
     def submit_many(self, requests: list[Request]) -> None:
-        """Queue requests as one group (the segments of one text): all of them or none, under one
-        lock, so the engine never steps between them and admits them together when rows are free.
-        A group is refused only when the queue is already full before it (a text of more segments
-        than `max_queue` is still served on a quiet engine)."""
+        """Queue one group (the segments of one text) under one lock, all or none, so they are admitted
+        together; refused only when the queue is already full (a long text still runs on a quiet engine)."""
         for request in requests:
             if request.n_rows > self.max_rows:
                 raise ValueError(f"beam_size {request.n_rows} exceeds the {self.max_rows} rows of the engine")
