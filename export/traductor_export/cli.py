@@ -19,6 +19,7 @@ def register(sub) -> None:
     p.add_argument("--quantize", choices=["int8"], help="dynamic int8 quantization of the matrix multiplications")
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
     p.add_argument("--parity-tsv", help="check parity on the sources of this TSV (default: a built-in set)")
+    p.add_argument("--memory", help="translation memory to bundle (memory.tsv from `traductor corpus`)")
     p.set_defaults(func=run)
 
 
@@ -31,7 +32,15 @@ def run(args) -> None:
     sentences = [p.source for p in load_split(Path(args.parity_tsv))] if args.parity_tsv else None
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     config = export(
-        checkpoint, Path(args.out), args.quantize, args.force, sentences, progress=lambda m: print(m, flush=True)
+        checkpoint,
+        Path(args.out),
+        args.quantize,
+        args.force,
+        sentences,
+        progress=lambda m: print(m, flush=True),
+        memory=Path(args.memory) if args.memory else None,
     )
     summary = {"bundle": args.out, "quantization": config["quantization"], "parity": config["parity"]}
+    if "memory" in config:
+        summary["memory"] = config["memory"]
     print(json.dumps({**summary, "sha256": config["sha256"]}, indent=2))

@@ -5,7 +5,8 @@ validate   config, finite weights, tokenizer and model agree
 export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
 optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
 quantize   optional: dynamic int8 matrix multiplications, per-channel weights
-save       tokenizer, config.json with dimensions, IO names, checksums
+save       tokenizer, optional translation memory (--memory), config.json with dimensions, IO
+           names, checksums
 prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails
 """
 
@@ -22,6 +23,7 @@ import onnx
 import onnxruntime as ort
 import torch
 
+from traductor.engine import memory as tm
 from traductor.engine.bundle import GRAPHS, BundleConfig, Languages, load_bundle, sha256
 from traductor.engine.translator import OnnxTranslator
 from traductor.errors import ExportError
@@ -129,8 +131,21 @@ def build_graphs(model: Transformer, out: Path, quantize: str | None = None, pro
     return names
 
 
+def copy_memory(memory: Path, out: Path) -> tm.MemoryFile:
+    """The translation memory checked (readable, well formed) and copied into the bundle."""
+    entries = tm.read_memory(memory)
+    shutil.copy(memory, out / tm.FILENAME)
+    return tm.MemoryFile(tm.FILENAME, sha256(out / tm.FILENAME), len(entries))
+
+
 def bundle_config(
-    model: Transformer, out: Path, names: dict, quantize: str | None, name: str, languages: dict
+    model: Transformer,
+    out: Path,
+    names: dict,
+    quantize: str | None,
+    name: str,
+    languages: dict,
+    memory: tm.MemoryFile | None = None,
 ) -> BundleConfig:
     """The bundle's config.json (without parity, which is measured once the bundle can run)."""
     return BundleConfig(
@@ -142,6 +157,7 @@ def bundle_config(
         io=names,
         onnxruntime=ort.__version__,
         sha256={g: sha256(out / g) for g in GRAPHS},
+        memory=memory,
     )
 
 
@@ -158,10 +174,13 @@ def export(
     force: bool = False,
     parity_sentences: list[str] | None = None,
     progress=print,
+    memory: Path | None = None,
 ) -> dict:
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not force:
         raise ExportError(f"{out} already exists; pass --force to overwrite it")
+    if memory is not None and not Path(memory).is_file():
+        raise ExportError(f"--memory: {memory} is not a file (memory.tsv from `traductor corpus`)")
     t0 = time.monotonic()
     progress("[1/6] load")
     model, tokenizer, ckpt_config = checkpoint.load(checkpoint_dir)
@@ -175,7 +194,9 @@ def export(
     source_dir = Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR)
     shutil.copy(source_dir / TOKENIZER_FILE, staging / TOKENIZER_FILE)
     languages = ckpt_config.get("languages", {"source": "en", "target": "es"})
-    config = bundle_config(model, staging, names, quantize, _model_name(source_dir), languages).to_dict()
+    memory_file = copy_memory(Path(memory), staging) if memory is not None else None
+    config = bundle_config(model, staging, names, quantize, _model_name(source_dir), languages, memory_file)
+    config = config.to_dict()
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     progress("[6/6] prove parity")
     translator = OnnxTranslator(load_bundle(staging))

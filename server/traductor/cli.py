@@ -47,11 +47,20 @@ def _translator(args):
     return OnnxTranslator.load(Path(args.model) if args.model else default_bundle(), threads=args.threads)
 
 
-def translate_texts(translator, texts: list[str], beam: int, batch_size: int, format: str = "text") -> list[str]:
+def _memory(translator, use: bool) -> dict[str, str]:
+    """The bundle's translation memory when `use` (the PyTorch engine has no bundle: none)."""
+    bundle = getattr(translator, "bundle", None)
+    return bundle.memory() if use and bundle is not None else {}
+
+
+def translate_texts(
+    translator, texts: list[str], beam: int, batch_size: int, format: str = "text", memory: dict | None = None
+) -> list[str]:
     """Whole texts through an offline translator, as the service does them: each text is cut into
     segments by the text layer (sentences; one too long for the model is cut; nothing to translate:
-    kept), the segments of all texts are translated in one call (rows of the same batches), and
-    each text is put back with its own separators. No text-level limits: this is not a server."""
+    kept), plain-text segments found in `memory` are answered from it, the other segments of all
+    texts are translated in one call (rows of the same batches), and each text is put back with
+    its own separators. No text-level limits: this is not a server."""
     from .text import TextLimits, plan
 
     bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
@@ -59,16 +68,18 @@ def translate_texts(translator, texts: list[str], beam: int, batch_size: int, fo
     unlimited = TextLimits(max_chars=sys.maxsize, max_segments=sys.maxsize)
     too_long = lambda s: len(translator.tokenizer.encode(s)[0]) > limit  # noqa: E731
     plans = [plan(t, format, too_long=too_long, limits=unlimited) for t in texts]
+    memory = memory if memory and format == "text" else {}
     segments = [[s.text for s in p.segments] for p in plans]
-    flat = [s for group in segments for s in group]
+    flat = [s for group in segments for s in group if s not in memory]
     done = iter(translator.translate(flat, beam_size=beam, batch_size=batch_size) if flat else [])
-    return [p.assemble([next(done) for _ in group]) for p, group in zip(plans, segments)]
+    return [p.assemble([memory[s] if s in memory else next(done) for s in group]) for p, group in zip(plans, segments)]
 
 
 def cmd_translate(args) -> None:
     texts = _read_lines(sys.stdin)  # each line is a text: one output line per input line
     translator = _translator(args)
-    for line in translate_texts(translator, texts, args.beam, args.batch_size, args.format):
+    memory = _memory(translator, not args.no_memory)
+    for line in translate_texts(translator, texts, args.beam, args.batch_size, args.format, memory):
         print(line, flush=False)
 
 
@@ -84,16 +95,21 @@ def cmd_evaluate(args) -> None:
     if args.limit:
         pairs = pairs[: args.limit]
 
+    memory = _memory(translator, args.memory)
+
     def run(sources: list[str]) -> list[str]:
         if args.no_segment:
-            return translator.translate(sources, beam_size=args.beam, batch_size=args.batch_size)
-        return translate_texts(translator, sources, args.beam, args.batch_size)
+            todo = [s for s in sources if s not in memory]
+            done = iter(translator.translate(todo, beam_size=args.beam, batch_size=args.batch_size) if todo else [])
+            return [memory[s] if s in memory else next(done) for s in sources]
+        return translate_texts(translator, sources, args.beam, args.batch_size, memory=memory)
 
     hyps = run([p.source for p in pairs])
     if args.hypotheses:
         Path(args.hypotheses).write_text("".join(h + "\n" for h in hyps))
     sources, refs, kinds = [p.source for p in pairs], [p.target for p in pairs], [p.kind for p in pairs]
     report = {"corpus": args.corpus, "engine": args.engine, "beam": args.beam, "segment": not args.no_segment}
+    report["memory_entries"] = len(memory)  # 0: model-only scores (the default)
     report.update(score_by_kind(sources, hyps, refs, kinds))
     if args.common:
         common = load_split(Path(args.common))
@@ -139,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hypotheses", help="also write the translations to this file")
     p.add_argument("--common", help="common.tsv from `traductor corpus`: also report exact matches on it")
     p.add_argument("--no-segment", action="store_true", help="one model input per source (no sentence splitting)")
+    p.add_argument(
+        "--memory", action="store_true", help="answer sources found in the bundle's translation memory from it"
+    )
     _add_engine_args(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -149,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_engine_args(p)
     p.add_argument("--format", choices=["text", "html"], default="text", help="how each line is read")
+    p.add_argument("--no-memory", action="store_true", help="do not use the bundle's translation memory")
     p.set_defaults(func=cmd_translate)
 
     for register in _later_commands():

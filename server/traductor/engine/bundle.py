@@ -5,6 +5,8 @@
     tokenizer.model   SentencePiece, with the placeholder tokens
     config.json       a `BundleConfig`: dimensions and special ids (a ModelConfig), languages,
                       IO names, opset, sha256 of the graphs, the parity figures of the export
+    memory.tsv        optional: a translation memory (engine/memory.py), named with its sha256
+                      and entry count in config.json; bundles without one load as before
 
 `BundleConfig` is the one definition of config.json: the exporter builds one and writes
 `to_dict()`, the engine reads it back with `from_dict()`, which checks every field and names
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from ..errors import BundleError
 from ..model.config import ModelConfig
+from .memory import MemoryFile, read_memory
 
 FORMAT = "traductor-bundle"
 GRAPHS = ("encoder.onnx", "decoder.onnx")
@@ -57,11 +60,13 @@ class BundleConfig:
     sha256: dict[str, str]  # graph file -> checksum
     parity: dict | None = None  # what the export measured against PyTorch (absent for bench bundles)
     format: str = field(default=FORMAT)
+    memory: MemoryFile | None = None  # the translation memory, when the bundle has one
 
     def to_dict(self) -> dict:
         out = {"format": self.format, **asdict(self)}
-        if self.parity is None:
-            del out["parity"]
+        for key in ("parity", "memory"):
+            if out[key] is None:
+                del out[key]
         return out
 
     @classmethod
@@ -96,7 +101,20 @@ class BundleConfig:
             str(data.get("onnxruntime", "")),
             dict(checksums),
             parity,
+            memory=_memory_file(data.get("memory")),
         )
+
+
+def _memory_file(data) -> MemoryFile | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise BundleError("memory: must be an object")
+    file, checksum = _get(data, "file", str, "memory."), _get(data, "sha256", str, "memory.")
+    entries = _get(data, "entries", int, "memory.")
+    if "/" in file or "\\" in file or file.startswith("."):
+        raise BundleError(f"memory.file: must be a file name in the bundle, got {file!r}")
+    return MemoryFile(file, checksum, entries)
 
 
 def _is_checkpoint(data) -> bool:
@@ -148,6 +166,18 @@ class Bundle:
     def file(self, name: str) -> Path:
         return self.path / name
 
+    def memory(self) -> dict[str, str]:
+        """The translation memory, source -> translation (empty without one); read on each call."""
+        if self.config.memory is None:
+            return {}
+        entries = read_memory(self.file(self.config.memory.file))
+        if len(entries) != self.config.memory.entries:
+            raise BundleError(
+                f"{self.file(self.config.memory.file)}: {len(entries)} entries, config.json says "
+                f"{self.config.memory.entries}: export the bundle again"
+            )
+        return entries
+
 
 def read_config(path: Path) -> BundleConfig:
     """config.json of a bundle directory, checked (the graphs are not looked at)."""
@@ -173,12 +203,16 @@ def load_bundle(path: Path | str, verify: bool = True, tokenizer: bool = True) -
     for name in (*GRAPHS, TOKENIZER) if tokenizer else GRAPHS:
         if not (path / name).is_file():
             raise BundleError(f"{path} is missing {name}")
+    memory = config.memory
+    if memory is not None and not (path / memory.file).is_file():
+        raise BundleError(f"{path} is missing {memory.file} (its translation memory, named in config.json)")
     if verify:
-        for name in GRAPHS:
+        expected = {**config.sha256, **({memory.file: memory.sha256} if memory else {})}
+        for name in (*GRAPHS, *([memory.file] if memory else [])):
             actual = sha256(path / name)
-            if actual != config.sha256[name]:
+            if actual != expected[name]:
                 raise BundleError(
-                    f"{path / name}: checksum mismatch (config says {config.sha256[name]}, file is {actual}); "
+                    f"{path / name}: checksum mismatch (config says {expected[name]}, file is {actual}); "
                     "the bundle is corrupt or was modified: export it again"
                 )
     return Bundle(path, config)

@@ -101,7 +101,9 @@ def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_st
         max_new_tokens=min(settings.max_new_tokens, bundle.max_len - 1),
         max_beam_size=min(settings.max_beam_size, rows),
     )
-    return AsyncEngine(scheduler, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments)
+    engine = AsyncEngine(scheduler, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments)
+    engine.memory = bundle.memory() if settings.use_memory else {}  # read by service/texts.py prepare()
+    return engine
 
 
 def _credentials(s: Settings):

@@ -1,6 +1,7 @@
 """Every knob of `traductor serve`, with its default, its flag and its environment variable.
 
-A flag wins over the environment variable (TRADUCTOR_<NAME>), which wins over the default.
+A flag wins over the environment variable (TRADUCTOR_<NAME>), which wins over the default. A
+setting that is on by default is turned off by its `--no-` flag (use_memory: --no-memory).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Settings:
     tls_key: str = ""
     tls_client_ca: str = ""  # PEM CA: clients must present a certificate it signed (mutual TLS)
     reflection: bool = False  # gRPC server reflection (for grpcurl)
+    use_memory: bool = True  # answer segments found in the bundle's translation memory from it (docs/service.md)
     log_level: str = "INFO"
 
     @classmethod
@@ -44,7 +46,10 @@ class Settings:
         for f in fields(cls):
             flag = "--" + f.name.replace("_", "-")
             env = "TRADUCTOR_" + f.name.upper()
-            if f.type in ("bool", bool):
+            if f.type in ("bool", bool) and f.default:
+                off = "--no-" + f.name.removeprefix("use_").replace("_", "-")
+                parser.add_argument(off, dest=f.name, action="store_false", default=None, help=f"(env {env}=0)")
+            elif f.type in ("bool", bool):
                 parser.add_argument(flag, action="store_true", default=None, help=f"(env {env})")
             else:
                 kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]

@@ -24,13 +24,19 @@ longest segment's, as the segments run side by side; first token: the earliest).
 nothing to translate (only numbers, punctuation, placeholders) comes back as it is, with no
 model call and zero usage.
 
+Translation memory: a plain-text segment whose exact text is in `engine.memory` (the bundle's
+memory.tsv, engine/memory.py; empty with --no-memory) is answered from it, with no model call,
+no tokens and zero usage, and put in place like a translated one; in a stream its text is sent
+when it becomes the head. HTML segments always go to the model (their inline markup would have
+to match the memory's).
+
 This module knows nothing about gRPC, HTTP, metrics or logging (the engine records those).
 """
 
 from __future__ import annotations
 
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import AsyncIterator
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
@@ -45,7 +51,27 @@ class Prepared:
     """A checked text: its plan and, per segment to translate, what the engine submits."""
 
     plan: Plan
-    inputs: list[tuple]  # (source ids, placeholder values, resolved options), one per plan.segments
+    inputs: list[tuple]  # (source ids, placeholder values, resolved options), one per segment the model translates
+    segments: list[int] = field(default_factory=list)  # the plan segment index of each of `inputs`
+    known: dict[int, str] = field(default_factory=dict)  # plan segment index -> its translation from the memory
+
+    @property
+    def count(self) -> int:
+        return len(self.inputs) + len(self.known)
+
+    def events(self, model: list[FinishEvent]) -> list[FinishEvent]:
+        """One finish event per plan segment, in text order: the model's and the memory's."""
+        out: list = [None] * self.count
+        for k, event in zip(self.segments, model, strict=True):
+            out[k] = event
+        for k, text in self.known.items():
+            out[k] = remembered(text)
+        return out
+
+
+def remembered(text: str) -> FinishEvent:
+    """A segment translated from the memory: no tokens, no usage, no time."""
+    return FinishEvent(FinishReason.EOS, text, [], [], 0, Timings())
 
 
 def check_finish(event: FinishEvent) -> FinishEvent:
@@ -69,13 +95,18 @@ def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: st
         return encoded[s]
 
     p = plan(text, format, too_long=lambda s: len(encode(s)[0]) > limit, limits=engine.text_limits)
-    if not p.segments:  # nothing reaches the model, but bad options are still refused
-        resolve(options, limit, engine.limits)
-    inputs = []
+    memory = (getattr(engine, "memory", None) or {}) if format == "text" else {}
+    inputs, segments, known = [], [], {}
     for segment in p.segments:
+        if segment.text in memory:
+            known[segment.index] = memory[segment.text]
+            continue
         ids, values = encode(segment.text)
         inputs.append((ids, values, resolve(options, len(ids), engine.limits)))
-    return Prepared(p, inputs)
+        segments.append(segment.index)
+    if not inputs:  # nothing reaches the model, but bad options are still refused
+        resolve(options, limit, engine.limits)
+    return Prepared(p, inputs, segments, known)
 
 
 def segment_id(request_id: str, index: int, count: int) -> str:
@@ -109,14 +140,14 @@ async def run_many(
     If a segment fails (or its deadline passes), the error is raised and the others are cancelled."""
     where = [(t, k) for t, p in enumerate(texts) for k in range(len(p.inputs))]
     inputs = [texts[t].inputs[k] for t, k in where]
-    ids = [segment_id(request_ids[t], k, len(texts[t].inputs)) for t, k in where]
+    ids = [segment_id(request_ids[t], texts[t].segments[k], texts[t].count) for t, k in where]
     results: list[list] = [[None] * len(p.inputs) for p in texts]
     async with aclosing(engine.generate_many(inputs, ids, timeout, stream=False)) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 t, k = where[j]
                 results[t][k] = check_finish(event)
-    return [joined(p.plan, r) for p, r in zip(texts, results)]
+    return [joined(p.plan, p.events(r)) for p, r in zip(texts, results)]
 
 
 async def translate(
@@ -157,20 +188,22 @@ async def stream(
     0, 1, 2, ... in the order they come, whose `text_delta` is the text that became ready in text
     order (often "" for a segment behind the head); then the text's FinishEvent, whose
     `final_delta` is the rest. The concatenation of every delta is the unary text exactly."""
-    p, n = prepared.plan, len(prepared.inputs)
+    p, segments = prepared.plan, prepared.segments
     deltas = DeltaStream(p)
     ready, count = deltas.begin(), 0
-    finished: list = [None] * n
-    ids = [segment_id(request_id, k, n) for k in range(n)]
+    for k, text in sorted(prepared.known.items()):  # from the memory: sent when it becomes the head
+        ready += deltas.finish(k, text)
+    finished: list = [None] * len(segments)
+    ids = [segment_id(request_id, k, prepared.count) for k in segments]
     async with aclosing(engine.generate_many(prepared.inputs, ids, timeout, stream=True)) as events:
-        async for k, event in events:
+        async for j, event in events:
             if isinstance(event, FinishEvent):
-                finished[k] = check_finish(event)
-                ready += deltas.finish(k, event.text)
+                finished[j] = check_finish(event)
+                ready += deltas.finish(segments[j], event.text)
                 continue
-            ready += deltas.push(k, event.text_delta)
+            ready += deltas.push(segments[j], event.text_delta)
             yield TokenEvent(count, event.token_id, ready, event.logprob)
             ready, count = "", count + 1
-    event = joined(p, finished)
+    event = joined(p, prepared.events(finished))
     event.final_delta = ready
     yield event
