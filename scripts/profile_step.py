@@ -70,9 +70,11 @@ def main() -> None:
     steps = bench.NEW_TOKENS
     run_us = sum(e["dur"] for e in runs[-steps:])
     kernel_total = sum(by_op.values())
-    print(f"shape {args.shape}, batch {args.batch}, {args.quantize or 'fp32'}: {wall / steps * 1000:.2f} ms per step "
-          f"({args.batch * steps / wall:.0f} tokens/s); decoder session {run_us / steps / 1000:.2f} ms per step, "
-          f"outside the decoder session (encoder, Python) {max(wall * 1e6 - run_us, 0) / wall / 1e6:.0%}")
+    print(
+        f"shape {args.shape}, batch {args.batch}, {args.quantize or 'fp32'}: {wall / steps * 1000:.2f} ms per step "
+        f"({args.batch * steps / wall:.0f} tokens/s); decoder session {run_us / steps / 1000:.2f} ms per step, "
+        f"outside the decoder session (encoder, Python) {max(wall * 1e6 - run_us, 0) / wall / 1e6:.0%}"
+    )
     print("| op type | share of decoder kernel time |\n|---|---|")
     for op, us in by_op.most_common(12):
         print(f"| {op} | {us / kernel_total:.1%} |")

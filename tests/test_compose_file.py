@@ -141,10 +141,13 @@ def test_serving_dockerfile():
 
 
 def test_dockerignore_keeps_the_context_small():
-    lines = [l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines()
-             if l.strip() and not l.lstrip().startswith("#")]
+    lines = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert lines[0] == "*", "an allowlist: everything is ignored first"
-    allowed = {l[1:].rstrip("/") for l in lines if l.startswith("!")}
+    allowed = {line[1:].rstrip("/") for line in lines if line.startswith("!")}
     assert {"server", "client", "pyproject.toml", "deploy"} <= allowed
     assert not {"work", ".git", "build"} & allowed
 
@@ -155,8 +158,9 @@ def test_prometheus_scrapes_every_replica():
     job = jobs["traductor"]
     assert job.get("metrics_path", "/metrics") == "/metrics"
     dns = job["dns_sd_configs"]
-    assert any("translator" in sd["names"] and sd.get("type", "SRV") == "A" and sd["port"] == 9090
-               for sd in dns), "DNS A records of the service name find every replica"
+    assert any("translator" in sd["names"] and sd.get("type", "SRV") == "A" and sd["port"] == 9090 for sd in dns), (
+        "DNS A records of the service name find every replica"
+    )
 
 
 def test_nginx_balances_grpc_per_request():
@@ -184,16 +188,24 @@ def test_grafana_provisioning():
 
 
 def _dashboard_exprs(dashboard: dict) -> list[tuple[str, str]]:
-    return [(panel["title"], target["expr"]) for panel in dashboard["panels"]
-            for target in panel.get("targets", [])]
+    return [(panel["title"], target["expr"]) for panel in dashboard["panels"] for target in panel.get("targets", [])]
 
 
 def test_dashboard_json(metric_names):
     path = DEPLOY / "grafana" / "dashboards" / "traductor.json"
     dashboard = json.loads(path.read_text())
     titles = {panel["title"] for panel in dashboard["panels"]}
-    for wanted in ["Request rate", "Error rate", "Latency p50 / p99", "Time to first token",
-                   "Output tokens / s", "Batch size", "Queue depth", "Active sequences", "KV cache bytes"]:
+    for wanted in [
+        "Request rate",
+        "Error rate",
+        "Latency p50 / p99",
+        "Time to first token",
+        "Output tokens / s",
+        "Batch size",
+        "Queue depth",
+        "Active sequences",
+        "KV cache bytes",
+    ]:
         assert wanted in titles
     datasource = yaml.safe_load((DEPLOY / "grafana" / "provisioning" / "datasources" / "prometheus.yml").read_text())
     uid = datasource["datasources"][0]["uid"]
@@ -216,13 +228,16 @@ def test_serve_command_runs_without_torch():
     import subprocess
     import sys
 
-    code = ("import sys\n"
-            "sys.modules['torch'] = None  # any `import torch` now raises ImportError\n"
-            "from traductor.cli import main\n"
-            "sys.exit(main(['serve', '--help']))\n")
+    code = (
+        "import sys\n"
+        "sys.modules['torch'] = None  # any `import torch` now raises ImportError\n"
+        "from traductor.cli import main\n"
+        "sys.exit(main(['serve', '--help']))\n"
+    )
     paths = [str(ROOT / "server"), str(ROOT / "export"), str(ROOT / "client")]
     env = {"PYTHONPATH": ":".join(paths), "PATH": "/usr/bin:/bin"}
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "--model" in result.stdout

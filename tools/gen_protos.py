@@ -25,8 +25,13 @@ def generate(out_root: Path) -> list[Path]:
 
     (out_root / "traductor_client" / "v1").mkdir(parents=True, exist_ok=True)
     protos = sorted(PROTO_DIR.glob("*.proto"))
-    args = ["protoc", f"--proto_path=traductor_client/v1={PROTO_DIR}", f"--python_out={out_root}",
-            f"--pyi_out={out_root}", f"--grpc_python_out={out_root}"]
+    args = [
+        "protoc",
+        f"--proto_path=traductor_client/v1={PROTO_DIR}",
+        f"--python_out={out_root}",
+        f"--pyi_out={out_root}",
+        f"--grpc_python_out={out_root}",
+    ]
     args += [f"traductor_client/v1/{p.name}" for p in protos]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")

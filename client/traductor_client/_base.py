@@ -10,7 +10,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import grpc
 
-from traductor_client import health, options as options_mod
+from traductor_client import health
+from traductor_client import options as options_mod
 from traductor_client.retry import RetryPolicy
 from traductor_client.v1 import translator_pb2
 
@@ -31,12 +32,20 @@ class ClientSettings:
     ``authorization: Bearer <token>`` on every call.
     """
 
-    def __init__(self, target: str = DEFAULT_TARGET, *, tls: bool = False,
-                 root_certificates: Optional[bytes] = None,
-                 certificate_chain: Optional[bytes] = None, private_key: Optional[bytes] = None,
-                 server_name: Optional[str] = None, token: Optional[str] = None,
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, retry: Optional[RetryPolicy] = None,
-                 channel_options: Optional[ChannelOptions] = None) -> None:
+    def __init__(
+        self,
+        target: str = DEFAULT_TARGET,
+        *,
+        tls: bool = False,
+        root_certificates: Optional[bytes] = None,
+        certificate_chain: Optional[bytes] = None,
+        private_key: Optional[bytes] = None,
+        server_name: Optional[str] = None,
+        token: Optional[str] = None,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        retry: Optional[RetryPolicy] = None,
+        channel_options: Optional[ChannelOptions] = None,
+    ) -> None:
         if (certificate_chain is None) != (private_key is None):
             raise ValueError("mutual TLS needs both certificate_chain and private_key")
         if timeout is not None and timeout <= 0:
@@ -50,19 +59,19 @@ class ClientSettings:
         self.token = token
         self.timeout = timeout
         self.retry = retry if retry is not None else RetryPolicy()
-        self.channel_options: List[Tuple[str, Any]] = [
-            ("grpc.primary_user_agent", f"traductor-client/{__version__}")]
+        self.channel_options: List[Tuple[str, Any]] = [("grpc.primary_user_agent", f"traductor-client/{__version__}")]
         if server_name:
             self.channel_options.append(("grpc.ssl_target_name_override", server_name))
         self.channel_options.extend(channel_options or ())
-        self.metadata: Tuple[Tuple[str, str], ...] = (
-            (("authorization", f"Bearer {token}"),) if token else ())
+        self.metadata: Tuple[Tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
         self.rng = random.Random()  # jitter source; seeded by the OS, one per client
 
     def credentials(self) -> grpc.ChannelCredentials:
-        return grpc.ssl_channel_credentials(root_certificates=self.root_certificates,
-                                            private_key=self.private_key,
-                                            certificate_chain=self.certificate_chain)
+        return grpc.ssl_channel_credentials(
+            root_certificates=self.root_certificates,
+            private_key=self.private_key,
+            certificate_chain=self.certificate_chain,
+        )
 
     def sync_channel(self) -> grpc.Channel:
         if self.tls:
@@ -81,25 +90,27 @@ class ClientSettings:
 
 def health_check_callable(channel: Any) -> Any:
     """A generic unary-unary callable for Health/Check (see :mod:`traductor_client.health`)."""
-    return channel.unary_unary(health.CHECK_METHOD,
-                               request_serializer=health.encode_check_request,
-                               response_deserializer=health.decode_check_response)
+    return channel.unary_unary(
+        health.CHECK_METHOD,
+        request_serializer=health.encode_check_request,
+        response_deserializer=health.decode_check_response,
+    )
 
 
-def translate_request(text: str, request_id: Optional[str],
-                      options: Dict[str, Any]) -> translator_pb2.TranslateRequest:
+def translate_request(text: str, request_id: Optional[str], options: Dict[str, Any]) -> translator_pb2.TranslateRequest:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
-    return translator_pb2.TranslateRequest(text=text, options=options_mod.to_pb(options),
-                                           request_id=request_id or "")
+    return translator_pb2.TranslateRequest(text=text, options=options_mod.to_pb(options), request_id=request_id or "")
 
 
-def batch_request(texts: Iterable[str], request_id: Optional[str],
-                  options: Dict[str, Any]) -> translator_pb2.TranslateBatchRequest:
+def batch_request(
+    texts: Iterable[str], request_id: Optional[str], options: Dict[str, Any]
+) -> translator_pb2.TranslateBatchRequest:
     if isinstance(texts, str):  # a str is iterable too, but means a caller mistake here
         raise TypeError("texts must be an iterable of str, not a single str")
     texts = list(texts)
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("texts must all be str")
-    return translator_pb2.TranslateBatchRequest(texts=texts, options=options_mod.to_pb(options),
-                                                request_id=request_id or "")
+    return translator_pb2.TranslateBatchRequest(
+        texts=texts, options=options_mod.to_pb(options), request_id=request_id or ""
+    )

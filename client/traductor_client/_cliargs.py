@@ -27,22 +27,44 @@ def connection_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(add_help=False)
     group = parser.add_argument_group("connection")
     sup = argparse.SUPPRESS
-    group.add_argument("--target", default=sup, metavar="HOST:PORT",
-                       help=f"server address (env TRADUCTOR_TARGET, default {DEFAULT_TARGET})")
-    group.add_argument("--tls", action="store_true", default=sup,
-                       help="use TLS with the system's root certificates (implied by --ca/--cert)")
+    group.add_argument(
+        "--target",
+        default=sup,
+        metavar="HOST:PORT",
+        help=f"server address (env TRADUCTOR_TARGET, default {DEFAULT_TARGET})",
+    )
+    group.add_argument(
+        "--tls",
+        action="store_true",
+        default=sup,
+        help="use TLS with the system's root certificates (implied by --ca/--cert)",
+    )
     group.add_argument("--ca", default=sup, metavar="PEM", help="root certificate(s) to trust")
     group.add_argument("--cert", default=sup, metavar="PEM", help="client certificate (mutual TLS)")
     group.add_argument("--key", default=sup, metavar="PEM", help="client private key (mutual TLS)")
-    group.add_argument("--server-name", default=sup, metavar="NAME",
-                       help="expected name in the server's certificate, if not the target host")
-    group.add_argument("--token", default=sup,
-                       help="bearer token sent as 'authorization: Bearer ...' (env TRADUCTOR_TOKEN)")
-    group.add_argument("--timeout", type=float, default=sup, metavar="SECONDS",
-                       help=f"deadline of each call, retries included (default {DEFAULT_TIMEOUT:g})")
-    group.add_argument("--retries", type=int, default=sup, metavar="N",
-                       help="retries on UNAVAILABLE after the first attempt (default 3; "
-                            "loadtest: 0)")
+    group.add_argument(
+        "--server-name",
+        default=sup,
+        metavar="NAME",
+        help="expected name in the server's certificate, if not the target host",
+    )
+    group.add_argument(
+        "--token", default=sup, help="bearer token sent as 'authorization: Bearer ...' (env TRADUCTOR_TOKEN)"
+    )
+    group.add_argument(
+        "--timeout",
+        type=float,
+        default=sup,
+        metavar="SECONDS",
+        help=f"deadline of each call, retries included (default {DEFAULT_TIMEOUT:g})",
+    )
+    group.add_argument(
+        "--retries",
+        type=int,
+        default=sup,
+        metavar="N",
+        help="retries on UNAVAILABLE after the first attempt (default 3; loadtest: 0)",
+    )
     return parser
 
 
@@ -94,11 +116,19 @@ def add_decoding_flags(parser: argparse.ArgumentParser, scores: bool = True) -> 
     for flag, dest, kind, help_text in _DECODING_FLAGS:
         group.add_argument(flag, dest=f"opt_{dest}", type=kind, default=None, help=help_text)
     if scores:
-        group.add_argument("--scores", dest="opt_return_scores", action="store_true",
-                           default=None, help="ask for token log-probabilities and the score")
+        group.add_argument(
+            "--scores",
+            dest="opt_return_scores",
+            action="store_true",
+            default=None,
+            help="ask for token log-probabilities and the score",
+        )
 
 
 def decoding_options(args: argparse.Namespace) -> Dict[str, Any]:
     """The decoding options given on the command line, keyed by DecodingOptions field."""
-    return {name[len("opt_"):]: value for name, value in vars(args).items()
-            if name.startswith("opt_") and value is not None}
+    return {
+        name[len("opt_") :]: value
+        for name, value in vars(args).items()
+        if name.startswith("opt_") and value is not None
+    }

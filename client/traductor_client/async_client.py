@@ -8,8 +8,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Opti
 import grpc
 
 from traductor_client import _base, errors, health
-from traductor_client.results import (ModelInfo, StreamEvent, StreamToken, Translation,
-                                      stream_event_from_pb)
+from traductor_client.results import ModelInfo, StreamEvent, StreamToken, Translation, stream_event_from_pb
 from traductor_client.retry import Deadline, next_delay
 from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
@@ -46,38 +45,36 @@ class AsyncTranslatorClient:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.close()
 
-    async def _call(self, method: Callable[..., Awaitable[T]], request: Any,
-                    timeout: Optional[float]) -> T:
+    async def _call(self, method: Callable[..., Awaitable[T]], request: Any, timeout: Optional[float]) -> T:
         deadline = Deadline(self._settings.timeout_for(timeout))
         attempt = 0
         while True:
             attempt += 1
             try:
-                return await method(request, timeout=deadline.remaining(),
-                                    metadata=self._settings.metadata)
+                return await method(request, timeout=deadline.remaining(), metadata=self._settings.metadata)
             except grpc.RpcError as rpc_error:  # grpc.aio.AioRpcError is an RpcError
                 error = errors.from_rpc_error(rpc_error)
-                delay = next_delay(self._settings.retry, attempt, error, deadline,
-                                   self._settings.rng)
+                delay = next_delay(self._settings.retry, attempt, error, deadline, self._settings.rng)
                 if delay is None:
                     raise error from rpc_error
             await self._sleep(delay)
 
-    async def translate(self, text: str, *, timeout: Optional[float] = None,
-                        request_id: Optional[str] = None, **options: Any) -> Translation:
+    async def translate(
+        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+    ) -> Translation:
         request = _base.translate_request(text, request_id, options)
         return Translation.from_pb(await self._call(self._stub.Translate, request, timeout))
 
-    async def translate_batch(self, texts: Iterable[str], *, timeout: Optional[float] = None,
-                              request_id: Optional[str] = None,
-                              **options: Any) -> List[Translation]:
+    async def translate_batch(
+        self, texts: Iterable[str], *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+    ) -> List[Translation]:
         request = _base.batch_request(texts, request_id, options)
         response = await self._call(self._stub.TranslateBatch, request, timeout)
         return [Translation.from_pb(result) for result in response.results]
 
-    def stream_events(self, text: str, *, timeout: Optional[float] = None,
-                      request_id: Optional[str] = None,
-                      **options: Any) -> AsyncIterator[StreamEvent]:
+    def stream_events(
+        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+    ) -> AsyncIterator[StreamEvent]:
         """``async for`` over :class:`StreamToken` events then one :class:`StreamFinal`.
 
         A plain method returning an async generator, so that bad options raise at the call.
@@ -85,15 +82,13 @@ class AsyncTranslatorClient:
         request = _base.translate_request(text, request_id, options)
         return self._stream(request, Deadline(self._settings.timeout_for(timeout)))
 
-    async def _stream(self, request: translator_pb2.TranslateRequest,
-                      deadline: Deadline) -> AsyncIterator[StreamEvent]:
+    async def _stream(self, request: translator_pb2.TranslateRequest, deadline: Deadline) -> AsyncIterator[StreamEvent]:
         with_scores = request.options.return_scores
         attempt = 0
         while True:
             attempt += 1
             received = False
-            call = self._stub.TranslateStream(request, timeout=deadline.remaining(),
-                                              metadata=self._settings.metadata)
+            call = self._stub.TranslateStream(request, timeout=deadline.remaining(), metadata=self._settings.metadata)
             try:
                 async for message in call:
                     received = True
@@ -101,8 +96,9 @@ class AsyncTranslatorClient:
                 return
             except grpc.RpcError as rpc_error:
                 error = errors.from_rpc_error(rpc_error)
-                delay = None if received else next_delay(self._settings.retry, attempt, error,
-                                                         deadline, self._settings.rng)
+                delay = (
+                    None if received else next_delay(self._settings.retry, attempt, error, deadline, self._settings.rng)
+                )
                 if delay is None:
                     raise error from rpc_error
             finally:
@@ -120,16 +116,15 @@ class AsyncTranslatorClient:
             await events.aclose()
 
     async def model_info(self, *, timeout: Optional[float] = None) -> ModelInfo:
-        response = await self._call(self._stub.GetModelInfo,
-                                    translator_pb2.GetModelInfoRequest(), timeout)
+        response = await self._call(self._stub.GetModelInfo, translator_pb2.GetModelInfoRequest(), timeout)
         return ModelInfo.from_pb(response)
 
     async def health(self, service: str = "", *, timeout: Optional[float] = None) -> str:
         """Serving status of ``service`` ("" = whole server); not retried (it is a probe)."""
         try:
-            status = await self._health_check(service,
-                                              timeout=self._settings.timeout_for(timeout),
-                                              metadata=self._settings.metadata)
+            status = await self._health_check(
+                service, timeout=self._settings.timeout_for(timeout), metadata=self._settings.metadata
+            )
         except grpc.RpcError as rpc_error:
             raise errors.from_rpc_error(rpc_error) from rpc_error
         return health.status_name(status)

@@ -16,10 +16,14 @@ import os
 import sys
 from typing import Iterable, Optional, Sequence
 
-from traductor_client import __version__
-from traductor_client._cliargs import (UsageError, add_decoding_flags, connection_parser,
-                                       connection_settings, decoding_options)
-from traductor_client import po
+from traductor_client import __version__, po
+from traductor_client._cliargs import (
+    UsageError,
+    add_decoding_flags,
+    connection_parser,
+    connection_settings,
+    decoding_options,
+)
 from traductor_client.errors import TranslatorError
 from traductor_client.results import StreamFinal, Translation
 from traductor_client.sync_client import TranslatorClient
@@ -64,13 +68,11 @@ def _cmd_translate(args: argparse.Namespace) -> int:
             if args.stream:
                 _stream_one(client, text, args, options)
             else:
-                _print_translation(client.translate(text, request_id=args.request_id, **options),
-                                   args)
+                _print_translation(client.translate(text, request_id=args.request_id, **options), args)
     return 0
 
 
-def _stream_one(client: TranslatorClient, text: str, args: argparse.Namespace,
-                options: dict) -> None:
+def _stream_one(client: TranslatorClient, text: str, args: argparse.Namespace, options: dict) -> None:
     """Print pieces as they arrive (flushed); with --json, one JSON object per event."""
     for event in client.stream_events(text, request_id=args.request_id, **options):
         if args.json:
@@ -108,28 +110,30 @@ def build_parser() -> argparse.ArgumentParser:
     from traductor_client.loadtest import command as loadtest_command  # keeps --help fast
 
     conn = connection_parser()
-    parser = argparse.ArgumentParser(prog=PROG, parents=[conn],
-                                     description="Client for the traductor translation service.")
+    parser = argparse.ArgumentParser(
+        prog=PROG, parents=[conn], description="Client for the traductor translation service."
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     translate = commands.add_parser(
-        "translate", parents=[conn], help="translate texts (arguments, or stdin line by line)",
-        description="Translate each TEXT argument, or each line of stdin when there is none.")
+        "translate",
+        parents=[conn],
+        help="translate texts (arguments, or stdin line by line)",
+        description="Translate each TEXT argument, or each line of stdin when there is none.",
+    )
     translate.add_argument("text", nargs="*", help="text(s) to translate")
-    translate.add_argument("--stream", action="store_true",
-                           help="print the translation piece by piece as it is generated")
-    translate.add_argument("--batch", action="store_true",
-                           help="send all texts in one TranslateBatch call")
+    translate.add_argument(
+        "--stream", action="store_true", help="print the translation piece by piece as it is generated"
+    )
+    translate.add_argument("--batch", action="store_true", help="send all texts in one TranslateBatch call")
     translate.add_argument("--json", action="store_true", help="print full results as JSON lines")
     translate.add_argument("--request-id", default=None, help="request id to send (and log)")
     add_decoding_flags(translate)
     translate.set_defaults(handler=_cmd_translate)
 
-    health = commands.add_parser("health", parents=[conn],
-                                 help="print the serving status; exit 0 only when SERVING")
-    health.add_argument("--service", default="",
-                        help="service name to check (default: the whole server)")
+    health = commands.add_parser("health", parents=[conn], help="print the serving status; exit 0 only when SERVING")
+    health.add_argument("--service", default="", help="service name to check (default: the whole server)")
     health.set_defaults(handler=_cmd_health)
 
     info = commands.add_parser("info", parents=[conn], help="show the model and server limits")
@@ -171,8 +175,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as error:  # noqa: BLE001 - last resort: one line, traceback on request
         if os.environ.get("TRADUCTOR_DEBUG"):
             raise
-        return _fail(f"unexpected error: {type(error).__name__}: {error} "
-                     "(set TRADUCTOR_DEBUG=1 for the traceback)", 1)
+        return _fail(f"unexpected error: {type(error).__name__}: {error} (set TRADUCTOR_DEBUG=1 for the traceback)", 1)
 
 
 if __name__ == "__main__":

@@ -103,9 +103,20 @@ class Unauthenticated(_FixedCode):
 
 _BY_CODE: Dict[grpc.StatusCode, Type[_FixedCode]] = {
     cls.CODE: cls
-    for cls in (Cancelled, Unknown, InvalidArgument, DeadlineExceeded, NotFound, PermissionDenied,
-                ResourceExhausted, FailedPrecondition, Unimplemented, Internal, Unavailable,
-                Unauthenticated)
+    for cls in (
+        Cancelled,
+        Unknown,
+        InvalidArgument,
+        DeadlineExceeded,
+        NotFound,
+        PermissionDenied,
+        ResourceExhausted,
+        FailedPrecondition,
+        Unimplemented,
+        Internal,
+        Unavailable,
+        Unauthenticated,
+    )
 }
 
 
@@ -125,8 +136,7 @@ def from_rpc_error(error: grpc.RpcError) -> TranslatorError:
     details_fn = getattr(error, "details", None)
     code = code_fn() if callable(code_fn) else None
     details = details_fn() if callable(details_fn) else None
-    typed = error_for(code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN,
-                      details or "")
+    typed = error_for(code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN, details or "")
     trailers_fn = getattr(error, "trailing_metadata", None)
     typed.pushback_ms = pushback_ms(trailers_fn() if callable(trailers_fn) else None)
     return typed

@@ -21,8 +21,12 @@ _FIELDS = {f.name: f for f in translator_pb2.DecodingOptions.DESCRIPTOR.fields}
 #: Every accepted option name.
 OPTION_NAMES: FrozenSet[str] = frozenset(_FIELDS)
 
-_INT_TYPES = {FieldDescriptor.CPPTYPE_INT32, FieldDescriptor.CPPTYPE_INT64,
-              FieldDescriptor.CPPTYPE_UINT32, FieldDescriptor.CPPTYPE_UINT64}
+_INT_TYPES = {
+    FieldDescriptor.CPPTYPE_INT32,
+    FieldDescriptor.CPPTYPE_INT64,
+    FieldDescriptor.CPPTYPE_UINT32,
+    FieldDescriptor.CPPTYPE_UINT64,
+}
 _FLOAT_TYPES = {FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE}
 
 
@@ -54,8 +58,7 @@ def to_pb(options: Mapping[str, Any]) -> translator_pb2.DecodingOptions:
     """
     unknown = sorted(set(options) - OPTION_NAMES)
     if unknown:
-        raise TypeError(f"unknown decoding option(s): {', '.join(unknown)} "
-                        f"(known: {', '.join(sorted(OPTION_NAMES))})")
+        raise TypeError(f"unknown decoding option(s): {', '.join(unknown)} (known: {', '.join(sorted(OPTION_NAMES))})")
     message = translator_pb2.DecodingOptions()
     for name, value in options.items():
         if value is None:

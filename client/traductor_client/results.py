@@ -21,12 +21,12 @@ def finish_reason_name(value: int) -> str:
         name = translator_pb2.FinishReason.Name(value)
     except ValueError:
         return f"unknown({value})"
-    return name[len(_FINISH_PREFIX):].lower() if name.startswith(_FINISH_PREFIX) else name.lower()
+    return name[len(_FINISH_PREFIX) :].lower() if name.startswith(_FINISH_PREFIX) else name.lower()
 
 
 @dataclass(frozen=True)
 class Usage:
-    input_tokens: int = 0   # source tokens, EOS included
+    input_tokens: int = 0  # source tokens, EOS included
     output_tokens: int = 0  # generated tokens, EOS not included
 
     @classmethod
@@ -46,9 +46,13 @@ class Timings:
 
     @classmethod
     def from_pb(cls, message: translator_pb2.Timings) -> "Timings":
-        return cls(queue_seconds=message.queue_seconds, encode_seconds=message.encode_seconds,
-                   decode_seconds=message.decode_seconds, total_seconds=message.total_seconds,
-                   time_to_first_token_seconds=message.time_to_first_token_seconds)
+        return cls(
+            queue_seconds=message.queue_seconds,
+            encode_seconds=message.encode_seconds,
+            decode_seconds=message.decode_seconds,
+            total_seconds=message.total_seconds,
+            time_to_first_token_seconds=message.time_to_first_token_seconds,
+        )
 
 
 @dataclass(frozen=True)
@@ -71,11 +75,16 @@ class Translation:
     @classmethod
     def from_pb(cls, message: translator_pb2.TranslateResponse) -> "Translation":
         logprobs = list(message.token_logprobs)
-        return cls(text=message.text, token_ids=list(message.token_ids),
-                   finish_reason=finish_reason_name(message.finish_reason),
-                   usage=Usage.from_pb(message.usage), timings=Timings.from_pb(message.timings),
-                   token_logprobs=logprobs, score=message.score if logprobs else None,
-                   request_id=message.request_id)
+        return cls(
+            text=message.text,
+            token_ids=list(message.token_ids),
+            finish_reason=finish_reason_name(message.finish_reason),
+            usage=Usage.from_pb(message.usage),
+            timings=Timings.from_pb(message.timings),
+            token_logprobs=logprobs,
+            score=message.score if logprobs else None,
+            request_id=message.request_id,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,16 +111,22 @@ class StreamFinal:
 StreamEvent = Union[StreamToken, StreamFinal]
 
 
-def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse,
-                         with_scores: bool = False) -> StreamEvent:
+def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse, with_scores: bool = False) -> StreamEvent:
     """The final message is recognised by ``token_id == -1``, as the proto specifies."""
     if message.token_id < 0:
-        return StreamFinal(finish_reason=finish_reason_name(message.finish_reason),
-                           usage=Usage.from_pb(message.usage),
-                           timings=Timings.from_pb(message.timings),
-                           request_id=message.request_id, num_tokens=message.index)
-    return StreamToken(text=message.text_delta, token_id=message.token_id, index=message.index,
-                       logprob=message.token_logprob if with_scores else None)
+        return StreamFinal(
+            finish_reason=finish_reason_name(message.finish_reason),
+            usage=Usage.from_pb(message.usage),
+            timings=Timings.from_pb(message.timings),
+            request_id=message.request_id,
+            num_tokens=message.index,
+        )
+    return StreamToken(
+        text=message.text_delta,
+        token_id=message.token_id,
+        index=message.index,
+        logprob=message.token_logprob if with_scores else None,
+    )
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@ from typing import Any, Callable, Iterable, Iterator, List, Optional, TypeVar
 import grpc
 
 from traductor_client import _base, errors, health
-from traductor_client.results import (ModelInfo, StreamEvent, StreamToken, Translation,
-                                      stream_event_from_pb)
+from traductor_client.results import ModelInfo, StreamEvent, StreamToken, Translation, stream_event_from_pb
 from traductor_client.retry import Deadline, next_delay
 from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
@@ -58,32 +57,33 @@ class TranslatorClient:
         while True:
             attempt += 1
             try:
-                return method(request, timeout=deadline.remaining(),
-                              metadata=self._settings.metadata)
+                return method(request, timeout=deadline.remaining(), metadata=self._settings.metadata)
             except grpc.RpcError as rpc_error:
                 error = errors.from_rpc_error(rpc_error)
-                delay = next_delay(self._settings.retry, attempt, error, deadline,
-                                   self._settings.rng)
+                delay = next_delay(self._settings.retry, attempt, error, deadline, self._settings.rng)
                 if delay is None:
                     raise error from rpc_error
             self._sleep(delay)
 
     # -- API -----------------------------------------------------------------------------------
-    def translate(self, text: str, *, timeout: Optional[float] = None,
-                  request_id: Optional[str] = None, **options: Any) -> Translation:
+    def translate(
+        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+    ) -> Translation:
         """Translate one text."""
         request = _base.translate_request(text, request_id, options)
         return Translation.from_pb(self._call(self._stub.Translate, request, timeout))
 
-    def translate_batch(self, texts: Iterable[str], *, timeout: Optional[float] = None,
-                        request_id: Optional[str] = None, **options: Any) -> List[Translation]:
+    def translate_batch(
+        self, texts: Iterable[str], *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+    ) -> List[Translation]:
         """Translate several texts with the same options; results keep the texts' order."""
         request = _base.batch_request(texts, request_id, options)
         response = self._call(self._stub.TranslateBatch, request, timeout)
         return [Translation.from_pb(result) for result in response.results]
 
-    def stream_events(self, text: str, *, timeout: Optional[float] = None,
-                      request_id: Optional[str] = None, **options: Any) -> Iterator[StreamEvent]:
+    def stream_events(
+        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+    ) -> Iterator[StreamEvent]:
         """Yield a :class:`StreamToken` per generated token, then one :class:`StreamFinal`.
 
         The request is checked now (bad options raise here, not at the first ``next``). The
@@ -93,15 +93,13 @@ class TranslatorClient:
         request = _base.translate_request(text, request_id, options)
         return self._stream(request, Deadline(self._settings.timeout_for(timeout)))
 
-    def _stream(self, request: translator_pb2.TranslateRequest,
-                deadline: Deadline) -> Iterator[StreamEvent]:
+    def _stream(self, request: translator_pb2.TranslateRequest, deadline: Deadline) -> Iterator[StreamEvent]:
         with_scores = request.options.return_scores
         attempt = 0
         while True:
             attempt += 1
             received = False
-            call = self._stub.TranslateStream(request, timeout=deadline.remaining(),
-                                              metadata=self._settings.metadata)
+            call = self._stub.TranslateStream(request, timeout=deadline.remaining(), metadata=self._settings.metadata)
             try:
                 for message in call:
                     received = True
@@ -109,8 +107,9 @@ class TranslatorClient:
                 return
             except grpc.RpcError as rpc_error:
                 error = errors.from_rpc_error(rpc_error)
-                delay = None if received else next_delay(self._settings.retry, attempt, error,
-                                                         deadline, self._settings.rng)
+                delay = (
+                    None if received else next_delay(self._settings.retry, attempt, error, deadline, self._settings.rng)
+                )
                 if delay is None:
                     raise error from rpc_error
             finally:
@@ -125,16 +124,16 @@ class TranslatorClient:
                 yield event.text
 
     def model_info(self, *, timeout: Optional[float] = None) -> ModelInfo:
-        response = self._call(self._stub.GetModelInfo, translator_pb2.GetModelInfoRequest(),
-                              timeout)
+        response = self._call(self._stub.GetModelInfo, translator_pb2.GetModelInfoRequest(), timeout)
         return ModelInfo.from_pb(response)
 
     def health(self, service: str = "", *, timeout: Optional[float] = None) -> str:
         """The serving status ("SERVING", "NOT_SERVING", ...) of ``service`` ("" = the whole
         server). Not retried: a probe must report the state now, not wait for it to improve."""
         try:
-            status = self._health_check(service, timeout=self._settings.timeout_for(timeout),
-                                        metadata=self._settings.metadata)
+            status = self._health_check(
+                service, timeout=self._settings.timeout_for(timeout), metadata=self._settings.metadata
+            )
         except grpc.RpcError as rpc_error:
             raise errors.from_rpc_error(rpc_error) from rpc_error
         return health.status_name(status)

@@ -1,2 +1,3 @@
 """traductor: an English->Spanish Transformer, exported to ONNX and served over gRPC."""
+
 __version__ = "0.1.0"

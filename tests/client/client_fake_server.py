@@ -44,8 +44,7 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
         self._lock = threading.Lock()
 
     # -- shared checks -------------------------------------------------------------------------
-    def _enter(self, method: str, context: grpc.ServicerContext,
-               options: Optional[pb.DecodingOptions] = None) -> None:
+    def _enter(self, method: str, context: grpc.ServicerContext, options: Optional[pb.DecodingOptions] = None) -> None:
         metadata = {key: value for key, value in context.invocation_metadata()}
         with self._lock:
             self.calls[method] += 1
@@ -72,7 +71,7 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
         words = list(reversed(text.split()))
         finish = pb.FINISH_REASON_EOS
         if options.HasField("max_new_tokens") and len(words) > options.max_new_tokens:
-            words, finish = words[:options.max_new_tokens], pb.FINISH_REASON_LENGTH
+            words, finish = words[: options.max_new_tokens], pb.FINISH_REASON_LENGTH
         return words, finish
 
     @staticmethod
@@ -83,11 +82,15 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
         words, finish = self._words(text, options)
         logprobs = [-0.5] * len(words) if options.return_scores else []
         return pb.TranslateResponse(
-            text=" ".join(words), token_ids=[self.token_id(w) for w in words],
+            text=" ".join(words),
+            token_ids=[self.token_id(w) for w in words],
             finish_reason=finish,
             usage=pb.Usage(input_tokens=len(text.split()) + 1, output_tokens=len(words)),
             timings=pb.Timings(total_seconds=0.001, time_to_first_token_seconds=0.0005),
-            token_logprobs=logprobs, score=sum(logprobs), request_id=request_id or "generated")
+            token_logprobs=logprobs,
+            score=sum(logprobs),
+            request_id=request_id or "generated",
+        )
 
     # -- RPCs ----------------------------------------------------------------------------------
     def Translate(self, request, context):
@@ -104,25 +107,39 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
         words, finish = self._words(request.text, request.options)
         for index, word in enumerate(words):
             yield pb.TranslateStreamResponse(
-                text_delta=(" " if index else "") + word, token_id=self.token_id(word),
-                index=index, token_logprob=-0.5 if request.options.return_scores else 0.0)
+                text_delta=(" " if index else "") + word,
+                token_id=self.token_id(word),
+                index=index,
+                token_logprob=-0.5 if request.options.return_scores else 0.0,
+            )
         yield pb.TranslateStreamResponse(
-            token_id=-1, index=len(words), finish_reason=finish,
+            token_id=-1,
+            index=len(words),
+            finish_reason=finish,
             usage=pb.Usage(input_tokens=len(request.text.split()) + 1, output_tokens=len(words)),
-            timings=pb.Timings(total_seconds=0.001), request_id=request.request_id or "generated")
+            timings=pb.Timings(total_seconds=0.001),
+            request_id=request.request_id or "generated",
+        )
 
     def TranslateBatch(self, request, context):
         self._enter("TranslateBatch", context, request.options)
         for text in request.texts:
             self._check(text, request.options, context)
         return pb.TranslateBatchResponse(
-            results=[self._response(t, request.options, request.request_id)
-                     for t in request.texts])
+            results=[self._response(t, request.options, request.request_id) for t in request.texts]
+        )
 
     def GetModelInfo(self, request, context):
         self._enter("GetModelInfo", context)
-        return pb.ModelInfo(name="fake-reverse", source_language="en", target_language="es",
-                            d_model=8, max_beam_size=4, quantization="none", version="test")
+        return pb.ModelInfo(
+            name="fake-reverse",
+            source_language="en",
+            target_language="es",
+            d_model=8,
+            max_beam_size=4,
+            quantization="none",
+            version="test",
+        )
 
 
 class FakeServer:
@@ -157,5 +174,8 @@ def unused_port() -> int:
 
 
 #: Reconnect quickly in tests so a server started late is found within milliseconds.
-FAST_RECONNECT = [("grpc.initial_reconnect_backoff_ms", 20), ("grpc.min_reconnect_backoff_ms", 20),
-                  ("grpc.max_reconnect_backoff_ms", 100)]
+FAST_RECONNECT = [
+    ("grpc.initial_reconnect_backoff_ms", 20),
+    ("grpc.min_reconnect_backoff_ms", 20),
+    ("grpc.max_reconnect_backoff_ms", 100),
+]

@@ -6,11 +6,18 @@ import asyncio
 
 import grpc
 import pytest
+from client_fake_server import FAST_RECONNECT, FakeServer, unused_port
 from grpc_health.v1 import health_pb2
 
-from client_fake_server import FAST_RECONNECT, FakeServer, unused_port
-from traductor_client import (AsyncTranslatorClient, DeadlineExceeded, InvalidArgument,
-                              RetryPolicy, StreamFinal, Unauthenticated, Unavailable)
+from traductor_client import (
+    AsyncTranslatorClient,
+    DeadlineExceeded,
+    InvalidArgument,
+    RetryPolicy,
+    StreamFinal,
+    Unauthenticated,
+    Unavailable,
+)
 
 FAST_RETRY = dict(max_attempts=30, initial_backoff=0.01, max_backoff=0.05)
 
@@ -60,8 +67,7 @@ def test_invalid_argument_not_retried(server):
 
 def test_unavailable_retried_and_stream_rules(server):
     async def scenario():
-        async with AsyncTranslatorClient(server.address,
-                                         retry=RetryPolicy(**FAST_RETRY)) as client:
+        async with AsyncTranslatorClient(server.address, retry=RetryPolicy(**FAST_RETRY)) as client:
             server.translator.fail_next = [grpc.StatusCode.UNAVAILABLE] * 2
             text = (await client.translate("p q")).text
             server.translator.fail_next = [grpc.StatusCode.UNAVAILABLE]
@@ -88,8 +94,9 @@ def test_retry_reaches_a_server_started_late():
 
     async def scenario():
         policy = RetryPolicy(on_retry=start_server, **FAST_RETRY)
-        async with AsyncTranslatorClient(f"127.0.0.1:{port}", retry=policy, timeout=10,
-                                         channel_options=FAST_RECONNECT) as client:
+        async with AsyncTranslatorClient(
+            f"127.0.0.1:{port}", retry=policy, timeout=10, channel_options=FAST_RECONNECT
+        ) as client:
             return (await client.translate("came late")).text
 
     try:

@@ -6,9 +6,9 @@ import io
 import json
 
 import pytest
+from client_fake_server import unused_port
 from grpc_health.v1 import health_pb2
 
-from client_fake_server import unused_port
 from traductor_client.cli import main
 from traductor_client.loadtest.runner import Workload
 
@@ -46,8 +46,7 @@ def test_translate_batch_and_json(server, capsys):
 
 
 def test_translate_stream(server, capsys):
-    assert main(["translate", "--target", server.address, "--stream", "--beam", "2",
-                 "to be or"]) == 0
+    assert main(["translate", "--target", server.address, "--stream", "--beam", "2", "to be or"]) == 0
     assert capsys.readouterr().out == "or be to\n"
     assert server.translator.calls["TranslateStream"] == 1
     assert server.translator.options[-1].beam_size == 2
@@ -119,9 +118,31 @@ def _input(tmp_path, lines):
 def test_loadtest_closed_sweep_counts_and_errors(server, capsys, tmp_path):
     source = _input(tmp_path, ["the red fox\tel zorro rojo", "!invalid\tx"])
     out = tmp_path / "report.json"
-    assert main(["loadtest", "--target", server.address, "--input", source, "--requests", "20",
-                 "--concurrency", "1,4", "--stream-fraction", "0.5", "--warmup", "2",
-                 "--max-new-tokens", "2", "--json-out", str(out), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "loadtest",
+                "--target",
+                server.address,
+                "--input",
+                source,
+                "--requests",
+                "20",
+                "--concurrency",
+                "1,4",
+                "--stream-fraction",
+                "0.5",
+                "--warmup",
+                "2",
+                "--max-new-tokens",
+                "2",
+                "--json-out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     table = capsys.readouterr().out
     report = json.loads(out.read_text())
     assert report["mode"] == "closed" and report["level_name"] == "concurrency"
@@ -137,20 +158,34 @@ def test_loadtest_closed_sweep_counts_and_errors(server, capsys, tmp_path):
         assert level["streams"] == 10
         assert level["output_tokens"] == 10 * 2  # max_new_tokens=2 truncates "fox red the"
         assert level["latency_seconds"]["count"] == 10
-        assert 0 < level["latency_seconds"]["p50"] <= level["latency_seconds"]["p99"] \
-            <= level["latency_seconds"]["max"]
+        assert 0 < level["latency_seconds"]["p50"] <= level["latency_seconds"]["p99"] <= level["latency_seconds"]["max"]
         # time to first token is over successful streams, as planned by the workload
         assert level["ttft_seconds"]["count"] == ok_streams
         assert level["requests_per_second"] == pytest.approx(10 / level["elapsed_seconds"])
-    assert server.translator.calls["Translate"] + server.translator.calls["TranslateStream"] \
-        == 2 * 22
+    assert server.translator.calls["Translate"] + server.translator.calls["TranslateStream"] == 2 * 22
     assert "concurrency" in table and "errors at concurrency 4: INVALID_ARGUMENT=10" in table
 
 
 def test_loadtest_open_loop_json_stdout(server, capsys, tmp_path):
     source = _input(tmp_path, ["a b c"])
-    assert main(["loadtest", "--target", server.address, "--input", source, "--rate", "400",
-                 "--requests", "15", "--json", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "loadtest",
+                "--target",
+                server.address,
+                "--input",
+                source,
+                "--rate",
+                "400",
+                "--requests",
+                "15",
+                "--json",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["mode"] == "open" and report["levels"][0]["level"] == 400
     level = report["levels"][0]
@@ -160,8 +195,24 @@ def test_loadtest_open_loop_json_stdout(server, capsys, tmp_path):
 
 def test_loadtest_duration_stops_by_itself(server, capsys, tmp_path):
     source = _input(tmp_path, ["x y"])
-    assert main(["loadtest", "--target", server.address, "--input", source, "--duration", "0.3",
-                 "--concurrency", "2", "--json", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "loadtest",
+                "--target",
+                server.address,
+                "--input",
+                source,
+                "--duration",
+                "0.3",
+                "--concurrency",
+                "2",
+                "--json",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     level = json.loads(capsys.readouterr().out)["levels"][0]
     assert level["requests"] > 0 and level["ok"] == level["requests"]
     assert 0.25 < level["elapsed_seconds"] < 5
@@ -169,8 +220,7 @@ def test_loadtest_duration_stops_by_itself(server, capsys, tmp_path):
 
 def test_loadtest_counts_unreachable_server_by_code(capsys):
     target = f"127.0.0.1:{unused_port()}"
-    assert main(["loadtest", "--target", target, "--requests", "3", "--json", "--timeout", "5",
-                 "--no-progress"]) == 0
+    assert main(["loadtest", "--target", target, "--requests", "3", "--json", "--timeout", "5", "--no-progress"]) == 0
     level = json.loads(capsys.readouterr().out)["levels"][0]
     assert level["errors"] == {"UNAVAILABLE": 3} and level["ok"] == 0
     assert level["requests_per_second"] == 0.0 and level["latency_seconds"]["p50"] is None
@@ -179,8 +229,23 @@ def test_loadtest_counts_unreachable_server_by_code(capsys):
 def test_loadtest_plot(server, capsys, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "sweep.png"
-    assert main(["loadtest", "--target", server.address, "--requests", "4", "--concurrency",
-                 "1,2", "--plot", str(png), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "loadtest",
+                "--target",
+                server.address,
+                "--requests",
+                "4",
+                "--concurrency",
+                "1,2",
+                "--plot",
+                str(png),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from client_fake_server import FAST_RECONNECT, FakeServer, unused_port
 from grpc_health.v1 import health_pb2
 
-from client_fake_server import FAST_RECONNECT, FakeServer, unused_port
-from traductor_client import (NO_RETRY, DeadlineExceeded, InvalidArgument, NotFound,
-                              ResourceExhausted, RetryPolicy, StreamFinal, StreamToken,
-                              TranslatorClient, Unauthenticated, Unavailable)
+from traductor_client import (
+    NO_RETRY,
+    DeadlineExceeded,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
+    RetryPolicy,
+    StreamFinal,
+    StreamToken,
+    TranslatorClient,
+    Unauthenticated,
+    Unavailable,
+)
 
 FAST_RETRY = dict(max_attempts=30, initial_backoff=0.01, max_backoff=0.05)
 
@@ -111,14 +121,16 @@ def test_resource_exhausted_is_not_retried(server):
 def test_unavailable_is_retried_until_success(server):
     server.translator.fail_next = [grpc.StatusCode.UNAVAILABLE] * 2
     retries = []
-    policy = RetryPolicy(on_retry=lambda attempt, err, delay: retries.append((attempt, err.code)),
-                         **FAST_RETRY)
+    policy = RetryPolicy(on_retry=lambda attempt, err, delay: retries.append((attempt, err.code)), **FAST_RETRY)
     with TranslatorClient(server.address, retry=policy) as client:
         assert client.translate("a b").text == "b a"
         server.translator.fail_next = [grpc.StatusCode.UNAVAILABLE]
         assert list(client.stream("a b")) == ["b", " a"]  # nothing received yet: retried
-    assert retries == [(1, grpc.StatusCode.UNAVAILABLE), (2, grpc.StatusCode.UNAVAILABLE),
-                       (1, grpc.StatusCode.UNAVAILABLE)]
+    assert retries == [
+        (1, grpc.StatusCode.UNAVAILABLE),
+        (2, grpc.StatusCode.UNAVAILABLE),
+        (1, grpc.StatusCode.UNAVAILABLE),
+    ]
     assert server.translator.calls["Translate"] == 3
     assert server.translator.calls["TranslateStream"] == 2
 
@@ -135,8 +147,9 @@ def test_stream_is_not_retried_after_a_message_arrived(server):
 
 def test_retry_gives_up_after_max_attempts():
     retries = []
-    policy = RetryPolicy(max_attempts=3, initial_backoff=0.001, max_backoff=0.002,
-                         on_retry=lambda *a: retries.append(a))
+    policy = RetryPolicy(
+        max_attempts=3, initial_backoff=0.001, max_backoff=0.002, on_retry=lambda *a: retries.append(a)
+    )
     with TranslatorClient(f"127.0.0.1:{unused_port()}", retry=policy, timeout=5) as client:
         with pytest.raises(Unavailable):
             client.translate("x")
@@ -155,8 +168,7 @@ def test_retry_reaches_a_server_started_late():
 
     policy = RetryPolicy(on_retry=start_server, **FAST_RETRY)
     try:
-        with TranslatorClient(f"127.0.0.1:{port}", retry=policy, timeout=10,
-                              channel_options=FAST_RECONNECT) as client:
+        with TranslatorClient(f"127.0.0.1:{port}", retry=policy, timeout=10, channel_options=FAST_RECONNECT) as client:
             assert client.translate("late server").text == "server late"
         assert started and started[0].translator.calls["Translate"] == 1
     finally:

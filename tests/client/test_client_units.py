@@ -13,23 +13,25 @@ from grpc_health.v1 import health_pb2
 from traductor_client import errors, health, options
 from traductor_client.loadtest import inputs
 from traductor_client.loadtest.runner import Workload
-from traductor_client.loadtest.stats import (distribution, per_second, percentile,
-                                             poisson_arrivals, stream_slot)
+from traductor_client.loadtest.stats import distribution, per_second, percentile, poisson_arrivals, stream_slot
 from traductor_client.retry import Deadline, RetryPolicy, next_delay
 
 
 # -- percentiles ------------------------------------------------------------------------------
-@pytest.mark.parametrize("values, p, expected", [
-    ([1, 2, 3, 4], 50, 2.5),             # even count: mean of the middle two
-    ([1, 2, 3, 4, 5], 50, 3.0),          # odd count: the middle value
-    (list(range(1, 11)), 90, 9.1),       # rank 0.9 * 9 = 8.1 -> 9 + 0.1 * (10 - 9)
-    (list(range(1, 11)), 99, 9.91),
-    (list(range(1, 101)), 99, 99.01),
-    ([10, 20], 25, 12.5),
-    ([7], 99, 7.0),                      # a single value is every percentile
-    ([1, 2, 3], 0, 1.0),
-    ([1, 2, 3], 100, 3.0),
-])
+@pytest.mark.parametrize(
+    "values, p, expected",
+    [
+        ([1, 2, 3, 4], 50, 2.5),  # even count: mean of the middle two
+        ([1, 2, 3, 4, 5], 50, 3.0),  # odd count: the middle value
+        (list(range(1, 11)), 90, 9.1),  # rank 0.9 * 9 = 8.1 -> 9 + 0.1 * (10 - 9)
+        (list(range(1, 11)), 99, 9.91),
+        (list(range(1, 101)), 99, 99.01),
+        ([10, 20], 25, 12.5),
+        ([7], 99, 7.0),  # a single value is every percentile
+        ([1, 2, 3], 0, 1.0),
+        ([1, 2, 3], 100, 3.0),
+    ],
+)
 def test_percentile_linear_interpolation(values, p, expected):
     assert percentile(values, p) == pytest.approx(expected)
 
@@ -43,10 +45,15 @@ def test_percentile_rejects_empty_and_out_of_range():
 
 def test_distribution_sorts_and_handles_empty():
     summary = distribution([4.0, 1.0, 3.0, 2.0])
-    assert summary == {"count": 4, "mean": 2.5, "p50": 2.5, "p90": pytest.approx(3.7),
-                       "p99": pytest.approx(3.97), "max": 4.0}
-    assert distribution([], points=(50, 99)) == {"count": 0, "mean": None, "p50": None,
-                                                 "p99": None, "max": None}
+    assert summary == {
+        "count": 4,
+        "mean": 2.5,
+        "p50": 2.5,
+        "p90": pytest.approx(3.7),
+        "p99": pytest.approx(3.97),
+        "max": 4.0,
+    }
+    assert distribution([], points=(50, 99)) == {"count": 0, "mean": None, "p50": None, "p99": None, "max": None}
 
 
 # -- rates ------------------------------------------------------------------------------------
@@ -74,8 +81,7 @@ def test_poisson_arrivals_have_the_requested_rate():
     assert [next(again) for _ in range(5)] == times[:5]
 
 
-@pytest.mark.parametrize("fraction, n, expected", [(0.5, 20, 10), (0.25, 8, 2), (0.0, 9, 0),
-                                                   (1.0, 9, 9), (0.3, 10, 3)])
+@pytest.mark.parametrize("fraction, n, expected", [(0.5, 20, 10), (0.25, 8, 2), (0.0, 9, 0), (1.0, 9, 9), (0.3, 10, 3)])
 def test_stream_slot_gives_the_exact_mix(fraction, n, expected):
     assert sum(stream_slot(i, fraction) for i in range(n)) == expected
 
@@ -96,7 +102,7 @@ def test_workload_plan_cycles_through_texts_and_is_reproducible():
     workload = Workload(texts, stream_fraction=0.5, seed=3)
     plans = [workload.plan(i) for i in range(40)]
     for cycle in range(10):  # every cycle sends each text exactly once
-        assert sorted(text for text, _ in plans[cycle * 4:(cycle + 1) * 4]) == texts
+        assert sorted(text for text, _ in plans[cycle * 4 : (cycle + 1) * 4]) == texts
     assert sum(stream for _, stream in plans) == 20
     assert plans == [Workload(texts, stream_fraction=0.5, seed=3).plan(i) for i in range(40)]
     assert plans != [Workload(texts, stream_fraction=0.5, seed=4).plan(i) for i in range(40)]
@@ -114,8 +120,9 @@ def test_options_only_given_fields_are_set():
     assert options.from_pb(message) == {"max_new_tokens": 5, "temperature": 1.0}
 
 
-@pytest.mark.parametrize("bad", [{"beam": 4}, {"beam_size": "4"}, {"beam_size": True},
-                                 {"return_scores": 1}, {"temperature": "hot"}])
+@pytest.mark.parametrize(
+    "bad", [{"beam": 4}, {"beam_size": "4"}, {"beam_size": True}, {"return_scores": 1}, {"temperature": "hot"}]
+)
 def test_options_reject_unknown_names_and_wrong_types(bad):
     with pytest.raises(TypeError):
         options.to_pb(bad)
@@ -123,14 +130,13 @@ def test_options_reject_unknown_names_and_wrong_types(bad):
 
 def test_options_reject_int32_overflow():
     with pytest.raises(ValueError):
-        options.to_pb({"max_new_tokens": 2 ** 40})
+        options.to_pb({"max_new_tokens": 2**40})
 
 
 # -- retry policy -----------------------------------------------------------------------------
 def test_backoff_is_exponential_capped_and_jittered():
     policy = RetryPolicy(initial_backoff=0.1, multiplier=2, max_backoff=0.5)
-    assert [policy.backoff_cap(n) for n in (1, 2, 3, 4, 5)] == pytest.approx(
-        [0.1, 0.2, 0.4, 0.5, 0.5])
+    assert [policy.backoff_cap(n) for n in (1, 2, 3, 4, 5)] == pytest.approx([0.1, 0.2, 0.4, 0.5, 0.5])
     rng = random.Random(1)
     draws = [policy.backoff(3, rng) for _ in range(2000)]
     assert all(0 <= d <= 0.4 for d in draws)

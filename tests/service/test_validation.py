@@ -9,6 +9,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 from service_harness import WAIT, translate_request, wait_for
+
 from traductor_client.v1 import translator_pb2 as pb
 
 MAX_CHARS, MAX_TEXTS, MAX_SEGMENTS = 300, 4, 8
@@ -58,14 +59,17 @@ def refused(call) -> grpc.RpcError:
 
 @pytest.mark.parametrize("case", BAD, ids=list(BAD))
 def test_bad_request_is_invalid_argument_on_every_rpc(server, case):
-    """The bad input gets INVALID_ARGUMENT (with a message naming it) from Translate, TranslateStream and TranslateBatch."""
+    """The bad input gets INVALID_ARGUMENT (with a message naming it) from Translate, TranslateStream and
+    TranslateBatch."""
     text, options, word = BAD[case]
     before = server.requests("Translate", "INVALID_ARGUMENT")
     request = translate_request(text, **options)
     batch = pb.TranslateBatchRequest(texts=["uno dos", text], options=pb.DecodingOptions(**options))
-    for call in (lambda: server.stub.Translate(request, timeout=WAIT),
-                 lambda: list(server.stub.TranslateStream(request, timeout=WAIT)),
-                 lambda: server.stub.TranslateBatch(batch, timeout=WAIT)):
+    for call in (
+        lambda: server.stub.Translate(request, timeout=WAIT),
+        lambda: list(server.stub.TranslateStream(request, timeout=WAIT)),
+        lambda: server.stub.TranslateBatch(batch, timeout=WAIT),
+    ):
         error = refused(call)
         assert error.code() is grpc.StatusCode.INVALID_ARGUMENT, (case, error.details())
         assert word in error.details()
@@ -92,7 +96,8 @@ def test_batch_size_out_of_range(server, n):
 
 
 def test_limits_themselves_are_accepted(server):
-    """Values at the limits are served: max_new_tokens, beam_size, temperature at their caps, top_p 1, max_batch_texts texts."""
+    """Values at the limits are served: max_new_tokens, beam_size, temperature at their caps, top_p 1,
+    max_batch_texts texts."""
     r = server.stub.Translate(translate_request("uno", max_new_tokens=30, min_new_tokens=30), timeout=WAIT)
     assert len(r.token_ids) == 30
     assert server.stub.Translate(translate_request("uno", beam_size=3, top_p=1.0, top_k=0), timeout=WAIT).text
@@ -107,7 +112,9 @@ def test_limits_themselves_are_accepted(server):
 def test_server_healthy_after_bad_requests(server, alone):
     """After every refusal the server is SERVING, idle, and still translates correctly."""
     for text, options, _ in BAD.values():
-        refused(lambda: server.stub.Translate(translate_request(text, **options), timeout=WAIT))
+        refused(
+            lambda text=text, options=options: server.stub.Translate(translate_request(text, **options), timeout=WAIT)
+        )
     assert server.health_status() == health_pb2.HealthCheckResponse.SERVING
     server.wait_idle()
     r = server.stub.Translate(translate_request("tres cuatro"), timeout=WAIT)

@@ -11,8 +11,7 @@ import sys
 from typing import Any, Dict, List
 
 from traductor_client import __version__
-from traductor_client._cliargs import (UsageError, add_decoding_flags, connection_settings,
-                                       decoding_options)
+from traductor_client._cliargs import UsageError, add_decoding_flags, connection_settings, decoding_options
 from traductor_client.async_client import AsyncTranslatorClient
 from traductor_client.loadtest import inputs, plot
 from traductor_client.loadtest.progress import Progress
@@ -25,6 +24,7 @@ DEFAULT_DURATION = 10.0
 
 def _numbers(kind: type, flag: str):
     """argparse type for a comma-separated list of positive numbers, e.g. ``1,8,32``."""
+
     def parse(text: str) -> List[Any]:
         try:
             values = [kind(part) for part in text.split(",") if part.strip()]
@@ -33,42 +33,74 @@ def _numbers(kind: type, flag: str):
         if not values or any(v <= 0 for v in values):
             raise argparse.ArgumentTypeError(f"{flag} values must be positive")
         return values
+
     return parse
 
 
 def add_subparser(commands: Any, conn: argparse.ArgumentParser) -> None:
     parser = commands.add_parser(
-        "loadtest", parents=[conn], help="measure throughput and latency under load",
+        "loadtest",
+        parents=[conn],
+        help="measure throughput and latency under load",
         description="Closed loop (fixed concurrency, --concurrency) or open loop (Poisson "
-                    "arrivals, --rate); several comma-separated levels make a sweep.")
+        "arrivals, --rate); several comma-separated levels make a sweep.",
+    )
     levels = parser.add_mutually_exclusive_group()
-    levels.add_argument("--concurrency", type=_numbers(int, "--concurrency"), metavar="N[,N...]",
-                        help="closed loop: requests in flight (default 1)")
-    levels.add_argument("--rate", type=_numbers(float, "--rate"), metavar="R[,R...]",
-                        help="open loop: Poisson arrivals per second")
+    levels.add_argument(
+        "--concurrency",
+        type=_numbers(int, "--concurrency"),
+        metavar="N[,N...]",
+        help="closed loop: requests in flight (default 1)",
+    )
+    levels.add_argument(
+        "--rate", type=_numbers(float, "--rate"), metavar="R[,R...]", help="open loop: Poisson arrivals per second"
+    )
     stop = parser.add_mutually_exclusive_group()
-    stop.add_argument("--duration", type=float, metavar="SECONDS",
-                      help=f"measure each level this long (default {DEFAULT_DURATION:g})")
+    stop.add_argument(
+        "--duration", type=float, metavar="SECONDS", help=f"measure each level this long (default {DEFAULT_DURATION:g})"
+    )
     stop.add_argument("--requests", type=int, metavar="N", help="measure N requests per level")
-    parser.add_argument("--warmup", type=float, default=0.0, metavar="X",
-                        help="unmeasured warm-up before each level, in the unit of the stop "
-                             "rule: requests with --requests, seconds with --duration")
-    parser.add_argument("--stream-fraction", type=float, default=0.0, metavar="F",
-                        help="fraction of requests sent as TranslateStream (0..1)")
-    parser.add_argument("--input", metavar="FILE",
-                        help="one sentence per line, or TSV with the source first "
-                             "(default: the sentences shipped with the client)")
-    parser.add_argument("--shuffle-seed", type=int, default=0,
-                        help="seed for the order of the sentences and the Poisson arrivals")
-    parser.add_argument("--max-inflight", type=int, default=1024,
-                        help="open loop: arrivals beyond this many in flight are not sent and "
-                             "are counted as CLIENT_MAX_INFLIGHT errors")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="unmeasured warm-up before each level, in the unit of the stop "
+        "rule: requests with --requests, seconds with --duration",
+    )
+    parser.add_argument(
+        "--stream-fraction",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="fraction of requests sent as TranslateStream (0..1)",
+    )
+    parser.add_argument(
+        "--input",
+        metavar="FILE",
+        help="one sentence per line, or TSV with the source first (default: the sentences shipped with the client)",
+    )
+    parser.add_argument(
+        "--shuffle-seed", type=int, default=0, help="seed for the order of the sentences and the Poisson arrivals"
+    )
+    parser.add_argument(
+        "--max-inflight",
+        type=int,
+        default=1024,
+        help="open loop: arrivals beyond this many in flight are not sent and "
+        "are counted as CLIENT_MAX_INFLIGHT errors",
+    )
     parser.add_argument("--json", action="store_true", help="print the JSON report, not the table")
     parser.add_argument("--json-out", metavar="FILE", help="also write the JSON report to FILE")
-    parser.add_argument("--plot", metavar="FILE.png",
-                        help="draw latency and throughput against the level (needs matplotlib)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="live progress line on stderr (default: when stderr is a terminal)")
+    parser.add_argument(
+        "--plot", metavar="FILE.png", help="draw latency and throughput against the level (needs matplotlib)"
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="live progress line on stderr (default: when stderr is a terminal)",
+    )
     add_decoding_flags(parser)
     parser.set_defaults(handler=run_command)
 
@@ -105,19 +137,25 @@ def run_command(args: argparse.Namespace) -> int:
         stop = StopRule(requests=args.requests, warmup=int(args.warmup))
     else:
         stop = StopRule(duration=args.duration or DEFAULT_DURATION, warmup=args.warmup)
-    workload = Workload(texts, decoding_options(args), args.stream_fraction, settings["timeout"],
-                        seed=args.shuffle_seed)
+    workload = Workload(
+        texts, decoding_options(args), args.stream_fraction, settings["timeout"], seed=args.shuffle_seed
+    )
     progress = Progress(sys.stderr.isatty() if args.progress is None else args.progress)
     report = {
         "mode": "open" if open_loop else "closed",
         "level_name": "rate" if open_loop else "concurrency",
         "config": {
-            "target": settings["target"], "tls": bool(settings["tls"] or settings["root_certificates"]
-                                    or settings["certificate_chain"]),
-            "requests": stop.requests, "duration_seconds": stop.duration, "warmup": stop.warmup,
-            "stream_fraction": args.stream_fraction, "options": workload.options,
-            "input": args.input or "(built-in)", "input_texts": len(texts),
-            "timeout_seconds": settings["timeout"], "shuffle_seed": args.shuffle_seed,
+            "target": settings["target"],
+            "tls": bool(settings["tls"] or settings["root_certificates"] or settings["certificate_chain"]),
+            "requests": stop.requests,
+            "duration_seconds": stop.duration,
+            "warmup": stop.warmup,
+            "stream_fraction": args.stream_fraction,
+            "options": workload.options,
+            "input": args.input or "(built-in)",
+            "input_texts": len(texts),
+            "timeout_seconds": settings["timeout"],
+            "shuffle_seed": args.shuffle_seed,
             "client_version": __version__,
             "started_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         },
@@ -127,8 +165,14 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _run_levels(args: argparse.Namespace, settings: Dict[str, Any], workload: Workload,
-                      stop: StopRule, progress: Progress, open_loop: bool) -> List[Dict[str, Any]]:
+async def _run_levels(
+    args: argparse.Namespace,
+    settings: Dict[str, Any],
+    workload: Workload,
+    stop: StopRule,
+    progress: Progress,
+    open_loop: bool,
+) -> List[Dict[str, Any]]:
     settings = dict(settings)
     levels = args.rate if open_loop else (args.concurrency or [1])
     results = []
@@ -137,8 +181,7 @@ async def _run_levels(args: argparse.Namespace, settings: Dict[str, Any], worklo
             progress.start(f"{'rate' if open_loop else 'concurrency'} {level:g}")
             if open_loop:
                 rng = random.Random(args.shuffle_seed)
-                samples = await run_open(client, workload, level, stop, progress, rng,
-                                         args.max_inflight)
+                samples = await run_open(client, workload, level, stop, progress, rng, args.max_inflight)
             else:
                 samples = await run_closed(client, workload, level, stop, progress)
             progress.finish()

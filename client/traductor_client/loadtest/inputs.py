@@ -23,12 +23,10 @@ def parse_lines(lines: List[str]) -> List[str]:
 def load_texts(path: Optional[str] = None) -> List[str]:
     """Texts from ``path``, or the sentences shipped with the package when it is None."""
     if path is None:
-        content = resources.files("traductor_client").joinpath("data", DEFAULT_RESOURCE) \
-            .read_text(encoding="utf-8")
+        content = resources.files("traductor_client").joinpath("data", DEFAULT_RESOURCE).read_text(encoding="utf-8")
     else:
         content = Path(path).read_text(encoding="utf-8")
     texts = parse_lines(content.splitlines())
     if not texts:
         raise ValueError(f"no input sentences in {path or DEFAULT_RESOURCE}")
     return texts
-

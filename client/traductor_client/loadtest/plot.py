@@ -18,8 +18,7 @@ def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError as error:
-        raise PlotUnavailable("--plot needs matplotlib: pip install 'traductor-client[plot]'") \
-            from error
+        raise PlotUnavailable("--plot needs matplotlib: pip install 'traductor-client[plot]'") from error
 
 
 def plot_report(report: Dict[str, Any], path: str) -> None:
@@ -37,12 +36,14 @@ def plot_report(report: Dict[str, Any], path: str) -> None:
     latency_axes.set_title("latency of successful requests")
     latency_axes.legend()
 
-    throughput_axes.plot(levels, [level["requests_per_second"] or 0 for level in report["levels"]],
-                         marker="o", color="tab:blue")
+    throughput_axes.plot(
+        levels, [level["requests_per_second"] or 0 for level in report["levels"]], marker="o", color="tab:blue"
+    )
     throughput_axes.set_ylabel("requests/s", color="tab:blue")
     tokens_axes = throughput_axes.twinx()
-    tokens_axes.plot(levels, [level["output_tokens_per_second"] or 0
-                              for level in report["levels"]], marker="s", color="tab:orange")
+    tokens_axes.plot(
+        levels, [level["output_tokens_per_second"] or 0 for level in report["levels"]], marker="s", color="tab:orange"
+    )
     tokens_axes.set_ylabel("output tokens/s", color="tab:orange")
     throughput_axes.set_title("throughput")
     for axes in (latency_axes, throughput_axes):

@@ -13,8 +13,7 @@ class Progress:
     """Counts samples and redraws at most every ``interval`` seconds (drawing is cheap, but
     a terminal flooded with thousands of redraws a second is not)."""
 
-    def __init__(self, enabled: bool, stream: Optional[TextIO] = None,
-                 interval: float = 0.25) -> None:
+    def __init__(self, enabled: bool, stream: Optional[TextIO] = None, interval: float = 0.25) -> None:
         self.enabled = enabled
         self.stream = stream or sys.stderr
         self.interval = interval
@@ -41,8 +40,7 @@ class Progress:
     def _draw(self, now: float) -> None:
         elapsed = now - self._begin
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        line = (f"{self._label}: {self.done} done, {self.errors} errors, "
-                f"{rate:.1f} req/s, {elapsed:.1f}s")
+        line = f"{self._label}: {self.done} done, {self.errors} errors, {rate:.1f} req/s, {elapsed:.1f}s"
         padding = " " * max(0, self._width - len(line))  # erase a longer previous line
         self._width = len(line)
         self.stream.write(f"\r{line}{padding}")

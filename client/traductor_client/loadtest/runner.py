@@ -36,11 +36,11 @@ CLIENT_OVERLOADED = "CLIENT_MAX_INFLIGHT"
 @dataclass(frozen=True)
 class Sample:
     stream: bool
-    start: float                 # perf_counter seconds (scheduled arrival in open loop)
+    start: float  # perf_counter seconds (scheduled arrival in open loop)
     end: float
-    ttft: Optional[float]        # seconds to the first token message (streams only)
-    output_tokens: int           # usage.output_tokens of the response (0 on error)
-    error: Optional[str]         # status code name, None on success
+    ttft: Optional[float]  # seconds to the first token message (streams only)
+    output_tokens: int  # usage.output_tokens of the response (0 on error)
+    error: Optional[str]  # status code name, None on success
     warmup: bool
 
     @property
@@ -59,8 +59,11 @@ class StopRule:
     def __post_init__(self) -> None:
         if (self.requests is None) == (self.duration is None):
             raise ValueError("give exactly one of requests and duration")
-        if (self.requests is not None and self.requests < 1) or \
-                (self.duration is not None and self.duration <= 0) or self.warmup < 0:
+        if (
+            (self.requests is not None and self.requests < 1)
+            or (self.duration is not None and self.duration <= 0)
+            or self.warmup < 0
+        ):
             raise ValueError("requests/duration must be positive and warmup >= 0")
 
 
@@ -94,22 +97,19 @@ class Workload:
         text = self.texts[_cycle_order(len(self.texts), self.seed, cycle)[position]]
         return text, stream_slot(index, self.stream_fraction)
 
-    async def send(self, client: AsyncTranslatorClient, index: int, start: float,
-                   warmup: bool) -> Sample:
+    async def send(self, client: AsyncTranslatorClient, index: int, start: float, warmup: bool) -> Sample:
         text, stream = self.plan(index)
         ttft: Optional[float] = None
         tokens = 0
         try:
             if stream:
-                async for event in client.stream_events(text, timeout=self.timeout,
-                                                        **self.options):
+                async for event in client.stream_events(text, timeout=self.timeout, **self.options):
                     if isinstance(event, StreamFinal):
                         tokens = event.usage.output_tokens
                     elif ttft is None:
                         ttft = time.perf_counter() - start
             else:
-                tokens = (await client.translate(text, timeout=self.timeout,
-                                                 **self.options)).usage.output_tokens
+                tokens = (await client.translate(text, timeout=self.timeout, **self.options)).usage.output_tokens
         except TranslatorError as error:  # recorded by code, not raised: errors are data here
             return Sample(stream, start, time.perf_counter(), ttft, 0, error.code_name, warmup)
         return Sample(stream, start, time.perf_counter(), ttft, tokens, None, warmup)
@@ -118,8 +118,9 @@ class Workload:
 OnSample = Callable[[Sample], None]
 
 
-async def run_closed(client: AsyncTranslatorClient, workload: Workload, concurrency: int,
-                     stop: StopRule, on_sample: OnSample) -> List[Sample]:
+async def run_closed(
+    client: AsyncTranslatorClient, workload: Workload, concurrency: int, stop: StopRule, on_sample: OnSample
+) -> List[Sample]:
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     samples: List[Sample] = []
@@ -147,9 +148,15 @@ async def run_closed(client: AsyncTranslatorClient, workload: Workload, concurre
     return samples
 
 
-async def run_open(client: AsyncTranslatorClient, workload: Workload, rate: float,
-                   stop: StopRule, on_sample: OnSample, rng: random.Random,
-                   max_inflight: int = 1024) -> List[Sample]:
+async def run_open(
+    client: AsyncTranslatorClient,
+    workload: Workload,
+    rate: float,
+    stop: StopRule,
+    on_sample: OnSample,
+    rng: random.Random,
+    max_inflight: int = 1024,
+) -> List[Sample]:
     samples: List[Sample] = []
     inflight: Set[asyncio.Task] = set()
     begin = time.perf_counter()
@@ -173,8 +180,9 @@ async def run_open(client: AsyncTranslatorClient, workload: Workload, rate: floa
         if delay > 0:
             await asyncio.sleep(delay)
         if len(inflight) >= max_inflight:
-            sample = Sample(stream_slot(index, workload.stream_fraction), start, start, None, 0,
-                            CLIENT_OVERLOADED, warmup)
+            sample = Sample(
+                stream_slot(index, workload.stream_fraction), start, start, None, 0, CLIENT_OVERLOADED, warmup
+            )
             samples.append(sample)
             on_sample(sample)
             continue

@@ -29,8 +29,7 @@ def percentile(sorted_values: Sequence[float], p: float) -> float:
     return sorted_values[low] + fraction * (sorted_values[high] - sorted_values[low])
 
 
-def distribution(values: Sequence[float], points: Sequence[float] = (50, 90, 99)
-                 ) -> Dict[str, Optional[float]]:
+def distribution(values: Sequence[float], points: Sequence[float] = (50, 90, 99)) -> Dict[str, Optional[float]]:
     """``{"count", "mean", "p50", ..., "max"}`` of ``values`` (unsorted); None where empty."""
     ordered = sorted(values)
     result: Dict[str, Optional[float]] = {"count": len(ordered)}

@@ -35,6 +35,5 @@ def summarize(samples: List[Sample]) -> Dict[str, Any]:
         "output_tokens": output_tokens,
         "output_tokens_per_second": per_second(output_tokens, elapsed),
         "latency_seconds": distribution([s.latency for s in ok]),
-        "ttft_seconds": distribution([s.ttft for s in ok if s.stream and s.ttft is not None],
-                                     points=(50, 99)),
+        "ttft_seconds": distribution([s.ttft for s in ok if s.stream and s.ttft is not None], points=(50, 99)),
     }
