@@ -156,7 +156,7 @@ def test_memory_counts_training_packages_only(built):
     assert {r[0] for r in memory} <= train_sources  # nothing from held-out packages only
 
 
-def test_memory_needs_two_packages_and_a_majority():
+def test_memory_keeps_the_translation_two_packages_agree_on():
     from traductor.training.corpus import Pair
     from traductor.training.debian_corpus import memory_entries
 
@@ -164,16 +164,16 @@ def test_memory_needs_two_packages_and_a_majority():
         return [Pair(source, t, f"p{first + i}", "gtk") for i, t in enumerate(targets)]
 
     every = (
-        pairs("Save", ["Guardar", "Guardar", "Salvar"])  # 2 of 3: kept
-        + pairs("Close", ["Cerrar", "Cerrar", "Clausurar", "Terminar", "Fin"])  # 2 of 5: dropped
-        + pairs("Help", ["Ayuda", "Socorro"])  # 1 of 2 is half: kept, ties go to the first in order
+        pairs("Save", ["Guardar", "Guardar", "Salvar"])  # 2 agree: kept
+        + pairs("Close", ["Cerrar", "Cerrar", "Clausurar", "Terminar", "Fin"])  # 2 of 5 agree: kept
+        + pairs("Help", ["Ayuda", "Socorro"])  # no two agree: dropped
         + pairs("Alone", ["Solo"])  # one package: dropped
         + pairs("Quit", ["Salir"] * 2 + ["Abandonar"] * 3, first=10)  # the 3 are held out: Salir
         + pairs("Save", ["Guardar"])  # the same package twice counts once
     )
     train = {f"p{i}" for i in range(5)} | {"p10", "p11"}
     assert memory_entries(every, train) == [
-        ("Help", "Ayuda", 2),
+        ("Close", "Cerrar", 5),
         ("Quit", "Salir", 2),
         ("Save", "Guardar", 3),
     ]

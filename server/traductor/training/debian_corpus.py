@@ -10,8 +10,8 @@
               dev or test source is ever seen in training and training keeps every message
     common    the source messages found in the most packages, with their most common human
               translation (common.tsv): what users notice first
-    memory    the translation memory (memory.tsv): every source found in >= 2 training packages whose
-              most common translation there has >= half of them; dev/test packages never count
+    memory    the translation memory (memory.tsv): every source whose most common translation is
+              shared by >= 2 training packages (memory_entries); dev/test packages never count
 
 Deterministic: the same cached packages give byte-identical files.
 """
@@ -162,15 +162,16 @@ def _most_common(votes: Counter) -> tuple[str, int]:
 
 
 def memory_entries(pairs: list[Pair], train_packages: set[str]) -> list[tuple[str, str, int]]:
-    """(source, translation, packages), sorted by source: the sources found in at least
-    MEMORY_MIN_PACKAGES of `train_packages` whose most common translation there is that of at
-    least half of them. Pairs of other packages (dev, test) are not looked at."""
+    """(source, translation, packages), sorted by source: for each source, its most common
+    translation among `train_packages`, when at least MEMORY_MIN_PACKAGES of them agree on it
+    ("Settings" -> "Configuración" even though others say "Preferencias": a translation that
+    several programs ship is a safe answer). Pairs of other packages (dev, test) are not looked at."""
     packages, translations = _votes([p for p in pairs if p.catalog in train_packages])
     out = []
     for source in sorted(packages):
         n = len(packages[source])
         target, votes = _most_common(translations[source])
-        if n >= MEMORY_MIN_PACKAGES and 2 * votes >= n:
+        if votes >= MEMORY_MIN_PACKAGES:
             out.append((source, target, n))
     return out
 
