@@ -90,8 +90,9 @@ class Deadline:
         return max(0.0, self._end - time.monotonic())
 
 
-def next_delay(policy: RetryPolicy, failed_attempt: int, error: TranslatorError,
-               deadline: Deadline, rng: random.Random) -> Optional[float]:
+def next_delay(
+    policy: RetryPolicy, failed_attempt: int, error: TranslatorError, deadline: Deadline, rng: random.Random
+) -> Optional[float]:
     """How long to sleep before retrying, or None when ``error`` must be raised now."""
     if not is_retryable(error) or failed_attempt >= policy.max_attempts:
         return None
