@@ -223,8 +223,9 @@ sys.exit(0 if not facts["torch"] and facts["onnxruntime"] and facts["bundle"] an
 }
 check_image
 
-export LB_PORT PROMETHEUS_PORT
+export LB_PORT LB_HTTP_PORT PROMETHEUS_PORT
 LB_PORT=$(free_port)
+LB_HTTP_PORT=$(free_port)
 PROMETHEUS_PORT=$(free_port)
 mkdir -p "$REPORTS"
 chmod 0777 "$REPORTS"          # the load-test container writes as an unprivileged user
@@ -281,6 +282,19 @@ wait_healthy() {
     pass "$REPLICAS replicas healthy (gRPC health SERVING), balancer SERVING on 127.0.0.1:$LB_PORT"
 }
 timed "wait for health" wait_healthy
+
+# 4b. The LibreTranslate-compatible HTTP API through the balancer (docs/http-api.md)
+check_http() {
+    local answer
+    answer=$(curl -sS --max-time 30 -X POST "http://127.0.0.1:$LB_HTTP_PORT/translate" \
+        -H 'Content-Type: application/json' -d '{"q": ["Cancel", "Open File"], "source": "en", "target": "es"}') \
+        || { fail "no answer from the HTTP API on 127.0.0.1:$LB_HTTP_PORT"; return 1; }
+    echo "    $answer"
+    python3 -c 'import json, sys; t = json.loads(sys.argv[1])["translatedText"]; sys.exit(not (isinstance(t, list) and len(t) == 2 and all(t)))' "$answer" \
+        && pass "HTTP API through the balancer: POST /translate answered $answer" \
+        || fail "unexpected HTTP answer: $answer"
+}
+timed "HTTP API" check_http
 
 # 5. The load test, as the compose service (profile loadtest), against lb:50051.
 run_loadtest() {
