@@ -241,3 +241,19 @@ def test_serve_command_runs_without_torch():
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "--model" in result.stdout
+
+
+def test_serving_image_pins_every_runtime_dependency():
+    """Each dependency of the server distribution is pinned in the serving image's requirements
+    (the image installs traductor with --no-deps, so a missing one crashes `traductor serve`)."""
+    import re
+    import tomllib
+
+    wanted = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.split(r"[<>=!~ \[]", d, maxsplit=1)[0].lower() for d in wanted} - {"traductor-client"}
+    pinned = {
+        line.split("==")[0].strip().lower()
+        for line in (ROOT / "deploy/requirements/serve.txt").read_text().splitlines()
+        if "==" in line and not line.lstrip().startswith("#")
+    }
+    assert names <= pinned, f"not in deploy/requirements/serve.txt: {sorted(names - pinned)}"
