@@ -25,6 +25,7 @@ class Constraints:
     def __init__(self, placeholder_ids: Iterable[int], eos_id: int):
         self.placeholder_ids = tuple(sorted(placeholder_ids))
         self._placeholders = frozenset(self.placeholder_ids)
+        self._ids = np.asarray(self.placeholder_ids, dtype=np.int64)
         self.eos_id = eos_id
 
     def required(self, source_ids: Iterable[int]) -> Counter:
@@ -40,17 +41,22 @@ class Constraints:
 
         missing[i] is row i's missing placeholders; too_short[i] whether row i has produced fewer
         than min_new_tokens. Index the step's scores with the result and set them to -inf."""
-        rows: list[int] = []
-        cols: list[int] = []
-        for i, (left, short) in enumerate(zip(missing, too_short)):
-            if short or +left:
-                rows.append(i)
-                cols.append(self.eos_id)
-            for p in self.placeholder_ids:
-                if left[p] <= 0:
-                    rows.append(i)
-                    cols.append(p)
-        return np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        n, ids = len(missing), self._ids
+        owing = [i for i, left in enumerate(missing) if +left]
+        eos_rows = np.array(
+            [i for i in range(n) if too_short[i]] + [i for i in owing if not too_short[i]], dtype=np.int64
+        )
+        if not ids.size:
+            return eos_rows, np.full(eos_rows.size, self.eos_id, dtype=np.int64)
+        # This runs every decode step for every row: ban all placeholders for all rows at once, then
+        # allow the few a row still owes (only rows that owe any are looked at in Python).
+        allowed = np.zeros((n, ids.size), dtype=bool)
+        for i in owing:
+            allowed[i] = [missing[i][p] > 0 for p in self.placeholder_ids]
+        ph_rows, ph_cols = np.nonzero(~allowed)
+        rows = np.concatenate([eos_rows, ph_rows.astype(np.int64)])
+        cols = np.concatenate([np.full(eos_rows.size, self.eos_id, dtype=np.int64), ids[ph_cols]])
+        return rows, cols
 
     def apply(self, scores: np.ndarray, missing: Sequence[Counter], too_short: Sequence[bool]) -> None:
         """Set the banned entries of `scores` (rows in the order of `missing`) to -inf, in place."""
