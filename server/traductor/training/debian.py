@@ -186,9 +186,8 @@ def extract_all(
     def one(name: str) -> PackageInfo | None:
         marker = mo_dir / f"{name}.json"
         if marker.is_file():
-            info = PackageInfo(
-                **{**json.loads(marker.read_text()), "catalogs": tuple(json.loads(marker.read_text())["catalogs"])}
-            )
+            saved = json.loads(marker.read_text())
+            info = PackageInfo(**{**saved, "catalogs": tuple(saved["catalogs"])})
         else:
             deb = deb_for(debs_dir, name)
             if deb is None:
