@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,21 @@ def test_trained_checkpoint_loads(small_corpus, tmp_path):
     assert model.cfg.vocab_size == tokenizer.vocab_size and model.cfg.d_model == 16
 
 
+def test_two_cpu_workers_share_each_update(small_corpus, tmp_path):
+    """--workers 2: two processes, each update consumes one batch per worker (gradients averaged),
+    the leader evaluates and saves, and what it saves is a checkpoint that resumes in one process."""
+    cfg = replace(tiny_config(4), workers=2)
+    result = train(small_corpus, tmp_path / "m", cfg, quiet=True)
+    assert result["workers"] == 2 and result["steps"] == 4
+    state = torch.load(tmp_path / "m" / STATE_FILE, weights_only=True)
+    assert state["step"] == 4 and state["done_in_epoch"] == 8
+    history = json.loads((tmp_path / "m" / "history.json").read_text())
+    assert [h["step"] for h in history if "dev_loss" in h] == [3, 4]
+    assert checkpoint.load(tmp_path / "m")[2]["training"]["workers"] == 2
+    assert train(small_corpus, tmp_path / "m", tiny_config(5), quiet=True)["steps"] == 5
+    assert not (tmp_path / "m" / ".rendezvous").exists()
+
+
 # ---- CLI errors --------------------------------------------------------------------------------
 
 
@@ -116,6 +132,16 @@ def test_cli_train_missing_corpus_dir(tmp_path, capsys):
         "has no train.tsv",
         "traductor corpus",
     )
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+def test_cli_train_device_that_is_not_here(small_corpus, tmp_path, capsys):
+    """--device cuda on a machine without one, or a name that is no device: one line, status 2, nothing written."""
+    out = tmp_path / "m"
+    argv = ["train", "--corpus", str(small_corpus), "--out", str(out), "--device"]
+    run_error([*argv, "cuda"], capsys, "--device cuda", "no usable CUDA GPU")
+    run_error([*argv, "gpu7"], capsys, "--device 'gpu7'", "not a device name")
+    assert not out.exists()
 
 
 def test_cli_translate_model_dir_that_is_not_one(tmp_path, capsys, monkeypatch):

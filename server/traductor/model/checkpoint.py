@@ -29,7 +29,7 @@ def save(model: Transformer, out_dir: Path, tokenizer_file: Path | None = None, 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # The output projection shares W_E: safetensors stores each tensor once.
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, out_dir / WEIGHTS_FILE)
+    save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, out_dir / WEIGHTS_FILE)
     config = {"format": FORMAT, "model": model.cfg.to_dict(), "languages": {"source": "en", "target": "es"}}
     config.update(extra or {})
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")

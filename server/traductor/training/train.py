@@ -6,11 +6,13 @@ step        teacher forcing, label-smoothed cross-entropy, Adam(0.9, 0.98, 1e-9)
             lr = lr_scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5)
 every N     dev loss and dev chrF/BLEU (greedy); the best model so far is saved as the
             checkpoint; train_state.pt (weights, optimizer, step) makes the run resumable
+workers     --workers N: N CPU processes, each on its own batches, gradients averaged (parallel.py)
 end         history.json and training.png (train/dev loss and dev chrF against steps)
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import time
@@ -21,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from ..errors import CommandError
 from ..model import checkpoint, placeholders
 from ..model.generate import pad_batch
 from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, train_sentencepiece
@@ -30,6 +33,8 @@ from ..model.translator import TorchTranslator
 from .config import TrainConfig
 from .corpus import CorpusError, load_split
 from .evaluate import score
+from .parallel import Group, resolve_device, spawn
+from .plots import plot
 
 STATE_FILE = "train_state.pt"
 
@@ -67,11 +72,11 @@ def make_batches(data, batch_tokens: int, rng: random.Random) -> list[list[int]]
     return batches
 
 
-def tensors(data, idx):
+def tensors(data, idx, device: str = "cpu"):
     src, src_pad = pad_batch([data[i][0] for i in idx], PAD_ID)
     tgt_in, tgt_pad = pad_batch([[BOS_ID] + data[i][1] for i in idx], PAD_ID)
     tgt_out, _ = pad_batch([data[i][1] + [PAD_ID] for i in idx], PAD_ID)
-    return src, src_pad, tgt_in, tgt_pad, tgt_out
+    return tuple(t.to(device) for t in (src, src_pad, tgt_in, tgt_pad, tgt_out))
 
 
 def loss_on(model, batch, smoothing: float) -> tuple[torch.Tensor, int]:
@@ -92,44 +97,21 @@ def loss_on(model, batch, smoothing: float) -> tuple[torch.Tensor, int]:
 def dev_loss(model, data, batch_tokens: int) -> float:
     model.eval()
     total, count = 0.0, 0
+    device = next(model.parameters()).device
     for idx in make_batches(data, batch_tokens, random.Random(0)):
-        loss, n = loss_on(model, tensors(data, idx), 0.0)
+        loss, n = loss_on(model, tensors(data, idx, device), 0.0)
         total, count = total + float(loss), count + n
     model.train()
     return total / max(count, 1)
 
 
 def dev_scores(model, tokenizer, pairs) -> dict:
+    """Greedy decoding runs on the CPU (the generation code is CPU-only): on a GPU run, a CPU copy."""
     model.eval()
-    hyps = TorchTranslator(model, tokenizer).translate([p.source for p in pairs], batch_size=64)
+    on_cpu = model if next(model.parameters()).device.type == "cpu" else copy.deepcopy(model).cpu()
+    hyps = TorchTranslator(on_cpu, tokenizer).translate([p.source for p in pairs], batch_size=64)
     model.train()
     return score([p.source for p in pairs], hyps, [p.target for p in pairs])
-
-
-def plot(history: list[dict], out_file: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    evals = [h for h in history if "dev_loss" in h]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    ax1.plot(
-        [h["step"] for h in history if "train_loss" in h],
-        [h["train_loss"] for h in history if "train_loss" in h],
-        label="train (label-smoothed)",
-        alpha=0.7,
-    )
-    ax1.plot([h["step"] for h in evals], [h["dev_loss"] for h in evals], "o-", label="dev")
-    ax1.set(xlabel="step", ylabel="cross-entropy per token", title="Loss")
-    ax1.legend()
-    ax2.plot([h["step"] for h in evals], [h["dev_chrf"] for h in evals], "o-", label="chrF")
-    ax2.plot([h["step"] for h in evals], [h["dev_bleu"] for h in evals], "s-", label="BLEU")
-    ax2.set(xlabel="step", title="Dev translation quality (greedy)")
-    ax2.legend()
-    fig.tight_layout()
-    fig.savefig(out_file, dpi=100)
-    plt.close(fig)
 
 
 @dataclass
@@ -158,10 +140,11 @@ def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool)
     return Tokenizer(tok_file)
 
 
-def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, out_dir: Path):
+def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, out_dir: Path, device="cpu"):
     """Model, optimizer and progress: from train_state.pt when resuming, else new (or --init-from's weights)."""
     base = checkpoint.load(Path(cfg.init_from))[0] if cfg.init_from else None
     model = Transformer(base.cfg if base is not None else replace(cfg.model, vocab_size=tokenizer.vocab_size))
+    model.to(device)  # before the optimizer is made, so that its state lives on the same device
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     if state is None:
         if base is not None:
@@ -186,7 +169,8 @@ def train_step(model, optimizer, cfg: TrainConfig, batch, step: int) -> tuple[fl
     """One update at the schedule's learning rate; (label-smoothed loss per token, target tokens)."""
     for group in optimizer.param_groups:
         group["lr"] = lr_at(step, cfg.model.d_model, cfg.warmup, cfg.lr_scale)
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.precision == "bf16"):
+    device_type = next(model.parameters()).device.type
+    with torch.autocast(device_type, dtype=torch.bfloat16, enabled=cfg.precision == "bf16"):
         loss, ntok = loss_on(model, batch, cfg.label_smoothing)
     optimizer.zero_grad(set_to_none=True)
     (loss / ntok).backward()
@@ -230,50 +214,77 @@ def evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir: Path, dev, prog
 
 def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True, quiet: bool = False) -> dict:
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
+    resolve_device(cfg.device)
     for name in ("train.tsv", "dev.tsv"):
         if not (corpus_dir / name).is_file():
             raise CorpusError(f"{corpus_dir} has no {name}: make one with `traductor corpus --out {corpus_dir}`")
-    train_pairs, dev_pairs = load_split(corpus_dir / "train.tsv"), load_split(corpus_dir / "dev.tsv")
+    if cfg.workers < 1 or (cfg.workers > 1 and cfg.device != "cpu"):
+        raise CommandError(f"--workers {cfg.workers}: must be 1, or more on --device cpu (data-parallel CPU processes)")
     out_dir.mkdir(parents=True, exist_ok=True)
+    if cfg.workers == 1:
+        return train_in_group(corpus_dir, out_dir, cfg, resume, quiet)
+    return spawn(train_in_group, cfg.workers, out_dir, corpus_dir, out_dir, cfg, resume, quiet)
+
+
+def train_in_group(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool, quiet: bool, group=None) -> dict:
+    """One worker's run (the only one without --workers): tokenizer, model, then the loop."""
+    group = group or Group()
+    train_pairs, dev_pairs = load_split(corpus_dir / "train.tsv"), load_split(corpus_dir / "dev.tsv")
+    device = resolve_device(cfg.device)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     state_file = out_dir / STATE_FILE
-    state = torch.load(state_file, weights_only=True) if resume and state_file.is_file() else None
-    tokenizer = prepare_tokenizer(cfg, out_dir, train_pairs, fresh=state is None)
-    model, optimizer, progress = prepare_model(cfg, tokenizer, state, out_dir)
+    state = torch.load(state_file, weights_only=True, map_location="cpu") if resume and state_file.is_file() else None
+    if group.leader:
+        prepare_tokenizer(cfg, out_dir, train_pairs, fresh=state is None)
+    group.barrier()  # the others read the tokenizer the leader has just written
+    tokenizer = Tokenizer(out_dir / TOKENIZER_FILE)
+    model, optimizer, progress = prepare_model(cfg, tokenizer, state, out_dir, device)
+    torch.manual_seed(cfg.seed * 1000 + group.rank)  # own dropout masks per worker (weights: DDP copies rank 0's)
     train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len)
     dev = (dev_pairs, encode_pairs(tokenizer, dev_pairs, cfg.model.max_len))
+    return loop(model, optimizer, tokenizer, cfg, out_dir, (train_data, dev), progress, device, group, quiet)
+
+
+def loop(model, optimizer, tokenizer, cfg, out_dir, data, progress: Progress, device, group: Group, quiet) -> dict:
+    """Updates until max_steps or max_minutes; evaluation and checkpoints every eval_every updates."""
+    train_data, dev = data
     started = time.monotonic() - progress.elapsed
-    model.train()
+    trained = group.wrap(model)
+    trained.train()
+    quiet = quiet or not group.leader
     bar = tqdm(total=cfg.max_steps, initial=progress.step, desc="train", unit="step", disable=quiet, dynamic_ncols=True)
     while True:
         batches = make_batches(train_data, cfg.batch_tokens, random.Random(cfg.seed * 1000 + progress.epoch))
-        for idx in batches[progress.done_in_epoch :]:
+        for first in range(progress.done_in_epoch, len(batches) - group.world + 1, group.world):
             t0 = time.monotonic()
-            progress.step, progress.done_in_epoch = progress.step + 1, progress.done_in_epoch + 1
-            per_tok, ntok = train_step(model, optimizer, cfg, tensors(train_data, idx), progress.step)
+            progress.step, progress.done_in_epoch = progress.step + 1, first + group.world
+            batch = tensors(train_data, batches[first + group.rank], device)
+            per_tok, ntok = train_step(trained, optimizer, cfg, batch, progress.step)
             bar.update(1)
             bar.set_postfix(
                 epoch=progress.epoch,
                 loss=f"{per_tok:.3f}",
                 best_chrf=f"{progress.best:.1f}",
-                tok_s=f"{ntok / (time.monotonic() - t0):.0f}",
+                tok_s=f"{ntok * group.world / (time.monotonic() - t0):.0f}",
             )
             if progress.step % 50 == 0:
                 progress.history.append({"step": progress.step, "train_loss": round(per_tok, 4)})
             minutes = (time.monotonic() - started) / 60
-            done = progress.step >= cfg.max_steps or minutes >= cfg.max_minutes
+            done = group.any(progress.step >= cfg.max_steps or minutes >= cfg.max_minutes)
             if progress.step % cfg.eval_every == 0 or done:
-                bar.write(
-                    json.dumps(evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir, dev, progress, started))
-                )
+                if group.leader:
+                    record = evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir, dev, progress, started)
+                    bar.write(json.dumps(record))
+                group.barrier()
             if done:
                 bar.close()
                 return {
                     "steps": progress.step,
                     "epochs": progress.epoch,
                     "minutes": round(minutes, 2),
+                    "workers": group.world,
                     "best_dev_chrf": progress.best,
                 }
         progress.epoch, progress.done_in_epoch = progress.epoch + 1, 0
