@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Serving cost of two model bundles on this tree (docs/model-card.md, "Serving cost"): each bundle
+# served by `traductor serve --no-memory` (every message goes to the model), then the load
+# generator at 1 and 64 concurrent streams on held-out messages; the bundles alternate ROUNDS times.
+#   scripts/compare_bundles.sh OLD_BUNDLE NEW_BUNDLE MESSAGES_FILE [ROUNDS] [SECONDS]
+# MESSAGES_FILE: one message per line (e.g. `cut -f1 test.tsv | head -300`). Prints one line per run:
+# label, concurrency, output tokens/s, p50 and p99 latency in ms, calls OK, errors.
+set -euo pipefail
+old=$1; new=$2; messages=$3; rounds=${4:-3}; seconds=${5:-15}
+port=50098
+run() {  # label bundle
+  traductor serve --model "$2" --no-memory --host 127.0.0.1 --port $port --metrics-port 0 --log-level WARNING &
+  local pid=$!
+  for _ in $(seq 1 120); do traductor-client --target 127.0.0.1:$port health >/dev/null 2>&1 && break; sleep 0.5; done
+  traductor-client --target 127.0.0.1:$port loadtest --concurrency 1,64 --duration "$seconds" --warmup 3 \
+    --input "$messages" --stream-fraction 1 --no-progress --json-out "/tmp/compare-$1.json" > /dev/null 2>&1
+  kill -TERM $pid; wait $pid
+  python - "$1" "/tmp/compare-$1.json" <<'PY'
+import json, sys
+for level in json.load(open(sys.argv[2]))["levels"]:
+    lat = level["latency_seconds"]
+    ms = [round(1000 * lat[q], 1) for q in ("p50", "p99")]
+    print(sys.argv[1], level["level"], round(level["output_tokens_per_second"]), *ms, level["ok"], level["errors"])
+PY
+}
+for r in $(seq 1 "$rounds"); do
+  run "old-$r" "$old"
+  run "new-$r" "$new"
+done
