@@ -1,4 +1,5 @@
-"""Turning a bench report into a table, a JSON file and a chart for the docs; the machine it ran on."""
+"""Turning a bench report into tables (engines; the service, unary and streams side by side), a JSON
+file and a chart for the docs; what was measured and the machine it ran on."""
 
 from __future__ import annotations
 
@@ -60,28 +61,61 @@ def table(report: dict) -> str:
     return "\n".join(lines)
 
 
+def subject(report: dict) -> str:
+    """What was measured: random weights of a shape, or a bundle (its name, precision and size)."""
+    b = report.get("bundle")
+    if b is None:
+        return f"Random weights of shape {report['shape']}"
+    return (
+        f"Bundle {b['name'] or b['path']} ({b['precision']}; d_model {b['d_model']}, {b['layers'][0]}+{b['layers'][1]} "
+        f"layers, {b['heads']} heads, d_ff {b['d_ff']}, vocabulary {b['vocab']})"
+    )
+
+
+def _ms(seconds) -> str:
+    return f"{seconds * 1000:.0f}" if seconds is not None else "-"
+
+
+def _share(part, whole) -> str:
+    return f"{part / whole:.0%}" if part is not None and whole else "-"
+
+
 def service_table(report: dict) -> str:
-    """Load generator against `traductor serve` on the same model: one row per concurrency, with
-    the ratio of its tokens/s to the engine's own throughput at the same batch size."""
+    """`traductor serve` on the same model: unary calls and streams at each concurrency level side
+    by side (tokens/s, p50 and p99 latency, each with the ratio stream/unary), the streams' time to
+    first token, and the streams' tokens/s against the engine's own throughput at that batch size."""
     service = report.get("service")
     if not service:
         return ""
     engine = report["traductor"].get(service["precision"], {})
     lines = [
-        "| concurrent streams | tokens/s | vs engine at that batch | p50 ms | p99 ms | TTFT p50 ms | errors |",
-        "|---|---|---|---|---|---|---|",
+        "| concurrency | tok/s unary | tok/s stream | stream/unary | p50 ms unary | p50 ms stream | stream/unary "
+        "| p99 ms unary | p99 ms stream | TTFT p50 ms | stream vs engine | errors unary/stream |",
+        "|---" * 12 + "|",
     ]
     for level in service["levels"]:
-        c, tps = int(level["level"]), level["output_tokens_per_second"] or 0.0
-        ref = engine.get(str(c))
-        ratio = f"{tps / ref:.0%}" if ref else "-"
-        lat, ttft = level["latency_seconds"], level["ttft_seconds"]
-        ms = lambda v: f"{v * 1000:.0f}" if v is not None else "-"  # noqa: E731
-        lines.append(
-            f"| {c} | {tps:.0f} | {ratio} | {ms(lat['p50'])} | {ms(lat['p99'])} | {ms(ttft['p50'])} | "
-            f"{sum(level['errors'].values())} |"
-        )
+        c, unary, stream = int(level["level"]), level["unary"], level["stream"]
+        tps = [m["output_tokens_per_second"] or 0.0 for m in (unary, stream)]
+        p50 = [m["latency_seconds"]["p50"] for m in (unary, stream)]
+        p99 = [m["latency_seconds"]["p99"] for m in (unary, stream)]
+        errors = "/".join(str(sum(m["errors"].values())) for m in (unary, stream))
+        cells = [c, f"{tps[0]:.0f}", f"{tps[1]:.0f}", _share(tps[1], tps[0]), _ms(p50[0]), _ms(p50[1])]
+        cells += [_share(p50[1], p50[0]), _ms(p99[0]), _ms(p99[1]), _ms(stream["ttft_seconds"]["p50"])]
+        cells += [_share(tps[1], engine.get(str(c))), errors]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines)
+
+
+def _service_setup(report: dict) -> str:
+    s, inputs = report["service"], report["service"]["input"]
+    return (
+        f"Through gRPC: `traductor serve` on the same {s['precision']} model (translation memory off), "
+        f"`traductor-client loadtest` on the same machine, closed loop, at each concurrency unary calls then "
+        f"streams against the same server, {s['seconds']:g} s each after {s['warmup_seconds']:g} s of warm-up, "
+        f"exactly {s['new_tokens']} new tokens per call; {inputs['texts']} texts ({s['input_file']}), "
+        f"{inputs['source_tokens_mean']} source tokens on average under the model's tokenizer, "
+        f"{inputs['cut_at_input_limit']} cut at the input limit:"
+    )
 
 
 def write(report: dict, out: Path) -> None:
@@ -89,7 +123,7 @@ def write(report: dict, out: Path) -> None:
     (out / "bench.json").write_text(json.dumps(report, indent=2) + "\n")
     m = report["machine"]
     text = [
-        f"Shape {report['shape']}, source length {report['source_length']}, exactly {report['new_tokens']} new tokens, "
+        f"{subject(report)}, source length {report['source_length']}, exactly {report['new_tokens']} new tokens, "
         f"greedy; output tokens/s, median of {report['runs']} runs after a warm-up; {report['threads']} threads.",
         f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ONNX Runtime {m['onnxruntime']}.",
         f"Command: `{report.get('command', 'traductor bench')}`",
@@ -98,13 +132,7 @@ def write(report: dict, out: Path) -> None:
         "",
     ]
     if report.get("service"):
-        text += [
-            f"Through gRPC (`traductor serve` on the same {report['service']['precision']} model, "
-            "`traductor-client loadtest`, streams, exactly 32 new tokens, load generator on the same machine):",
-            "",
-            service_table(report),
-            "",
-        ]
+        text += [_service_setup(report), "", service_table(report), ""]
     (out / "bench.md").write_text("\n".join(text))
     chart(report, out / "bench.png")
 
@@ -124,7 +152,7 @@ def chart(report: dict, path: Path) -> None:
         ax.bar(xs, [by_batch.get(b, 0) for b in batches], width, label=label.replace("**", ""))
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(batches))], [f"batch {b}" for b in batches])
     ax.set_ylabel("output tokens/s")
-    ax.set_title(f"Greedy decoding, shape {report['shape']}, {report['threads']} threads")
+    ax.set_title(f"Greedy decoding, {subject(report).split(' (')[0]}, {report['threads']} threads")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -1,0 +1,119 @@
+"""The engine part of `traductor bench`: which model runs (random weights of a shape, exported
+here, or a bundle from `traductor export`) and the timed runs of the engine on it.
+
+The work (identical for every model and engine): sources of SOURCE_LENGTH random token ids,
+exactly NEW_TOKENS new tokens each (min_new_tokens = max_new_tokens, so EOS cannot end a sentence
+early), greedy. Output tokens/s = batch * NEW_TOKENS / wall time of the whole batch (encoder
+included); the median of `runs` timed runs after one warm-up. A user's bundle is only read.
+This module knows nothing of the service, the anchors or the report.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import BundleError, CommandError
+
+SOURCE_LENGTH = 24
+NEW_TOKENS = 32
+DEFAULT_TOKENIZER = Path(__file__).resolve().parent / "default_model" / "checkpoint" / "tokenizer.model"
+
+
+def parse_shape(text: str) -> tuple[int, int, int, int, int]:
+    try:
+        d, layers, heads, d_ff, vocab = (int(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(f"--shape must be d_model,layers,heads,d_ff,vocab (five integers), got {text!r}") from None
+    if d % heads or min(d, layers, heads, d_ff) < 1 or vocab < 16:
+        raise ValueError(f"--shape {text}: d_model must be divisible by heads, sizes positive, vocab >= 16")
+    return d, layers, heads, d_ff, vocab
+
+
+def sources(vocab: int, batch: int, seed: int = 0) -> list[list[int]]:
+    """`batch` sources of SOURCE_LENGTH ids: random non-special ids, then EOS (id 3)."""
+    rng = np.random.default_rng(seed)
+    return [rng.integers(4, vocab, SOURCE_LENGTH - 1).tolist() + [3] for _ in range(batch)]
+
+
+def make_bundle(shape, quantize: str | None, out: Path) -> Path:
+    """Random weights (seed 0) -> bundle (graphs + config; no tokenizer: the bench feeds ids)."""
+    import torch
+
+    from traductor.model.config import ModelConfig
+    from traductor.model.transformer import Transformer
+    from traductor_export.convert import build_graphs, bundle_config
+
+    d, layers, heads, d_ff, vocab = shape
+    torch.manual_seed(0)
+    model = Transformer(
+        ModelConfig(
+            vocab_size=vocab,
+            d_model=d,
+            n_heads=heads,
+            d_ff=d_ff,
+            n_encoder_layers=layers,
+            n_decoder_layers=layers,
+            dropout=0.0,
+            max_len=128,
+        )
+    ).eval()
+    out.mkdir(parents=True, exist_ok=True)
+    names = build_graphs(model, out, quantize, progress=lambda *_: None)
+    config = bundle_config(model, out, names, quantize, "random", {"source": "en", "target": "es"})
+    (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+    return out
+
+
+def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) -> dict[str, float]:
+    from traductor.engine.bundle import load_bundle
+    from traductor.engine.runner import ModelRunner
+    from traductor.engine.scheduler import Scheduler
+    from traductor.engine.translator import drive
+    from traductor.options import DecodingOptions
+
+    bundle = load_bundle(bundle_dir, verify=False, tokenizer=False)
+    runner = ModelRunner(bundle, threads=threads, max_rows=max(batches))
+    options = DecodingOptions(max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS)
+    results = {}
+    for batch in batches:
+        srcs = sources(bundle.vocab_size, batch)
+
+        def once(batch: int = batch, srcs: list[list[int]] = srcs) -> float:
+            scheduler = Scheduler(runner, None, max_rows=batch, max_queue=batch)
+            t0 = time.perf_counter()
+            done = drive(scheduler, [(s, [], options) for s in srcs])
+            elapsed = time.perf_counter() - t0
+            if sum(len(e.token_ids) for e in done) != batch * NEW_TOKENS:
+                raise RuntimeError("the engine did not produce exactly 32 tokens per sentence")
+            return elapsed
+
+        once()  # warm-up
+        results[str(batch)] = round(batch * NEW_TOKENS / statistics.median(once() for _ in range(runs)), 1)
+    return results
+
+
+def open_bundle(name: str):
+    """--bundle: a directory from `traductor export`, or `default` (the packaged default model),
+    checked whole (config, graphs' checksums, tokenizer) before anything runs; only ever read."""
+    from .engine.bundle import default_bundle, load_bundle
+
+    try:
+        bundle = load_bundle(default_bundle() if name == "default" else Path(name))
+    except BundleError as e:
+        raise BundleError(f"--bundle: {e}") from e
+    if bundle.max_len < max(SOURCE_LENGTH, NEW_TOKENS + 1):
+        raise CommandError(
+            f"--bundle {bundle.path}: its max_len {bundle.max_len} is too short for the bench's work "
+            f"({SOURCE_LENGTH} source tokens, {NEW_TOKENS} new tokens)"
+        )
+    return bundle
+
+
+def bundle_precision(bundle) -> str:
+    """The precision a bundle runs at, from its config.json: fp32 unless it was quantized."""
+    return "fp32" if bundle.config.quantization == "none" else bundle.config.quantization

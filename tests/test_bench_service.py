@@ -1,0 +1,111 @@
+"""`traductor bench --bundle DIR --service LEVELS`: a user's bundle run by the engine, then served
+and loaded with unary calls and with streams at each level; the report, the bundle left as it
+was, and the one-line errors of bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tiny_task import synthetic_pairs
+
+from traductor.bench_report import service_table
+from traductor.cli import main
+
+
+def run_error(argv, capsys, *fragments: str) -> str:
+    """Exit status 2 and exactly one line on stderr, containing every fragment, no traceback."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"traductor {argv[0]}: error: "), err
+    for fragment in fragments:
+        assert fragment in err, err
+    return err
+
+
+def snapshot(directory: Path) -> dict[str, bytes | None]:
+    """Every entry under `directory`, with the bytes of each file (None for a folder)."""
+    return {p.relative_to(directory).as_posix(): p.read_bytes() if p.is_file() else None for p in directory.rglob("*")}
+
+
+def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_path, capsys):
+    """The tiny exported bundle, with its own tokenizer and texts it was made for: engine figures
+    at its own precision, and at each level a unary run and a stream run of exactly 32 new tokens
+    per call, side by side in bench.json, bench.md and on stdout; the bundle is not touched."""
+    texts = tmp_path / "texts.txt"
+    texts.write_text("".join(f"{source}\n" for source, _ in synthetic_pairs(20, seed=5)))
+    before = snapshot(tiny_bundle)
+    out = tmp_path / "out"
+    argv = ["bench", "--bundle", str(tiny_bundle), "--batches", "1,2", "--runs", "1", "--threads", "1"]
+    argv += ["--service", "1,2", "--service-seconds", "1", "--service-input", str(texts), "--out", str(out)]
+    assert main(argv) == 0
+    assert snapshot(tiny_bundle) == before
+
+    report = json.loads((out / "bench.json").read_text())
+    assert report["bundle"]["path"] == str(tiny_bundle) and report["bundle"]["precision"] == "fp32"
+    assert "shape" not in report and report["new_tokens"] == 32
+    assert set(report["traductor"]) == {"fp32"} and set(report["traductor"]["fp32"]) == {"1", "2"}
+    assert all(tps > 0 for tps in report["traductor"]["fp32"].values())
+    service = report["service"]
+    assert service["precision"] == "fp32" and service["new_tokens"] == 32 and service["input"]["texts"] == 20
+    assert [level["level"] for level in service["levels"]] == [1, 2]
+    for level in service["levels"]:
+        for mode, streamed in (("unary", False), ("stream", True)):
+            m = level[mode]
+            assert m["errors"] == {} and m["ok"] == m["requests"] > 0, (level["level"], mode, m)
+            assert m["output_tokens"] == 32 * m["ok"] and m["output_tokens_per_second"] > 0
+            assert m["streams"] == (m["requests"] if streamed else 0)
+        assert level["stream"]["ttft_seconds"]["p50"] is not None and level["unary"]["ttft_seconds"]["p50"] is None
+
+    markdown = (out / "bench.md").read_text()
+    assert "tok/s unary | tok/s stream | stream/unary" in markdown and "(fp32; d_model 40, 2+2 layers" in markdown
+    rows = [line for line in markdown.splitlines() if line.startswith(("| 1 |", "| 2 |"))]
+    assert len(rows) == 2 and all(row.count("|") == 13 for row in rows), rows
+    assert service_table(report) in capsys.readouterr().out
+
+
+def test_service_table_ratios():
+    """Stream/unary of tokens/s and of p50 latency, and streams against the engine at that batch."""
+
+    def summary(tps, p50, ttft=None, errors=None):
+        return {
+            "output_tokens_per_second": tps,
+            "latency_seconds": {"p50": p50, "p99": p50 * 2 if p50 else None},
+            "ttft_seconds": {"p50": ttft, "p99": ttft},
+            "errors": errors or {},
+        }
+
+    report = {
+        "traductor": {"int8": {"8": 775.0}},
+        "service": {
+            "precision": "int8",
+            "levels": [
+                {"level": 8, "unary": summary(1000.0, 0.1), "stream": summary(620.0, 0.135, 0.02, {"UNAVAILABLE": 2})},
+                {"level": 64, "unary": summary(0.0, None), "stream": summary(500.0, 0.5, 0.1)},
+            ],
+        },
+    }
+    row8, row64 = service_table(report).splitlines()[2:]
+    assert row8 == "| 8 | 1000 | 620 | 62% | 100 | 135 | 135% | 200 | 270 | 20 | 80% | 0/2 |"
+    assert row64 == "| 64 | 0 | 500 | - | - | 500 | - | - | 1000 | 100 | - | 0/0 |"
+    assert service_table({"traductor": {}}) == ""
+
+
+def test_bench_bad_input_is_one_line(tmp_path, capsys):
+    """Not a bundle, a missing directory, flags that describe random weights next to --bundle,
+    bad levels, texts without --service or without text: one line each, status 2, before any work."""
+    (tmp_path / "empty").mkdir()
+    run_error(["bench", "--bundle", str(tmp_path / "empty")], capsys, "--bundle", "not a traductor bundle")
+    run_error(["bench", "--bundle", str(tmp_path / "missing")], capsys, "--bundle", "is not a directory")
+    run_error(
+        ["bench", "--bundle", "default", "--shape", "64,2,4,128,1000", "--anchors"], capsys, "drop --shape, --anchors"
+    )
+    run_error(["bench", "--bundle", "default", "--precisions", "int8"], capsys, "--bundle", "drop --precisions")
+    run_error(["bench", "--service", "1,x"], capsys, "--service takes comma-separated positive integers")
+    run_error(["bench", "--service", "0"], capsys, "--service takes comma-separated positive integers")
+    texts = tmp_path / "texts.txt"
+    texts.write_text("uno dos\n")
+    run_error(["bench", "--service-input", str(texts)], capsys, "--service-input", "--service LEVELS")
+    (tmp_path / "blank.txt").write_text("\n \n")
+    run_error(["bench", "--service", "1", "--service-input", str(tmp_path / "blank.txt")], capsys, "blank.txt")
+    run_error(["bench", "--service", "1", "--service-input", str(tmp_path / "nope.txt")], capsys, "nope.txt")
