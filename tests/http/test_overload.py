@@ -29,6 +29,7 @@ def test_full_queue_is_429_and_the_accepted_request_completes(server):
         steps = server.gate.steps
         refused = call(server.url + "translate", "POST", json_body=body)  # the queue is full
         assert refused.status == 429 and "queue is full" in refused.json()["error"]
+        assert refused.headers["retry-after"] == "1"  # the 250 ms retry hint, in whole seconds
         assert server.gate.steps == steps  # refused without any engine step
         assert http_requests(server, "/translate", "RESOURCE_EXHAUSTED") == before + 1
         server.gate.open()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import ssl
 import time
 import uuid
@@ -66,17 +67,24 @@ def _start(request: web.Request) -> str:
     return rid
 
 
-def _error_response(exc: BaseException, request: web.Request, rid: str) -> tuple[web.Response, grpc.StatusCode]:
+def _error_response(exc: BaseException, request: web.Request, rid: str, retry_after: int):
+    """(response, gRPC code) for an exception; an overload refusal (429) says when to retry, as the
+    gRPC answer's `grpc-retry-pushback-ms` trailer does, in whole seconds (HTTP's Retry-After)."""
     if isinstance(exc, web.HTTPException):  # aiohttp's own refusal: unknown path, method, body size
         message = exc.text if exc.status == 413 else reason(exc.status)
         return json_response({"error": message}, exc.status), code_of_status(exc.status)
     status, code, message = http_error_for(exc)
     if code is grpc.StatusCode.INTERNAL:
         log.error("http %s %s request_id=%s failed", request.method, request.path, rid, exc_info=exc)
-    return json_response({"error": message}, status), code
+    response = json_response({"error": message}, status)
+    if status == 429:
+        response.headers["Retry-After"] = str(retry_after)
+    return response, code
 
 
-def middleware(metrics: Metrics):
+def middleware(metrics: Metrics, retry_pushback_ms: int = 1000):
+    retry_after = max(1, math.ceil(retry_pushback_ms / 1000))
+
     @web.middleware
     async def handle(request: web.Request, handler) -> web.StreamResponse:
         rid = _start(request)
@@ -89,7 +97,7 @@ def middleware(metrics: Metrics):
         except asyncio.CancelledError:  # the client went away; the engine request is cancelled too
             raise
         except Exception as e:
-            response, code = _error_response(e, request, rid)
+            response, code = _error_response(e, request, rid, retry_after)
             status = response.status
         finally:
             _record(metrics, request, code, status, time.monotonic() - start)
@@ -126,7 +134,8 @@ def ssl_context(s: Settings) -> ssl.SSLContext | None:
 
 
 def build_app(api: HttpApi, metrics: Metrics) -> web.Application:
-    app = web.Application(middlewares=[middleware(metrics)], client_max_size=api.settings.max_message_bytes)
+    s = api.settings
+    app = web.Application(middlewares=[middleware(metrics, s.retry_pushback_ms)], client_max_size=s.max_message_bytes)
     app.add_routes(Handlers(api).routes())
     return app
 
