@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tiny_task import synthetic_pairs
 
+from traductor.bench_engine import DEFAULT_TOKENIZER
 from traductor.bench_report import service_table
+from traductor.bench_service import prepare_inputs
 from traductor.cli import main
+from traductor.errors import CommandError
 
 
 def run_error(argv, capsys, *fragments: str) -> str:
@@ -33,7 +37,8 @@ def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_pa
     at its own precision, and at each level a unary run and a stream run of exactly 32 new tokens
     per call, side by side in bench.json, bench.md and on stdout; the bundle is not touched."""
     texts = tmp_path / "texts.txt"
-    texts.write_text("".join(f"{source}\n" for source, _ in synthetic_pairs(20, seed=5)))
+    two_sentences = "Uno dos. Tres cuatro."  # would decode 64 tokens in one call: left out
+    texts.write_text("".join(f"{source}\n" for source, _ in synthetic_pairs(20, seed=5)) + two_sentences + "\n")
     before = snapshot(tiny_bundle)
     out = tmp_path / "out"
     argv = ["bench", "--bundle", str(tiny_bundle), "--batches", "1,2", "--runs", "1", "--threads", "1"]
@@ -48,6 +53,7 @@ def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_pa
     assert all(tps > 0 for tps in report["traductor"]["fp32"].values())
     service = report["service"]
     assert service["precision"] == "fp32" and service["new_tokens"] == 32 and service["input"]["texts"] == 20
+    assert service["input"]["file"] == str(texts) and service["input"]["dropped_not_one_sentence"] == 1
     assert [level["level"] for level in service["levels"]] == [1, 2]
     for level in service["levels"]:
         for mode, streamed in (("unary", False), ("stream", True)):
@@ -91,6 +97,20 @@ def test_service_table_ratios():
     assert service_table({"traductor": {}}) == ""
 
 
+def test_prepare_inputs_keeps_one_sentence_lines(tmp_path):
+    """Only texts the server translates as one sentence are sent (each call decodes exactly 32
+    tokens); a file with none is refused."""
+    source = tmp_path / "in.tsv"
+    source.write_text("Cannot open file %s\tref\nIt failed. Try again.\n\nPermission denied\n")
+    path, described = prepare_inputs(source, DEFAULT_TOKENIZER, 256, tmp_path)
+    assert path.read_text() == "Cannot open file %s\nPermission denied\n"
+    assert described["texts"] == 2 and described["dropped_not_one_sentence"] == 1
+    assert described["source_tokens_mean"] > 1
+    source.write_text("It failed. Try again.\n")
+    with pytest.raises(CommandError, match="no line is a single sentence"):
+        prepare_inputs(source, DEFAULT_TOKENIZER, 256, tmp_path)
+
+
 def test_bench_bad_input_is_one_line(tmp_path, capsys):
     """Not a bundle, a missing directory, flags that describe random weights next to --bundle,
     bad levels, texts without --service or without text: one line each, status 2, before any work."""
@@ -101,6 +121,7 @@ def test_bench_bad_input_is_one_line(tmp_path, capsys):
         ["bench", "--bundle", "default", "--shape", "64,2,4,128,1000", "--anchors"], capsys, "drop --shape, --anchors"
     )
     run_error(["bench", "--bundle", "default", "--precisions", "int8"], capsys, "--bundle", "drop --precisions")
+    run_error(["bench", "--shape", "64,2,4,128,1000", "--service", "1"], capsys, "--shape needs vocab >= 6000")
     run_error(["bench", "--service", "1,x"], capsys, "--service takes comma-separated positive integers")
     run_error(["bench", "--service", "0"], capsys, "--service takes comma-separated positive integers")
     texts = tmp_path / "texts.txt"

@@ -128,13 +128,14 @@ def _models(shape, precisions: list[str], bundle, tmp: Path, progress):
 
 
 def _service(model_dir: Path, precision: str, levels, seconds, threads, input_file, progress) -> dict:
-    from .bench_service import describe_inputs, load_inputs, run_service
+    from .bench_service import prepare_inputs, run_service
     from .engine.bundle import read_config
 
-    max_len = read_config(model_dir).model.max_len
-    inputs = describe_inputs(load_inputs(input_file), model_dir / "tokenizer.model", max_len)
-    progress(f"service: traductor serve, unary and streams at concurrency {levels}")
-    measured = run_service(model_dir, levels, seconds, threads, input_file, progress)
+    with tempfile.TemporaryDirectory(prefix="traductor-bench-texts-") as tmp:
+        max_len = read_config(model_dir).model.max_len
+        texts, inputs = prepare_inputs(input_file, model_dir / "tokenizer.model", max_len, Path(tmp))
+        progress(f"service: traductor serve, unary and streams at concurrency {levels}")
+        measured = run_service(model_dir, levels, seconds, threads, texts, progress)
     return {"precision": precision, "input": inputs, **measured}
 
 
@@ -219,6 +220,10 @@ def _plan(args) -> dict:
         raise CommandError(f"--precisions takes fp32 and/or int8, got {args.precisions!r}")
     if args.runs < 1 or args.threads < 1 or args.service_seconds <= 0:
         raise CommandError("--runs and --threads must be at least 1, --service-seconds positive")
+    if levels and shape and shape[4] < (vocab := _default_tokenizer_size()):
+        raise CommandError(
+            f"--service on random weights sends the default tokenizer's ids: --shape needs vocab >= {vocab}"
+        )
     if args.service_input:
         from .bench_service import load_inputs
 
@@ -235,6 +240,12 @@ def _plan(args) -> dict:
         bundle=open_bundle(args.bundle) if args.bundle else None,
         service_input=args.service_input,
     )
+
+
+def _default_tokenizer_size() -> int:
+    from .model.tokenizer import Tokenizer
+
+    return Tokenizer(DEFAULT_TOKENIZER).vocab_size
 
 
 def _positive_ints(text: str, flag: str) -> list[int]:

@@ -112,9 +112,9 @@ def _service_setup(report: dict) -> str:
         f"Through gRPC: `traductor serve` on the same {s['precision']} model (translation memory off), "
         f"`traductor-client loadtest` on the same machine, closed loop, at each concurrency unary calls then "
         f"streams against the same server, {s['seconds']:g} s each after {s['warmup_seconds']:g} s of warm-up, "
-        f"exactly {s['new_tokens']} new tokens per call; {inputs['texts']} texts ({s['input_file']}), "
-        f"{inputs['source_tokens_mean']} source tokens on average under the model's tokenizer, "
-        f"{inputs['cut_at_input_limit']} cut at the input limit:"
+        f"exactly {s['new_tokens']} new tokens per call; {inputs['texts']} one-sentence texts from {inputs['file']} "
+        f"({inputs['dropped_not_one_sentence']} left out: more than one sentence), "
+        f"{inputs['source_tokens_mean']} source tokens on average under the model's tokenizer:"
     )
 
 

@@ -9,7 +9,9 @@ server: unary Translate calls first (`--stream-fraction 0`), then TranslateStrea
 how the tokens travel back.
 
 The texts are real sentences encoded by the bundle's own tokenizer: the load generator's shipped
-English sentences, or a file of the caller's (`input_file`). The bundle directory is only read.
+English sentences, or a file of the caller's (`input_file`), keeping only the lines the server
+translates as one sentence (a two-sentence text would decode twice the tokens); they are written
+to a temporary file for the load generator. The bundle directory is only read.
 This module knows nothing of random weights or anchors (bench.py) or of tables (bench_report.py).
 """
 
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 
 from .bench_engine import NEW_TOKENS
-from .errors import CommandError
+from .errors import CommandError, TraductorError
 
 MAX_INPUT_TOKENS = 128  # the server's cut for one sentence (it also never exceeds the model's max_len)
 WARMUP_SECONDS = 3.0  # unmeasured, before each run; never longer than the measured part
@@ -42,25 +44,45 @@ def load_inputs(input_file: Path | None) -> list[str]:
         raise CommandError(f"--service-input {input_file}: not a text file of one sentence per line ({e})") from e
 
 
-def describe_inputs(texts: list[str], tokenizer_file: Path, max_len: int) -> dict:
-    """How the bundle's tokenizer sees the texts: their count, mean length, how many the server cuts."""
+def prepare_inputs(input_file: Path | None, tokenizer_file: Path, max_len: int, directory: Path) -> tuple[Path, dict]:
+    """The texts to send, written to `directory`: those of `input_file` (or the shipped sentences)
+    that the server translates as one sentence, so that every call decodes exactly NEW_TOKENS tokens
+    (a two-sentence text would decode twice as many); and how the bundle's tokenizer sees them."""
     from .model.tokenizer import Tokenizer
+    from .text import plan
+    from .text.segment import Kind
 
     tokenizer = Tokenizer(tokenizer_file)
-    lengths = [len(tokenizer.encode(text)[0]) for text in texts]
     limit = min(MAX_INPUT_TOKENS, max_len)
-    return {
-        "texts": len(texts),
-        "source_tokens_mean": round(statistics.mean(lengths), 1),
-        "cut_at_input_limit": sum(n > limit for n in lengths),
+
+    def one_sentence(text: str) -> bool:
+        try:
+            pieces = plan(text, too_long=lambda s: len(tokenizer.encode(s)[0]) > limit).pieces
+        except TraductorError:  # more characters or segments than the server takes
+            return False
+        return sum(p.kind is Kind.TRANSLATE for p in pieces) == 1
+
+    texts = load_inputs(input_file)
+    kept = [text for text in texts if one_sentence(text)]
+    name = str(input_file) if input_file else "the load generator's shipped sentences"
+    if not kept:
+        raise CommandError(f"--service-input {name}: no line is a single sentence (each call must decode one)")
+    path = directory / "texts.txt"
+    path.write_text("".join(f"{text}\n" for text in kept), encoding="utf-8")
+    return path, {
+        "file": name,
+        "texts": len(kept),
+        "dropped_not_one_sentence": len(texts) - len(kept),
+        "source_tokens_mean": round(statistics.mean(len(tokenizer.encode(t)[0]) for t in kept), 1),
     }
 
 
 def run_service(
-    bundle_dir: Path, levels: list[int], duration: float, threads: int, input_file: Path | None = None, progress=print
+    bundle_dir: Path, levels: list[int], duration: float, threads: int, texts: Path, progress=print
 ) -> dict:
-    """Serve `bundle_dir` (which must hold its tokenizer) and load it at every level, unary then
-    streams. Returns {"levels": [{"level", "unary": summary, "stream": summary}], and the setup}."""
+    """Serve `bundle_dir` (which must hold its tokenizer) and load it at every level with the texts
+    of the file `texts` (prepare_inputs), unary then streams.
+    Returns {"levels": [{"level", "unary": summary, "stream": summary}], and the setup}."""
     port = _free_port()
     flags = f"--host 127.0.0.1 --port {port} --metrics-port 0 --threads {threads} --max-active-sequences {max(levels)} "
     flags += f"--max-input-tokens {MAX_INPUT_TOKENS} --no-memory --log-level WARNING"
@@ -76,7 +98,7 @@ def run_service(
             row = {"level": level}
             for mode, fraction in MODES:
                 progress(f"service: concurrency {level}, {mode}")
-                row[mode] = _loadtest(port, level, fraction, duration, warmup, input_file)
+                row[mode] = _loadtest(port, level, fraction, duration, warmup, texts)
             rows.append(row)
     finally:
         server.terminate()
@@ -85,19 +107,18 @@ def run_service(
         "new_tokens": NEW_TOKENS,
         "seconds": duration,
         "warmup_seconds": warmup,
-        "input_file": str(input_file) if input_file else "the load generator's shipped sentences",
         "levels": rows,
     }
 
 
-def _loadtest(port: int, level: int, fraction: int, duration: float, warmup: float, input_file: Path | None) -> dict:
+def _loadtest(port: int, level: int, fraction: int, duration: float, warmup: float, texts: Path) -> dict:
     """One closed-loop level of the load generator; its summary of that level."""
     args = f"loadtest --target 127.0.0.1:{port} --concurrency {level} --duration {duration} --warmup {warmup} "
     args += f"--stream-fraction {fraction} --min-new-tokens {NEW_TOKENS} --max-new-tokens {NEW_TOKENS} --no-progress"
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "load.json"
-        cmd = [sys.executable, "-m", "traductor_client.cli", *args.split(), "--json-out", str(out)]
-        cmd += ["--input", str(input_file)] if input_file else []
+        cmd = [sys.executable, "-m", "traductor_client.cli", *args.split()]
+        cmd += ["--input", str(texts), "--json-out", str(out)]
         proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0 or not out.is_file():
             tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
