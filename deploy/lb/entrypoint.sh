@@ -47,10 +47,16 @@ upstream() {
     echo "upstream $1 {"
     found=0
     for address in $addresses; do
-        # A replica that refuses a connection is skipped for fail_timeout (it is starting,
-        # draining or gone); round-robin over the others meanwhile.
+        # Passive health checks: a replica that refused a connection or broke a call is skipped
+        # for fail_timeout (it is starting, draining or gone); round-robin over the others.
         echo "    server $address:$2 max_fails=1 fail_timeout=5s;"
         found=1
+    done
+    # When every replica is marked failed at once (one was killed while another was still in
+    # its fail_timeout after a restart), nginx would answer "no live upstreams" (502) without
+    # trying any. The same addresses as backups, never marked failed, are tried then instead.
+    for address in $addresses; do
+        echo "    server $address:$2 backup max_fails=0;"
     done
     [ "$found" = 1 ] || echo "    server 127.0.0.1:9 down;  # no replica resolved yet"
     echo "}"

@@ -11,15 +11,22 @@
 # 5. runs the compose `loadtest` service against lb:50051
 # 6. checks: the serving image (no torch, the packaged bundle, no checkpoint, non-root); no
 #    errors in the report; every replica served calls (its own /metrics); Prometheus has every
-#    replica as an `up` target; scaling up reaches the balancer; a replica stopped under load
-#    exits within its grace period
+#    replica as an `up` target; scaling up reaches the balancer; under a client load that counts
+#    every call (tests/compose/churn.sh): RESTARTS rolling restarts lose no call, and a replica
+#    killed with SIGKILL fails only its calls in flight, then restarts and serves again; a
+#    replica stopped under load exits within its grace period
 # 7. prints a summary and tears the stack down, whatever happened (trap)
 #
 # Environment (all optional):
 #   REPLICAS=2                translator replicas
 #   LOADTEST_DURATION=15      seconds per concurrency level
 #   LOADTEST_CONCURRENCY=1,8  concurrency levels
-#   BUILD=0                   reuse the images already built (skip step 4)
+#   BUILD=0                   reuse the images already built (skip step 3); or a comma list of
+#                             the images to build, the others reused: BUILD=lb (translator, lb,
+#                             prometheus, loadtest)
+#   RESTARTS=5                rolling restarts under load; CHURN_CONCURRENCY=4 client threads
+#                             during them and during the kill; CHURN_WAIT=300 seconds any wait of
+#                             those checks may take; KILL_RESTART_WAIT=60 for the restart policy
 #   KEEP_STACK=1              leave the stack running at the end (tear down with the printed command)
 #   COMPOSE_WORK=DIR          scratch folder for containers.conf, the rootfs, podman-compose
 #                             (default /tmp/traductor-compose)
@@ -115,12 +122,22 @@ setup_base_image() {
 }
 
 # 3. Images: built directly with podman (host network for pip/apt; docker format keeps HEALTHCHECK).
+# BUILD: 1 (all), or a comma list of the images to build.
 build_images() {
     local common=(--network=host --format docker --build-arg "BASE_IMAGE=$BASE_IMAGE" --quiet)
-    nice -n 19 podman build "${common[@]}" -t traductor:latest -f Dockerfile . > /dev/null
-    nice -n 19 podman build "${common[@]}" -t traductor-lb:latest deploy/lb > /dev/null
-    nice -n 19 podman build "${common[@]}" -t traductor-prometheus:latest deploy/prometheus > /dev/null
-    nice -n 19 podman build "${common[@]}" -t traductor-loadtest:latest -f deploy/loadtest/Dockerfile . > /dev/null
+    wanted() { [[ "${BUILD:-1}" == 1 || ",${BUILD}," == *",$1,"* ]]; }
+    if wanted translator; then
+        nice -n 19 podman build "${common[@]}" -t traductor:latest -f Dockerfile . > /dev/null
+    fi
+    if wanted lb; then
+        nice -n 19 podman build "${common[@]}" -t traductor-lb:latest deploy/lb > /dev/null
+    fi
+    if wanted prometheus; then
+        nice -n 19 podman build "${common[@]}" -t traductor-prometheus:latest deploy/prometheus > /dev/null
+    fi
+    if wanted loadtest; then
+        nice -n 19 podman build "${common[@]}" -t traductor-loadtest:latest -f deploy/loadtest/Dockerfile . > /dev/null
+    fi
     podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E 'traductor' | sed 's/^/    /'
 }
 
@@ -135,6 +152,10 @@ containers_of() {
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
+
+# replica_calls and the restart/kill checks under load
+# shellcheck source=tests/compose/churn.sh
+source "$ROOT/tests/compose/churn.sh"
 
 # ---------------------------------------------------------------------------------------------
 print_summary() {
@@ -335,12 +356,7 @@ fi
 check_replicas() {
     local c count all_served=1
     for c in "${TRANSLATORS[@]}"; do
-        count=$(podman exec "$c" python3 -c '
-import re, urllib.request
-text = urllib.request.urlopen("http://127.0.0.1:9090/metrics", timeout=5).read().decode()
-total = sum(float(v) for rpc, v in re.findall(r"^traductor_requests_total\{[^}]*rpc=\"([^\"]+)\"[^}]*\} (\S+)", text, re.M)
-            if rpc.startswith("Translate"))
-print(int(total))') || count=0
+        count=$(replica_calls "$c") || count=0
         log "    $c: traductor_requests_total (Translate*) = $count"
         (( count > 0 )) || all_served=0
     done
@@ -408,9 +424,11 @@ check_scale_up() {
 timed "scale up" check_scale_up
 
 # Graceful stop under load: SIGTERM one replica in the middle of a short load test. It must
-# exit within the grace period (compose: stop_grace_period 8 s; Docker's default is 10 s).
-# The errors the clients saw meanwhile are reported (informational: they depend on how the
-# server drains: calls refused while it drains reach the client, refused connections do not).
+# exit by itself, with status 0, within the grace period: `podman stop -t 10` sends SIGKILL
+# after 10 s, and a replica killed so exits 137. The time podman stop took is shown, but it is
+# not the criterion: on a busy machine podman's own work around the stop can take longer than
+# the server (its log has the SIGTERM and "stopped" lines). The errors the clients saw meanwhile
+# are reported (informational; check_rolling_restarts is the strict check of restarts).
 check_drain() {
     local c="${TRANSLATORS[0]}" start took code pid rc=0  # an established replica, under load
     rm -f "$REPORTS/drain.json"
@@ -424,10 +442,10 @@ check_drain() {
     took=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
     code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
     wait "$pid" || rc=$?
-    if python3 -c "import sys; sys.exit(0 if $took < 10 else 1)"; then
-        pass "SIGTERM under load: $c stopped in ${took}s (exit code $code)"
+    if [[ "$code" == 0 ]]; then
+        pass "SIGTERM under load: $c exited 0 within its grace period (podman stop took ${took}s)"
     else
-        fail "SIGTERM under load: $c took ${took}s to stop (exit code $code)"
+        fail "SIGTERM under load: $c exited with $code (137: killed after the grace period; podman stop took ${took}s)"
     fi
     if [[ -f "$REPORTS/drain.json" ]]; then
         python3 - "$REPORTS/drain.json" <<'EOF'
@@ -439,6 +457,10 @@ EOF
         log "    no drain report (loadtest exit status $rc)"
     fi
 }
+# Restarts and a crash under load (tests/compose/churn.sh), before the stop below takes a replica away.
+timed "rolling restarts" check_rolling_restarts
+timed "kill -9" check_kill
+
 timed "stop under load" check_drain
 
 (( ${#FAILURES[@]} == 0 ))
