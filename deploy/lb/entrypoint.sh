@@ -6,12 +6,20 @@
 #   UPSTREAM_PORT     their gRPC port (default 50051)
 #   UPSTREAM_HTTP_PORT their HTTP API port (default 5000; port 5000 of the balancer proxies it)
 #   REFRESH_SECONDS   how often the name is resolved again (default 2)
+#   HEALTH_CHECK      1 (default): of the resolved replicas, list only those whose gRPC health
+#                     check answers SERVING (lb-grpc-health); 0: every resolved replica
 #   TLS_CERT, TLS_KEY PEM certificate chain and key: when both files exist, clients must speak
 #                     TLS to ports 50051 and 5000 (the balancer terminates it; replicas stay plaintext)
 #
 # The replica addresses are written into an nginx `upstream` block (upstreams.conf). A watcher
-# resolves the name every REFRESH_SECONDS; when the set of addresses changes (scale up/down, a
-# replica restarted) it rewrites the block and reloads nginx, which lets calls in flight finish.
+# resolves the name every REFRESH_SECONDS and asks each replica's gRPC health service (an active
+# health check, which nginx itself lacks); when the set of SERVING addresses changes (scale
+# up/down, a replica stopping: it answers NOT_SERVING during its pre-stop window, or restarted)
+# it rewrites the block and reloads nginx, which lets calls in flight finish. So a stopping
+# replica gets no new calls before it closes its listener: a call that reached it just before
+# could otherwise still be waiting, unread, in its gRPC queue when it stops, and be cancelled.
+# When no replica answers SERVING (all starting, or the probe failed), every resolved one is
+# listed: refused connections are retried on another replica, an empty list would fail calls.
 # When DNS does not answer (a hiccup of the runtime's resolver), the last known list is kept:
 # a missed lookup never turns into failed calls.
 set -eu
@@ -22,6 +30,8 @@ UPSTREAM_HTTP_PORT="${UPSTREAM_HTTP_PORT:-5000}"
 REFRESH_SECONDS="${REFRESH_SECONDS:-2}"
 CONF_DIR=/tmp/nginx
 UPSTREAMS="$CONF_DIR/upstreams.conf"
+
+HEALTH_CHECK="${HEALTH_CHECK:-1}"
 
 log() { echo "lb-entrypoint: $*" >&2; }
 
@@ -62,12 +72,24 @@ upstream() {
     echo "}"
 }
 
+# Of the addresses in $1, those that answer SERVING; all of them when none does.
+serving() {
+    if [ "$HEALTH_CHECK" != 1 ]; then
+        echo "$1"
+        return
+    fi
+    # shellcheck disable=SC2086  # one argument per address
+    healthy="$(lb-grpc-health "$UPSTREAM_PORT" $1 2> /dev/null | sort -u)"
+    echo "${healthy:-$1}"
+}
+
 watch_replicas() {
     current="$1"
     while sleep "$REFRESH_SECONDS"; do
         if ! latest="$(resolve)" || [ -z "$latest" ]; then
             continue  # no answer: keep what nginx has
         fi
+        latest="$(serving "$latest")"
         if [ "$latest" != "$current" ]; then
             log "replicas now: $(echo $latest)"
             echo "$latest" | render

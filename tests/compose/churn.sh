@@ -20,6 +20,9 @@ RESTARTS="${RESTARTS:-5}"
 CHURN_CONCURRENCY="${CHURN_CONCURRENCY:-4}"
 CHURN_WAIT="${CHURN_WAIT:-300}"
 KILL_RESTART_WAIT="${KILL_RESTART_WAIT:-60}"
+# docker-compose.yml's stop_grace_period: podman-compose applies it to its own `stop`/`down`
+# only, so a plain `podman stop` is given it here
+STOP_GRACE="${STOP_GRACE:-9}"
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -80,12 +83,12 @@ stop_load() {
     [[ -f "$REPORTS/$name.json" ]] || { fail "the load $name wrote no report"; return 1; }
 }
 
-# SIGTERM (podman stop: the container's stop signal, SIGKILL after its stop timeout), exit 0,
+# SIGTERM (podman stop: the container's stop signal, SIGKILL after STOP_GRACE), exit 0,
 # start, SERVING, served calls again; one line with the times.
 restart_replica() {
     local c="$1" n="$2" t0 stopped code
     t0=$(now)
-    podman stop "$c" > /dev/null 2>> "$WORK/churn.log"  # (podman's complaints about systemd timers)
+    podman stop -t "$STOP_GRACE" "$c" > /dev/null 2>> "$WORK/churn.log"  # (podman's complaints about systemd timers)
     stopped=$(since "$t0")
     code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
     if [[ "$code" != 0 ]]; then
