@@ -15,6 +15,7 @@ from traductor.bench_report import service_table
 from traductor.bench_service import prepare_inputs
 from traductor.cli import main
 from traductor.errors import CommandError
+from traductor.model.tokenizer import Tokenizer
 
 
 def run_error(argv, capsys, *fragments: str) -> str:
@@ -121,7 +122,8 @@ def test_bench_bad_input_is_one_line(tmp_path, capsys):
         ["bench", "--bundle", "default", "--shape", "64,2,4,128,1000", "--anchors"], capsys, "drop --shape, --anchors"
     )
     run_error(["bench", "--bundle", "default", "--precisions", "int8"], capsys, "--bundle", "drop --precisions")
-    run_error(["bench", "--shape", "64,2,4,128,1000", "--service", "1"], capsys, "--shape needs vocab >= 6000")
+    vocab = Tokenizer(DEFAULT_TOKENIZER).vocab_size  # the default model's (8,000 pieces today)
+    run_error(["bench", "--shape", "64,2,4,128,1000", "--service", "1"], capsys, f"--shape needs vocab >= {vocab}")
     run_error(["bench", "--service", "1,x"], capsys, "--service takes comma-separated positive integers")
     run_error(["bench", "--service", "0"], capsys, "--service takes comma-separated positive integers")
     texts = tmp_path / "texts.txt"
