@@ -12,7 +12,8 @@ status code, and the time of the last OK call), so that run.sh can wait for cond
 of sleeping. It stops when ``DIR/NAME.stop`` appears (or after ``--max-seconds``), lets the calls
 in flight finish and writes ``DIR/NAME.json``: counts per kind and status code, and every call
 as ``[kind, start, end, code]`` (kind ``u`` unary or ``s`` stream; times in seconds since the
-epoch, the host's clock: containers share it), with the details of the failed ones.
+epoch, the host's clock: containers share it), with the details of the failed ones (for a
+stream, how many messages it had received before it failed).
 
 What it does not know: which replica answered a call (the balancer's access log and each
 replica's own /metrics say that).
@@ -44,7 +45,7 @@ class Recorder:
         self.counts: collections.Counter = collections.Counter()
         self.last_ok = 0.0
 
-    def add(self, kind: str, start: float, code: str, details: str = "") -> None:
+    def add(self, kind: str, start: float, code: str, details: str = "", received: int = 0) -> None:
         end = time.time()
         with self.lock:
             self.calls.append([kind, round(start, 3), round(end, 3), code])
@@ -52,7 +53,16 @@ class Recorder:
             if code == "OK":
                 self.last_ok = end
             else:
-                self.failures.append({"kind": kind, "start": start, "end": end, "code": code, "details": details[:300]})
+                self.failures.append(
+                    {
+                        "kind": kind,
+                        "start": start,
+                        "end": end,
+                        "code": code,
+                        "details": details[:300],
+                        "received": received,
+                    }
+                )
 
     def snapshot(self) -> dict:
         with self.lock:
@@ -70,17 +80,17 @@ def worker(
     for i in itertools.count(offset):
         if stop.is_set():
             return
-        text, kind, start = texts[i % len(texts)], "s" if i % 3 == 2 else "u", time.time()
+        text, kind, start, received = texts[i % len(texts)], "s" if i % 3 == 2 else "u", time.time(), 0
         try:
             if kind == "u":
                 client.translate(text, timeout=timeout)
             else:
                 for _ in client.stream_events(text, timeout=timeout):
-                    pass
+                    received += 1
         except TranslatorError as error:
-            rec.add(kind, start, error.code_name, error.details)
+            rec.add(kind, start, error.code_name, error.details, received)
         except Exception as error:  # noqa: BLE001 - anything else is a failure too, named by its type
-            rec.add(kind, start, type(error).__name__, str(error))
+            rec.add(kind, start, type(error).__name__, str(error), received)
         else:
             rec.add(kind, start, "OK")
 
