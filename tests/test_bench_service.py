@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_harness import run_error
 from tiny_task import synthetic_pairs
 
 from traductor.bench_engine import DEFAULT_TOKENIZER
@@ -16,16 +17,6 @@ from traductor.bench_service import prepare_inputs
 from traductor.cli import main
 from traductor.errors import CommandError
 from traductor.model.tokenizer import Tokenizer
-
-
-def run_error(argv, capsys, *fragments: str) -> str:
-    """Exit status 2 and exactly one line on stderr, containing every fragment, no traceback."""
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"traductor {argv[0]}: error: "), err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
 
 
 def snapshot(directory: Path) -> dict[str, bytes | None]:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_harness import run_error
 from gettext_files import HEADER, write_mo
 
 from traductor.cli import main
@@ -113,16 +114,6 @@ def test_cli_corpus(catalogs, tmp_path, capsys):
     )
     assert code == 0
     assert json.loads(capsys.readouterr().out)["train_pairs"] == 4
-
-
-def run_error(argv, capsys, match: str) -> str:
-    """Run the CLI, expect exit status 2 and a one-line error on stderr containing `match`."""
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("traductor ") and "error:" in err, err
-    assert match in err, err
-    assert "Traceback" not in err
-    return err
 
 
 def test_cli_missing_catalog_dir(tmp_path, capsys):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_harness import run_error
 from tiny_task import write_corpus
 
 from traductor.cli import main
@@ -112,16 +113,6 @@ def test_two_cpu_workers_share_each_update(small_corpus, tmp_path):
 
 
 # ---- CLI errors --------------------------------------------------------------------------------
-
-
-def run_error(argv, capsys, *fragments: str) -> str:
-    """Exit status 2 and exactly one line on stderr, containing every fragment, no traceback."""
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"traductor {argv[0]}: error: "), err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
 
 
 def test_cli_train_missing_corpus_dir(tmp_path, capsys):
