@@ -60,8 +60,11 @@ class AsyncEngine:
         max_input_chars: int,
         metrics: Metrics,
         max_segments: int = TextLimits.max_segments,
+        memory: dict[str, str] | None = None,
     ):
         self.scheduler, self.tokenizer, self.limits = scheduler, tokenizer, limits
+        # the translation memory (source -> translation), read by service/texts.py; {} with --no-memory
+        self.memory = memory or {}
         self.max_input_chars, self.metrics = max_input_chars, metrics
         # the text-level limits of one request (a text is cut into segments: service/texts.py)
         self.text_limits = TextLimits(max_chars=max_input_chars, max_segments=max_segments)

@@ -101,9 +101,8 @@ def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_st
         max_new_tokens=min(settings.max_new_tokens, bundle.max_len - 1),
         max_beam_size=min(settings.max_beam_size, rows),
     )
-    engine = AsyncEngine(scheduler, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments)
-    engine.memory = bundle.memory() if settings.use_memory else {}  # read by service/texts.py prepare()
-    return engine
+    memory = bundle.memory() if settings.use_memory else {}
+    return AsyncEngine(scheduler, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments, memory)
 
 
 def _credentials(s: Settings):

@@ -95,7 +95,7 @@ def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: st
         return encoded[s]
 
     p = plan(text, format, too_long=lambda s: len(encode(s)[0]) > limit, limits=engine.text_limits)
-    memory = (getattr(engine, "memory", None) or {}) if format == "text" else {}
+    memory = engine.memory if format == "text" else {}
     inputs, segments, known = [], [], {}
     for segment in p.segments:
         if segment.text in memory:
