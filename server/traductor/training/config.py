@@ -26,7 +26,7 @@ class TrainConfig:
     max_minutes: float = 48.0
     eval_every: int = 300
     seed: int = 1
-    threads: int = 0  # per worker; 0: torch's default (all cores)
+    threads: int = 0  # per worker; 0: all cores, shared among the workers
     workers: int = 1  # data-parallel processes on the CPU (gradients averaged each update; see training/parallel.py)
     precision: str = "bf16"  # "bf16": autocast matrix products to bfloat16 (weights stay fp32); "fp32"
     init_from: str = ""  # a checkpoint to start from (its tokenizer, sizes and weights) instead of scratch

@@ -53,6 +53,10 @@ class Group:
     def leader(self) -> bool:
         return self.rank == 0
 
+    def threads(self, asked: int) -> int:
+        """Threads per worker: --threads if given, else the machine's cores shared among the workers."""
+        return asked or max(1, (os.cpu_count() or 1) // self.world)
+
     def any(self, flag: bool) -> bool:
         """True on every worker if it is true on any (so that all stop at the same step)."""
         if self.world == 1:
@@ -73,7 +77,6 @@ class Group:
 
 
 def _worker(rank: int, world: int, rendezvous: str, fn, args: tuple, results) -> None:
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     dist.init_process_group("gloo", init_method=f"file://{rendezvous}", rank=rank, world_size=world)
     try:
         result = fn(*args, group=Group(rank, world))

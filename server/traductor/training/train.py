@@ -231,8 +231,8 @@ def train_in_group(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bo
     group = group or Group()
     train_pairs, dev_pairs = load_split(corpus_dir / "train.tsv"), load_split(corpus_dir / "dev.tsv")
     device = resolve_device(cfg.device)
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
+    if cfg.threads or group.world > 1:
+        torch.set_num_threads(group.threads(cfg.threads))
     torch.manual_seed(cfg.seed)
     state_file = out_dir / STATE_FILE
     state = torch.load(state_file, weights_only=True, map_location="cpu") if resume and state_file.is_file() else None
