@@ -2,9 +2,9 @@
 
 On a small CPU, one process with two threads is barely faster than one thread (the matrices of a
 small Transformer are too small to split well), while two processes with one thread each do
-twice the work. With --workers N, N processes each train the same model on their own batches
-and average their gradients after every backward pass (PyTorch's DistributedDataParallel over
-the gloo backend), so one update sees N batches.
+about twice the work (roughly measured: docs/model.md). With --workers N, N processes each train
+the same model on their own batches and average their gradients after every backward pass
+(PyTorch's DistributedDataParallel over the gloo backend), so one update sees N batches.
 
     worker r   takes batches r, r+N, r+2N, ... of each epoch (the same shuffled list in all)
     worker 0   the leader: trains the tokenizer, evaluates, saves, draws the progress bar
