@@ -153,3 +153,76 @@ def test_status_for_a_call_already_ended_is_dropped_quietly(remaining, caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     dropped = [r for r in caplog.records if "ended in gRPC before its status" in r.getMessage()]
     assert len(dropped) == (1 if remaining else 0)
+
+
+def test_answer_ready_as_the_deadline_passes_is_a_quiet_deadline(make_service, gate, channel_for, caplog):
+    """The engine finishes a call normally in the same instant gRPC expires it (the server's event
+    loop held while the engine finishes the request and until the call's deadline has passed): the
+    handler's answer meets a call that core has ended. The caller gets DEADLINE_EXCEEDED; the server
+    counts DEADLINE_EXCEEDED and logs nothing at WARNING or above (before the fix: the answer was
+    sent anyway, grpcio failed the batch and logged an ExecuteBatchError traceback at ERROR)."""
+    caplog.set_level(logging.INFO)
+    svc = make_service(before_step=gate)
+    stub = stub_of(channel_for(svc.target))
+    scheduler = svc.service.engine.scheduler
+    gate.close()
+    short = pb.TranslateRequest(text="uno dos tres", options=pb.DecodingOptions(max_new_tokens=2))
+    future = stub.Translate.future(short, timeout=1.0)
+    assert svc.wait_for(lambda: scheduler.queue_depth() == 1)
+    request = scheduler.waiting[0]
+    grpc_deadline = request.deadline
+    request.deadline = None  # the engine does not retire it: it finishes normally
+
+    held, release = threading.Event(), threading.Event()
+    svc.loop.call_soon_threadsafe(lambda: (held.set(), release.wait(60)))
+    assert held.wait(30)
+    try:
+        gate.open()
+        wait_for(lambda: request.done, what="the engine to finish the request")
+        assert future.exception(timeout=30).code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        wait_for(lambda: time.monotonic() > grpc_deadline, what="the call's gRPC deadline to pass")
+    finally:
+        release.set()
+    labels = {"protocol": "grpc", "rpc": "Translate"}
+    assert svc.wait_for(lambda: svc.metric("traductor_requests_total", {**labels, "code": "DEADLINE_EXCEEDED"}) == 1)
+    assert svc.metric("traductor_requests_total", {**labels, "code": "OK"}) == 0
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.records
+    assert stub.Translate(REQUEST, timeout=30).finish_reason == pb.FINISH_REASON_LENGTH  # the server is fine
+
+
+def test_grpcio_traceback_for_an_ended_call_becomes_one_info_line(make_service, caplog):
+    """What grpcio logs when core has ended a call while its answer is sent (the failed batch, an
+    ERROR with the ExecuteBatchError traceback, from its `_handle_exceptions`) reaches the log as one
+    INFO line without a traceback once a server is built; any other grpcio error stays an ERROR."""
+    make_service()  # building a server installs the filter
+    caplog.set_level(logging.INFO)
+    grpc_log = logging.getLogger("grpc._cython.cygrpc")  # the logger grpcio's aio server writes to
+    for exc in (ExecuteBatchError("Failed grpc_call_start_batch"), RuntimeError("something else")):
+        try:
+            raise exc
+        except Exception:
+            grpc_log.exception("Unexpected [%s] raised by servicer method [%s]", type(exc).__name__, "/x")
+    ended, other = [r for r in caplog.records if r.name == grpc_log.name]
+    assert (ended.levelno, ended.exc_info) == (logging.INFO, None)
+    assert "ended in gRPC core" in ended.getMessage()
+    assert other.levelno == logging.ERROR and isinstance(other.exc_info[1], RuntimeError)
+
+
+def test_stream_ending_after_its_deadline_sends_no_status(caplog):
+    """A stream whose last message went out as its deadline passed: no final status is sent (gRPC
+    answers DEADLINE_EXCEEDED itself), the call is recorded DEADLINE_EXCEEDED, nothing at ERROR."""
+    caplog.set_level(logging.INFO)
+    metrics = Metrics()
+
+    async def behaviour(request, context):
+        yield pb.TranslateStreamResponse()
+
+    async def drain():
+        wrapper = ErrorInterceptor(metrics)._stream("TranslateStream", behaviour)
+        return [m async for m in wrapper(pb.TranslateRequest(text="uno"), _EndedCallContext(0.0))]
+
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(drain())
+    labels = {"protocol": "grpc", "rpc": "TranslateStream", "code": "DEADLINE_EXCEEDED"}
+    assert metrics.registry.get_sample_value("traductor_requests_total", labels) == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

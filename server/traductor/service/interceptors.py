@@ -89,7 +89,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 if admit:
                     self.admission.check("handler")  # before the text is tokenized
                     self.admission.calls, admitted = self.admission.calls + 1, True
-                return await behaviour(request, context)
+                response = await behaviour(request, context)
+                if _deadline_passed(context):  # the caller has stopped waiting: leave the call to gRPC
+                    raise asyncio.CancelledError
+                return response
             except asyncio.CancelledError:
                 code = _cancelled_code(context)
                 raise
@@ -114,6 +117,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                     self.admission.calls, admitted = self.admission.calls + 1, True
                 async for message in behaviour(request, context):
                     yield message
+                if _deadline_passed(context):  # as for unary calls: no final status to a call gRPC ends
+                    raise asyncio.CancelledError
             except asyncio.CancelledError:
                 code = _cancelled_code(context)
                 raise
@@ -168,6 +173,34 @@ async def _abort(context, code: grpc.StatusCode, message: str, trailers: tuple, 
         rid = getattr(request, "request_id", "")
         log.info("rpc=%s request_id=%s: the call ended in gRPC before its status %s was sent", rpc, rid, code.name)
         raise asyncio.CancelledError from None
+
+
+class EndedCallFilter(logging.Filter):
+    """Turns grpcio's ERROR traceback for an answer sent to a call that gRPC core had already ended
+    into one INFO line.
+
+    The sliver of the deadline race the interceptor cannot close: the answer is ready a moment
+    before the deadline, and core expires the call while grpcio sends it. grpcio then logs the
+    failed batch (`ExecuteBatchError`) with a traceback, unless it had already seen the call close.
+    The caller has its status (DEADLINE_EXCEEDED or its own cancel) and nothing is lost, so this is
+    an INFO event. Any other record passes unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], ExecuteBatchError):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg, record.args = "a call ended in gRPC core (deadline or cancel) while its answer was sent", ()
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+GRPC_SERVER_LOGGER = "grpc._cython.cygrpc"  # where grpcio's asyncio server logs a handler's errors
+
+
+def quiet_ended_calls() -> None:
+    """Install `EndedCallFilter` on grpcio's server logger (once; called when a server is built)."""
+    logger = logging.getLogger(GRPC_SERVER_LOGGER)
+    if not any(isinstance(f, EndedCallFilter) for f in logger.filters):
+        logger.addFilter(EndedCallFilter())
 
 
 def _check_parsed(request) -> None:

@@ -34,7 +34,7 @@ from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits
 from .async_engine import AsyncEngine
 from .http import HttpServer, start_http
-from .interceptors import AuthInterceptor, ErrorInterceptor
+from .interceptors import AuthInterceptor, ErrorInterceptor, quiet_ended_calls
 from .metrics import Metrics
 from .overload import Admission
 from .servicer import TranslatorServicer, model_info
@@ -164,6 +164,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     capacity = settings.max_active_sequences + settings.max_queued_requests
     admission = Admission(engine.scheduler, capacity, settings.retry_pushback_ms)
     interceptors = [ErrorInterceptor(metrics, admission)]
+    quiet_ended_calls()  # grpcio's traceback for an answer to a call core had just ended: INFO
     server = _grpc_server(settings, interceptors + ([AuthInterceptor(settings.token)] if settings.token else []))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
