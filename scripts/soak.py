@@ -1,14 +1,23 @@
-"""Soak test: `traductor serve` under a steady mixed load for a bounded time.
+"""Soak test: the production mix against `traductor serve` or a compose stack, for a bounded time.
 
-    python scripts/soak.py --model build/bundle --minutes 10 --json-out soak.json
+    python scripts/soak.py --minutes 10 --json-out soak.json                       # a local server
+    python scripts/soak.py --target 127.0.0.1:50051 --project traductor-soak \\
+        --minutes 30 --flood-every 4 --restart-every 4 --json-out soak.json          # compose
 
-Starts the server as a subprocess (free ports, --threads 1), then drives it with the client
-library from a few worker threads: unary calls, streams, streams cancelled after their first
-token and calls with a deadline too short to meet. Every minute it samples the server's RSS
-(/proc/PID/status) and the p99 latency of the calls that completed. At the end it prints a
-table and a JSON report: unexpected errors (anything but the deliberate cancels and
-deadlines), RSS after warm-up vs end, p99 of the first vs the last minute. Exit status 1 if
-any unexpected error happened or the server died.
+Without --target it starts `traductor serve` as a subprocess (free ports, --threads 1) and its
+clients do not retry. With --target it drives an endpoint that is already running (the compose
+balancer) with the client library's default retry policy, as a real caller would; with
+--project it also samples the RSS of that project's translator replica 1 (never restarted) and,
+with --restart-every, restarts replicas 2..N in rotation under load (scripts/soak_compose.py).
+
+The load: worker threads send the mix of scripts/soak_mix.py (unary, streams, batches, long
+texts, cancellations after the first token, 2 ms deadlines); with --flood-every, a separate
+process (scripts/soak_flood.py) sends a burst of --flood-calls Translate calls at once, with no
+retry. Every interval it samples the server's RSS and the p99 latency of the completed calls.
+At the end a table and a JSON report (scripts/soak_report.py): calls per kind and status code,
+unexpected codes, the bursts' codes and refusal latencies, the restarts, RSS after warm-up vs
+the end, p99 of the first vs the last interval, tracebacks and ERROR lines in the server logs.
+Exit status 1 on any unexpected code, a dead server, a non-zero server exit or a failed restart.
 """
 
 from __future__ import annotations
@@ -16,31 +25,44 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections import Counter
 
-from traductor_client import NO_RETRY, DeadlineExceeded, TranslatorClient, TranslatorError
+import soak_compose
+import soak_flood
+import soak_report
+from soak_mix import LONG_TEXTS, SHORT_TEXTS, Mix
 
-TEXTS = [
-    "File not found",
-    "Permission denied",
-    "Could not open %s for writing",
-    "Save changes before closing?",
-    "The connection was reset by the peer.",
-    "Delete %d files?",
-    "uno dos tres",
-    "cuatro cinco seis siete",
-    "An unexpected error occurred while reading the configuration file.",
-    "Cancel",
-]
-KINDS = ("unary", "stream", "cancel", "deadline")
-WEIGHTS = (0.45, 0.35, 0.1, 0.1)
+from traductor_client import NO_RETRY, RetryPolicy, TranslatorClient, TranslatorError
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="", help="bundle directory of the local server (default: the default model)")
+    ap.add_argument("--target", default="", help="HOST:PORT of a running endpoint instead of a local server")
+    ap.add_argument("--project", default="", help="compose project of --target (RSS of replica 1, restarts, logs)")
+    ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--warmup-minutes", type=float, default=1.0, help="RSS baseline is taken after this")
+    ap.add_argument("--workers", type=int, default=4, help="concurrent client threads of the mix")
+    ap.add_argument("--interval", type=float, default=60.0, help="seconds between samples")
+    ap.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads of the local server")
+    ap.add_argument("--flood-every", type=float, default=0.0, help="minutes between flood bursts (0: none)")
+    ap.add_argument("--flood-calls", type=int, default=2000, help="calls sent at once in each burst")
+    ap.add_argument("--flood-procs", type=int, default=4, help="client processes sharing each burst's calls")
+    ap.add_argument("--restart-every", type=float, default=0.0, help="minutes between replica restarts (0: none)")
+    ap.add_argument("--stop-grace", type=int, default=9, help="podman stop -t (docker-compose.yml's grace period)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json-out", default="")
+    ap.add_argument("--server-log", default="soak-server.log", help="the local server's stdout/stderr")
+    ap.add_argument("--logs-dir", default="", help="compose: save every container's log here at the end")
+    args = ap.parse_args(argv)
+    if args.restart_every and not args.project:
+        ap.error("--restart-every needs --project (the compose project whose replicas to restart)")
+    return args
 
 
 def free_port() -> int:
@@ -49,209 +71,177 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def rss_kib(pid: int) -> int:
+def rss_mib(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
-                return int(line.split()[1])
+                return round(int(line.split()[1]) / 1024, 1)
     raise RuntimeError("no VmRSS")
 
 
-def p99(values: list[float]) -> float | None:
-    if not values:
-        return None
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))]
-
-
-class Soak:
-    def __init__(self, target: str, workers: int, seed: int, texts: list[str], max_new_tokens: int):
-        self.target, self.workers, self.texts = target, workers, texts
-        self.long = min(60, max_new_tokens)
-        self.stop = threading.Event()
-        self.lock = threading.Lock()
-        self.latencies: list[float] = []  # completed calls of the current minute (seconds)
-        self.counts: Counter = Counter()  # (kind, outcome)
-        self.unexpected: list[str] = []
-        self.rng = random.Random(seed)
-
-    def one(self, client: TranslatorClient, rng: random.Random) -> None:
-        kind = rng.choices(KINDS, WEIGHTS)[0]
-        text = rng.choice(self.texts)
-        start = time.monotonic()
-        try:
-            if kind == "unary":
-                client.translate(text)
-            elif kind == "stream":
-                list(client.stream_events(text))
-            elif kind == "cancel":  # leave the loop after the first token: the client cancels the RPC
-                for _ in client.stream_events(text, min_new_tokens=self.long // 2, max_new_tokens=self.long):
-                    break
-            else:  # a deadline no translation can meet
-                client.translate(text, min_new_tokens=self.long, max_new_tokens=self.long, timeout=0.002)
-            outcome = "ok"
-        except DeadlineExceeded:
-            outcome = "deadline"
-        except TranslatorError as e:
-            outcome = e.code_name
-        elapsed = time.monotonic() - start
-        expected = outcome == "ok" or (kind == "deadline" and outcome == "deadline")
-        with self.lock:
-            self.counts[(kind, outcome)] += 1
-            if kind in ("unary", "stream") and outcome == "ok":
-                self.latencies.append(elapsed)
-            if not expected:
-                self.unexpected.append(f"{kind}: {outcome}")
-
-    def worker(self, index: int) -> None:
-        rng = random.Random(self.rng.random() + index)
-        with TranslatorClient(self.target, retry=NO_RETRY, timeout=30) as client:
-            while not self.stop.is_set():
-                try:
-                    self.one(client, rng)
-                except Exception as e:  # noqa: BLE001 - a soak run reports, it does not crash
-                    with self.lock:
-                        self.unexpected.append(f"exception: {e!r}")
-
-    def take_latencies(self) -> list[float]:
-        with self.lock:
-            taken, self.latencies = self.latencies, []
-        return taken
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="", help="bundle directory (default: the bundled default model)")
-    ap.add_argument("--minutes", type=float, default=10.0)
-    ap.add_argument("--warmup-minutes", type=float, default=1.0, help="RSS baseline is taken after this")
-    ap.add_argument("--workers", type=int, default=4, help="concurrent client threads")
-    ap.add_argument("--interval", type=float, default=60.0, help="seconds between samples")
-    ap.add_argument("--threads", type=int, default=1, help="server ONNX Runtime threads")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--json-out", default="")
-    ap.add_argument("--server-log", default="soak-server.log", help="the server's stdout/stderr")
-    args = ap.parse_args(argv)
-
-    port, metrics_port = free_port(), free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "traductor.cli",
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--metrics-port",
-        str(metrics_port),
-        "--threads",
-        str(args.threads),
-        "--log-level",
-        "WARNING",
-    ]
+def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "traductor.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd += ["--metrics-port", str(free_port()), "--threads", str(args.threads), "--log-level", "WARNING"]
     if args.model:
         cmd += ["--model", args.model]
     log = open(args.server_log, "wb")
-    server = subprocess.Popen(
-        cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": str(args.threads)}
-    )
-    target = f"127.0.0.1:{port}"
-    samples, started = [], time.monotonic()
-    try:
-        with TranslatorClient(target, retry=NO_RETRY, timeout=5) as probe:
-            for _ in range(600):
-                try:
-                    if probe.health() == "SERVING":
-                        break
-                except TranslatorError:
-                    pass
-                if server.poll() is not None:
-                    raise SystemExit(f"server exited with {server.returncode} before serving")
-                time.sleep(0.2)
-            else:
-                raise SystemExit("server not SERVING after 120 s")
-            # Only texts this model accepts (a small test bundle refuses long ones), and lengths
-            # within its limits: every INVALID_ARGUMENT during the run is then unexpected.
-            limit = probe.model_info().max_new_tokens
-            texts = []
-            for text in TEXTS:
-                try:
-                    probe.translate(text, timeout=30)
-                    texts.append(text)
-                except TranslatorError:
-                    pass
-        soak = Soak(target, args.workers, args.seed, texts, limit)
-        threads = [threading.Thread(target=soak.worker, args=(i,), daemon=True) for i in range(args.workers)]
-        begin = time.monotonic()
-        for t in threads:
-            t.start()
-        end = begin + args.minutes * 60
-        while time.monotonic() < end and server.poll() is None:
-            time.sleep(max(0.0, min(args.interval, end - time.monotonic())))
-            lat = soak.take_latencies()
-            samples.append(
-                {
-                    "minute": round((time.monotonic() - begin) / 60, 2),
-                    "rss_mib": round(rss_kib(server.pid) / 1024, 1),
-                    "completed": len(lat),
-                    "p99_ms": round(p99(lat) * 1000, 1) if lat else None,
-                }
-            )
-            print(f"[soak] {samples[-1]}", file=sys.stderr, flush=True)
-        soak.stop.set()
-        for t in threads:
-            t.join(60)
-        died = server.poll() is not None
-    finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            exit_code = server.wait(30)
-        else:
-            exit_code = server.returncode
-        log.close()
-    with open(args.server_log, errors="replace") as f:
-        server_log = f.read()
+    env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    log.close()
+    return server, f"127.0.0.1:{port}"
 
-    warm = [s for s in samples if s["minute"] >= args.warmup_minutes] or samples
-    rss_start, rss_end = warm[0]["rss_mib"], samples[-1]["rss_mib"]
-    p99s = [s["p99_ms"] for s in samples if s["p99_ms"] is not None]
-    report = {
-        "command": " ".join(sys.argv),
-        "model": args.model or "default",
-        "minutes": round((time.monotonic() - started) / 60, 2),
-        "workers": args.workers,
-        "requests": {f"{k}:{o}": n for (k, o), n in sorted(soak.counts.items())},
-        "total_requests": sum(soak.counts.values()),
-        "unexpected_errors": len(soak.unexpected),
-        "unexpected_examples": sorted(Counter(soak.unexpected).items())[:10],
-        "rss_mib_after_warmup": rss_start,
-        "rss_mib_end": rss_end,
-        "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 2),
-        "p99_ms_first_minute": p99s[0] if p99s else None,
-        "p99_ms_last_minute": p99s[-1] if p99s else None,
-        "texts": len(texts),
-        "server_log_tracebacks": server_log.count("Traceback"),
-        "server_log_execute_batch_errors": server_log.count("ExecuteBatchError:"),
-        "server_died": died,
-        "server_exit_code": exit_code,
-        "samples": samples,
-    }
-    print(f"{'minute':>7} {'rss MiB':>8} {'done':>6} {'p99 ms':>8}")
-    for s in samples:
-        p99_text = s["p99_ms"] if s["p99_ms"] is not None else "-"
-        print(f"{s['minute']:>7} {s['rss_mib']:>8} {s['completed']:>6} {p99_text:>8}")
-    print(f"requests {report['total_requests']} ({', '.join(f'{k}={v}' for k, v in report['requests'].items())})")
-    print(
-        f"unexpected errors {report['unexpected_errors']}; RSS {rss_start} -> {rss_end} MiB "
-        f"({report['rss_growth_pct']:+.2f}%); "
-        f"p99 {report['p99_ms_first_minute']} -> {report['p99_ms_last_minute']} ms; "
-        f"server exit {exit_code}; tracebacks in server log {report['server_log_tracebacks']}"
-    )
-    print(json.dumps({k: v for k, v in report.items() if k != "samples"}))
+
+def wait_serving(target: str, server: subprocess.Popen | None) -> tuple[int, list[str], list[str]]:
+    """Wait for SERVING; the model's max_new_tokens and the texts it accepts (a small test bundle
+    refuses long ones: every INVALID_ARGUMENT during the run is then unexpected)."""
+    with TranslatorClient(target, retry=NO_RETRY, timeout=5) as probe:
+        for _ in range(600):
+            try:
+                if probe.health() == "SERVING":
+                    break
+            except TranslatorError:
+                pass
+            if server is not None and server.poll() is not None:
+                raise SystemExit(f"server exited with {server.returncode} before serving")
+            time.sleep(0.2)
+        else:
+            raise SystemExit("not SERVING after 120 s")
+        limit = probe.model_info().max_new_tokens
+        accepted = [[], []]
+        for kept, texts in zip(accepted, (SHORT_TEXTS, LONG_TEXTS)):
+            for text in texts:
+                try:
+                    probe.translate(text, timeout=60)
+                    kept.append(text)
+                except TranslatorError:
+                    pass
+    return limit, accepted[0], accepted[1]
+
+
+class Events:
+    """Flood bursts and replica restarts, fired at their minute; both run beside the mix."""
+
+    def __init__(self, args: argparse.Namespace, target: str):
+        self.args, self.target = args, target
+        self.due = []  # (seconds after the start, kind)
+        if args.flood_every:
+            self.due += [(60 * m, "flood") for m in frange(args.flood_every / 2, args.minutes, args.flood_every)]
+        if args.restart_every:
+            self.due += [(60 * m, "restart") for m in frange(args.restart_every, args.minutes, args.restart_every)]
+        self.due.sort()
+        self.floods: list[threading.Thread] = []
+        self.bursts: list[dict] = []
+        self.restarts: list[dict] = []
+        self.restarter: threading.Thread | None = None
+        self.rotation = 0
+
+    def fire(self, elapsed: float) -> list[str]:
+        fired = []
+        while self.due and self.due[0][0] <= elapsed:
+            kind = self.due.pop(0)[1]
+            fired.append(kind)
+            if kind == "flood":
+                flood = threading.Thread(target=self.flood, daemon=True)
+                flood.start()
+                self.floods.append(flood)
+            elif self.restarter is None or not self.restarter.is_alive():
+                self.restarter = threading.Thread(target=self.restart_next, daemon=True)
+                self.restarter.start()
+            else:
+                fired[-1] = "restart skipped (the previous one is not done)"
+        return fired
+
+    def flood(self) -> None:
+        result = soak_flood.run_burst(self.target, self.args.flood_calls, self.args.flood_procs)
+        self.bursts.append(result)
+        summary = {k: result[k] for k in ("codes", "latency_ms", "process_exits")}
+        print(f"[soak] burst {summary}", file=sys.stderr, flush=True)
+
+    def restart_next(self) -> None:
+        others = soak_compose.replicas(self.args.project)[1:]  # never replica 1
+        if not others:
+            self.restarts.append({"error": "no replica but replica 1 to restart"})
+            return
+        container = others[self.rotation % len(others)]
+        self.rotation += 1
+        self.restarts.append(soak_compose.restart(container, self.args.stop_grace))
+        print(f"[soak] restart {self.restarts[-1]}", file=sys.stderr, flush=True)
+
+    def finish(self) -> tuple[list[dict], list[dict]]:
+        if self.restarter is not None:
+            self.restarter.join(400)
+        for flood in self.floods:
+            flood.join(400)
+        return sorted(self.bursts, key=lambda b: b["began"] or 0), self.restarts
+
+
+def frange(start: float, stop: float, step: float) -> list[float]:
+    values, k = [], 0
+    while start + k * step < stop:
+        values.append(start + k * step)
+        k += 1
+    return values
+
+
+def run_load(args: argparse.Namespace, target: str, rss, server=None) -> tuple[Mix, list[dict], list, list]:
+    """The mix, the events and a sample every interval; until --minutes have passed or the server died."""
+    limit, short, long = wait_serving(target, server)
+    retry = RetryPolicy() if args.target else NO_RETRY
+    mix = Mix(target, args.workers, args.seed, retry, limit)
+    mix.short, mix.long = short, long
+    if not long:
+        print("[soak] the model refuses every long text: the mix sends none", file=sys.stderr, flush=True)
+    alive = (lambda: True) if server is None else (lambda: server.poll() is None)
+    events = Events(args, target)
+    samples, fired = [], []
+    begin = time.monotonic()
+    next_sample = begin + args.interval
+    mix.start()
+    while time.monotonic() < begin + args.minutes * 60 and alive():
+        time.sleep(0.25)
+        fired += events.fire(time.monotonic() - begin)
+        if time.monotonic() >= next_sample:
+            next_sample += args.interval
+            samples.append(soak_report.sample(time.monotonic() - begin, rss(), mix.take_latencies(), fired))
+            fired = []
+            print(f"[soak] {samples[-1]}", file=sys.stderr, flush=True)
+    if time.monotonic() - (next_sample - args.interval) > args.interval / 2:  # the last part of an interval
+        samples.append(soak_report.sample(time.monotonic() - begin, rss(), mix.take_latencies(), fired))
+    mix.finish()
+    bursts, restarts = events.finish()
+    return mix, samples, bursts, restarts
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.monotonic()
+    extra: dict = {}
+    if args.target:
+        replica1 = soak_compose.replicas(args.project)[0] if args.project else ""
+        rss = (lambda: soak_compose.rss_mib(replica1)) if replica1 else (lambda: None)
+        mix, samples, bursts, restarts = run_load(args, args.target, rss)
+        extra["rss_of"] = replica1 or None
+        if args.logs_dir and args.project:
+            extra["replica_logs"] = soak_compose.save_logs(args.project, args.logs_dir)
+    else:
+        server, target = start_server(args)
+        try:
+            mix, samples, bursts, restarts = run_load(args, target, lambda: rss_mib(server.pid), server)
+            extra["server_died"] = server.poll() is not None
+        finally:
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+            extra["server_exit_code"] = server.wait(30)
+        with open(args.server_log, errors="replace") as f:
+            log = f.read()
+        extra["server_log"] = {"tracebacks": log.count("Traceback"), "error_lines": log.count(" ERROR ")}
+    report = soak_report.build(args, mix, samples, bursts, restarts, extra, (time.monotonic() - started) / 60)
+    soak_report.show(report)
     if args.json_out:
         with open(args.json_out, "w") as f:
             json.dump(report, f, indent=2)
-    return 1 if report["unexpected_errors"] or died or exit_code != 0 else 0
+    return 1 if report["failed"] else 0
 
 
 if __name__ == "__main__":
