@@ -4,7 +4,7 @@ load       the checkpoint directory (config.json, model.safetensors, tokenizer.m
 validate   config, finite weights, tokenizer and model agree
 export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
 optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
-quantize   optional: dynamic int8 matrix multiplications, per-channel weights
+quantize   optional: int8 or int4 matrix multiplications (quantize.py)
 save       tokenizer, optional translation memory (--memory), config.json with dimensions, IO
            names, checksums
 prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails
@@ -33,6 +33,8 @@ from traductor.model.transformer import Transformer
 
 from . import parity
 from .graphs import DecoderStepGraph, EncoderGraph, io_names
+from .quantize import UNFUSED_FOR_QUANTIZATION
+from .quantize import quantize as quantize_graph
 
 OPSET = 17
 MAX_LOGIT_DIFF = 1e-4
@@ -92,27 +94,13 @@ def export_graphs(model: Transformer, out: Path) -> dict:
     return names
 
 
-def optimize(src: Path, dst: Path) -> None:
-    """Apply ONNX Runtime's portable (extended) optimizations once, offline, and save the result."""
+def optimize(src: Path, dst: Path, disabled: tuple[str, ...] = ()) -> None:
+    """Apply ONNX Runtime's portable (extended) optimizations once, offline, and save the result;
+    `disabled` names optimizers to leave out (those whose fused ops a quantizer would not see)."""
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
     opts.optimized_model_filepath = str(dst)
-    ort.InferenceSession(str(src), opts, providers=["CPUExecutionProvider"])
-
-
-def quantize_int8(src: Path, dst: Path) -> None:
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    # The optimized graph holds com.microsoft ops whose output types shape inference cannot
-    # name: tell the quantizer that such tensors are float.
-    quantize_dynamic(
-        str(src),
-        str(dst),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        op_types_to_quantize=["MatMul", "Gemm"],
-        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-    )
+    ort.InferenceSession(str(src), opts, providers=["CPUExecutionProvider"], disabled_optimizers=list(disabled))
 
 
 def build_graphs(model: Transformer, out: Path, quantize: str | None = None, progress=print) -> dict:
@@ -121,13 +109,13 @@ def build_graphs(model: Transformer, out: Path, quantize: str | None = None, pro
         tmp = Path(tmp)
         progress("[3/6] export ONNX graphs")
         names = export_graphs(model, tmp)
-        progress("[4/6] optimize" + (" + quantize int8" if quantize else ""))
+        progress("[4/6] optimize" + (f" + quantize {quantize}" if quantize else ""))
         for g in GRAPHS:
-            optimize(tmp / g, tmp / f"opt-{g}")
-            if quantize == "int8":
-                quantize_int8(tmp / f"opt-{g}", out / g)
+            if quantize:
+                optimize(tmp / g, tmp / f"opt-{g}", UNFUSED_FOR_QUANTIZATION)
+                quantize_graph(quantize, tmp / f"opt-{g}", out / g)
             else:
-                shutil.copy(tmp / f"opt-{g}", out / g)
+                optimize(tmp / g, out / g)
     return names
 
 

@@ -31,6 +31,7 @@ from . import bench_report
 from .bench_engine import (  # noqa: F401  (make_bundle, sources: also used by scripts/profile_step.py)
     DEFAULT_TOKENIZER,
     NEW_TOKENS,
+    PRECISIONS,
     SOURCE_LENGTH,
     bundle_precision,
     make_bundle,
@@ -119,7 +120,7 @@ def _models(shape, precisions: list[str], bundle, tmp: Path, progress):
         return
     for precision in precisions:
         progress(f"traductor {precision}: export")
-        out = make_bundle(shape, "int8" if precision == "int8" else None, tmp / precision)
+        out = make_bundle(shape, None if precision == "fp32" else precision, tmp / precision)
         # The server needs a tokenizer to take text; any will do for random weights (ids it does
         # not know are skipped when their output becomes text): the shipped model's, copied into
         # the bench's own temporary directory.
@@ -174,7 +175,9 @@ def register(sub) -> None:
     p.add_argument(
         "--threads", type=int, default=os.cpu_count() or 1, help="threads for every engine (default: all cores)"
     )
-    p.add_argument("--precisions", help=f"of the random weights (default: {DEFAULT_PRECISIONS})")
+    p.add_argument(
+        "--precisions", help=f"of the random weights, some of {','.join(PRECISIONS)} (default: {DEFAULT_PRECISIONS})"
+    )
     p.add_argument("--anchors", action="store_true", help="also run the anchor engines (needs benchmarks/setup.sh)")
     p.add_argument(
         "--anchors-dir",
@@ -216,8 +219,8 @@ def _plan(args) -> dict:
     except ValueError as e:
         raise CommandError(str(e)) from e
     precisions = [p for p in (args.precisions or DEFAULT_PRECISIONS).split(",") if p]
-    if not set(precisions) <= {"fp32", "int8"} or not precisions:
-        raise CommandError(f"--precisions takes fp32 and/or int8, got {args.precisions!r}")
+    if not set(precisions) <= set(PRECISIONS) or not precisions:
+        raise CommandError(f"--precisions takes some of {', '.join(PRECISIONS)}, got {args.precisions!r}")
     if args.runs < 1 or args.threads < 1 or args.service_seconds <= 0:
         raise CommandError("--runs and --threads must be at least 1, --service-seconds positive")
     if levels and shape and shape[4] < (vocab := _default_tokenizer_size()):
