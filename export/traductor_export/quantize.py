@@ -1,10 +1,12 @@
 """The quantized precisions of `traductor export --quantize`: an optimized fp32 graph in, a
 quantized graph out. Which precisions exist, and how each one is made, is here and nowhere else.
 
-int8   dynamic int8 (onnxruntime.quantization.quantize_dynamic): int8 per-channel weights of every
-       MatMul/Gemm with a constant weight, activations quantized per step; ONNX Runtime fuses each
-       into one DynamicQuantizeMatMul (VNNI kernels). The optimize pass before it must leave Gemm
-       and Relu apart (no FusedGemm), or the quantizer would skip the feed-forward's first matrix.
+int8   dynamic int8 (onnxruntime.quantization.quantize_dynamic): int8 weights of every MatMul/Gemm
+       with a constant weight, one scale per matrix, activations quantized per step; ONNX Runtime
+       fuses each into one DynamicQuantizeMatMul (VNNI kernels). The optimize pass before it must
+       leave Gemm and Relu apart (no FusedGemm), or the quantizer would skip the feed-forward's
+       first matrix. Per-tensor, not per-channel, weight scales: faster in the bench at batch 8 and
+       32 and the same chrF on the default model (docs/performance.md, "Quantization levers").
 int4   4-bit weight-only (MatMulNBits, blocks of 32 along the input dimension, accuracy level 4:
        activations are quantized to int8 inside the kernel); each Gemm with a constant weight is
        first rewritten as MatMul + Add, since the quantizer only takes MatMul.
@@ -48,7 +50,7 @@ def quantize_int8(src: Path, dst: Path) -> None:
         str(src),
         str(dst),
         weight_type=QuantType.QInt8,
-        per_channel=True,
+        per_channel=False,
         op_types_to_quantize=["MatMul", "Gemm"],
         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
     )
