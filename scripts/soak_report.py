@@ -10,6 +10,7 @@ RESOURCE_EXHAUSTED.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 from collections import Counter
@@ -32,6 +33,7 @@ def sample(elapsed: float, rss: float | None, latencies: dict[str, list[float]],
     return {
         "minute": round(elapsed / 60, 2),
         "rss_mib": rss,
+        "loadavg_1min": os.getloadavg()[0],  # the whole machine: other work slows the load down
         "completed": sum(len(v) for v in latencies.values()),
         "p99_ms": p99(latencies.get("unary", []) + latencies.get("stream", [])),
         "p99_ms_by_kind": {kind: p99(v) for kind, v in sorted(latencies.items())},
@@ -140,7 +142,7 @@ def build(args, mix, samples: list[dict], bursts: list[dict], restarts: list[dic
 
 
 def show(report: dict) -> None:
-    print(f"{'minute':>7} {'rss MiB':>8} {'done':>6} {'p99 ms':>8} {'batch':>7} {'long':>7}  events")
+    print(f"{'minute':>7} {'rss MiB':>8} {'done':>6} {'p99 ms':>8} {'batch':>7} {'long':>7} {'load':>5}  events")
     for s in report["samples"]:
         kinds = s["p99_ms_by_kind"]
         cells = [s["p99_ms"], kinds.get("batch"), kinds.get("long")]
@@ -149,7 +151,7 @@ def show(report: dict) -> None:
             f"{s['minute']:>7} {s['rss_mib'] or '-':>8} {s['completed']:>6} {cells[0]:>8} {cells[1]:>7} {cells[2]:>7}",
             end="",
         )
-        print(f"  {', '.join(s['events'])}")
+        print(f" {s.get('loadavg_1min', '-'):>5}  {', '.join(s['events'])}")
     print(
         f"requests {report['total_requests']} by code {report['requests_by_code']}; retries {report['client_retries']}"
     )
