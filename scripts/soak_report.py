@@ -33,7 +33,7 @@ def sample(elapsed: float, rss: float | None, latencies: dict[str, list[float]],
     return {
         "minute": round(elapsed / 60, 2),
         "rss_mib": rss,
-        "loadavg_1min": os.getloadavg()[0],  # the whole machine: other work slows the load down
+        "loadavg_1min": round(os.getloadavg()[0], 2),  # the whole machine: other work slows the load down
         "completed": sum(len(v) for v in latencies.values()),
         "p99_ms": p99(latencies.get("unary", []) + latencies.get("stream", [])),
         "p99_ms_by_kind": {kind: p99(v) for kind, v in sorted(latencies.items())},
