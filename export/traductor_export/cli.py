@@ -16,11 +16,7 @@ def register(sub) -> None:
     p = sub.add_parser("export", help="export a checkpoint to an ONNX bundle (encoder + KV-cached decoder step)")
     p.add_argument("--checkpoint", help="checkpoint directory (default: the bundled model's checkpoint)")
     p.add_argument("--out", required=True, help="bundle directory to write")
-    p.add_argument(
-        "--quantize",
-        choices=["int8", "int4"],
-        help="int8: dynamic int8 quantization of the matrix multiplications; int4: 4-bit weight-only (MatMulNBits)",
-    )
+    p.add_argument("--quantize", choices=["int8"], help="int8: dynamic int8 quantization of the matrix multiplications")
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
     p.add_argument("--parity-tsv", help="check parity on the sources of this TSV (default: a built-in set)")
     p.add_argument("--memory", help="translation memory to bundle (memory.tsv from `traductor corpus`)")

@@ -4,7 +4,7 @@ load       the checkpoint directory (config.json, model.safetensors, tokenizer.m
 validate   config, finite weights, tokenizer and model agree
 export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
 optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
-quantize   optional: int8 or int4 matrix multiplications (quantize.py)
+quantize   optional: int8 matrix multiplications (quantize.py)
 save       tokenizer, optional translation memory (--memory), config.json with dimensions, IO
            names, checksums
 prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails

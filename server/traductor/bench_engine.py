@@ -22,7 +22,7 @@ from .errors import BundleError, CommandError
 SOURCE_LENGTH = 24
 NEW_TOKENS = 32
 # fp32, then the quantizations of `traductor export --quantize` (traductor_export/quantize.py)
-PRECISIONS = ("fp32", "int8", "int4")
+PRECISIONS = ("fp32", "int8")
 DEFAULT_TOKENIZER = Path(__file__).resolve().parent / "default_model" / "checkpoint" / "tokenizer.model"
 
 
