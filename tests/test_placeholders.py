@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from traductor.model import placeholders
 from traductor.model.placeholders import MAX_PLACEHOLDERS, TOKENS, find, mask, mask_like, preserved, unmask
 
 
@@ -133,3 +134,21 @@ def test_mask_unmask_roundtrip_property(text):
     assert unmask(m.text, m.values) == text
     assert len(m.values) <= MAX_PLACEHOLDERS
     assert m.values == find(text)[:MAX_PLACEHOLDERS]
+
+
+@given(st.lists(_piece, max_size=30).map("".join))
+def test_the_quick_start_test_never_hides_a_placeholder(text):
+    """`replace` and `find` skip the long pattern on a text where no placeholder can start; for any mix
+    of placeholders and text they give what the pattern itself gives."""
+    assert placeholders.replace("#", text) == placeholders.PATTERN.sub("#", text)
+    assert find(text) == [m.group(0) for m in placeholders.PATTERN.finditer(text)]
+
+
+def test_every_kind_starts_with_a_quick_start_character():
+    """Each kind's placeholders begin with a character the quick test looks for: a kind added with
+    another first character must extend it, or its placeholders would be skipped."""
+    examples = "%s %(n)d %1 {0} $HOME ${X} <b> &amp; _Open &Save --force -r %<PRIu64>"
+    found = placeholders.find_kinds(examples)
+    assert {kind for kind, _ in found} == set(placeholders.KINDS)
+    assert all(placeholders._STARTS.match(value) for _, value in found)
+    assert placeholders.replace("#", "plain words, no placeholder at all.") == "plain words, no placeholder at all."

@@ -178,3 +178,18 @@ def test_long_cuts_keep_every_character_and_respect_the_budget(text, budget):
     assert "".join(text[a:b] for a, b in spans).replace(" ", "") == text.replace(" ", "")
     assert all(b - a <= budget for a, b in spans)
     assert all(not (a < s < b < e or s < a < e < b) for a, b in spans for s, e in protected)  # no tag cut
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Could not open the file.", "Really?!", "Wait...", '(Saved as "notes.txt".)', "alias [-p] [name[=value] ... ]"],
+)
+def test_a_line_whose_sentence_ends_all_stand_at_its_end_is_one_sentence(line):
+    """Only sentence ends, closing quotes or brackets and spaces after the first end: one sentence,
+    decided without the library (which cut the last case into its text and a lone "]")."""
+    assert sentence_spans(line) == [(0, len(line))]
+
+
+def test_an_end_inside_the_line_still_goes_to_the_library():
+    line = "The file is open. Close it first."
+    assert sentence_spans(line) == [(0, 17), (18, len(line))]

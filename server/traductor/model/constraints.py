@@ -42,7 +42,7 @@ class Constraints:
         missing[i] is row i's missing placeholders; too_short[i] whether row i has produced fewer
         than min_new_tokens. Index the step's scores with the result and set them to -inf."""
         n, ids = len(missing), self._ids
-        owing = [i for i, left in enumerate(missing) if +left]
+        owing = [i for i, left in enumerate(missing) if left and +left]  # `+left` (a new Counter) only when non-empty
         eos_rows = np.array(
             [i for i in range(n) if too_short[i]] + [i for i in owing if not too_short[i]], dtype=np.int64
         )

@@ -64,16 +64,25 @@ KINDS = {
 }
 PATTERN = re.compile("|".join(f"(?P<{kind}>{p})" for kind, p in KINDS.items()))
 _TOKEN = re.compile(r"<ph(\d+)>")
+# Every kind above starts with one of these characters. Most messages have none, and this test is
+# far cheaper than the long pattern (about 1 us against 14 for a 70-character sentence), which
+# the serving path runs several times per segment.
+_STARTS = re.compile(r"[%{$<&_-]")
+
+
+def replace(repl, text: str) -> str:
+    """`PATTERN.sub(repl, text)`, without running the pattern on a text where none can start."""
+    return PATTERN.sub(repl, text) if _STARTS.search(text) else text
 
 
 def find(text: str) -> list[str]:
     """The placeholders of `text`, in order."""
-    return [m.group(0) for m in PATTERN.finditer(text)]
+    return [m.group(0) for m in PATTERN.finditer(text)] if _STARTS.search(text) else []
 
 
 def find_kinds(text: str) -> list[tuple[str, str]]:
     """(kind, placeholder) for each placeholder of `text`, in order."""
-    return [(m.lastgroup, m.group(0)) for m in PATTERN.finditer(text)]
+    return [(m.lastgroup, m.group(0)) for m in PATTERN.finditer(text)] if _STARTS.search(text) else []
 
 
 @dataclass
@@ -92,7 +101,7 @@ def mask(text: str) -> Masked:
         values.append(m.group(0))
         return TOKENS[len(values) - 1]
 
-    return Masked(PATTERN.sub(sub, text), values)
+    return Masked(replace(sub, text), values)
 
 
 def mask_like(text: str, values: list[str]) -> str:
@@ -111,7 +120,7 @@ def mask_like(text: str, values: list[str]) -> str:
             return TOKENS[indices[seen[value] - 1]]
         return value
 
-    return PATTERN.sub(sub, text)
+    return replace(sub, text)
 
 
 def unmask(text: str, values: list[str]) -> str:

@@ -41,7 +41,7 @@ class Piece:
 
 def needs_translation(text: str) -> bool:
     """True when `text` has a letter outside URLs, e-mail addresses and placeholders."""
-    rest = placeholders.PATTERN.sub(" ", URL.sub(" ", text))
+    rest = placeholders.replace(" ", URL.sub(" ", text))
     return any(unicodedata.category(ch).startswith("L") for ch in rest)
 
 

@@ -27,13 +27,16 @@ URL = re.compile(
 )
 # A line with none of these has one sentence at most (saves a library call for most lines).
 _MAYBE_END = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
+# ... and so has a line whose sentence ends all stand at its end, followed by nothing but more of
+# them, closing quotes or brackets and spaces ("Could not open the file." or "Really?!").
+_ENDS_ONLY = re.compile(r"[.!?\u2026\u3002\uff01\uff1f\"'\u2019\u201d\u00bb)\]\s]*")
 
 
 def _hidden(line: str) -> str:
     def word(m: re.Match) -> str:
         return "x" * len(m.group(0))
 
-    return placeholders.PATTERN.sub(word, URL.sub(word, line))
+    return placeholders.replace(word, URL.sub(word, line))
 
 
 def library_split(line: str) -> list[str]:
@@ -46,7 +49,8 @@ def sentence_spans(line: str) -> list[tuple[int, int]]:
     if not line.strip():
         return []
     starts = [0]
-    if _MAYBE_END.search(line):
+    first_end = _MAYBE_END.search(line)
+    if first_end and not _ENDS_ONLY.fullmatch(line, first_end.start()):
         # The library never sees the punctuation of a URL or a placeholder ("%(v1)d.%(v2)d"):
         # each is read as a word of as many "x".
         line = _hidden(line)
