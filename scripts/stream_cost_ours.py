@@ -85,4 +85,5 @@ async def main():
     print(f"{count} messages, {dt / count * 1e6:.1f} us CPU per message (our stack, no gRPC)")
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())

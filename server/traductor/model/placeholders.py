@@ -75,14 +75,19 @@ def replace(repl, text: str) -> str:
     return PATTERN.sub(repl, text) if _STARTS.search(text) else text
 
 
+def _matches(text: str):
+    """`PATTERN.finditer(text)`, without running the pattern on a text where none can start."""
+    return PATTERN.finditer(text) if _STARTS.search(text) else iter(())
+
+
 def find(text: str) -> list[str]:
     """The placeholders of `text`, in order."""
-    return [m.group(0) for m in PATTERN.finditer(text)] if _STARTS.search(text) else []
+    return [m.group(0) for m in _matches(text)]
 
 
 def find_kinds(text: str) -> list[tuple[str, str]]:
     """(kind, placeholder) for each placeholder of `text`, in order."""
-    return [(m.lastgroup, m.group(0)) for m in PATTERN.finditer(text)] if _STARTS.search(text) else []
+    return [(m.lastgroup, m.group(0)) for m in _matches(text)]
 
 
 @dataclass
