@@ -158,7 +158,27 @@ def test_ports_match_the_settings(by_kind):
     assert ports == {
         "grpc": int(_config(by_kind)["TRADUCTOR_PORT"]),
         "metrics": int(_config(by_kind)["TRADUCTOR_METRICS_PORT"]),
+        "http-api": int(_config(by_kind)["TRADUCTOR_HTTP_PORT"]),
     }
+
+
+def test_the_server_reads_the_ports_the_deployment_names(by_kind):
+    """`traductor serve` given the ConfigMap as its environment (envFrom, no flags) listens
+    where the container ports say; the HTTP API is on (http_port 0 would turn it off)."""
+    import argparse
+
+    from traductor.service.settings import Settings
+
+    parser = argparse.ArgumentParser()
+    Settings.add_arguments(parser)
+    settings = Settings.from_args(parser.parse_args([]), environ=dict(_config(by_kind)))
+    ports = {p["name"]: p["containerPort"] for p in _container(by_kind, "traductor")["ports"]}
+    assert settings.http_port > 0, "the LibreTranslate-compatible HTTP API is off"
+    assert (settings.port, settings.metrics_port, settings.http_port) == (
+        ports["grpc"],
+        ports["metrics"],
+        ports["http-api"],
+    )
 
 
 def test_probes_are_grpc_health_checks_on_the_serving_port(by_kind):
@@ -276,10 +296,15 @@ def test_network_policy_admits_the_balancer_and_prometheus_only(by_kind):
     for rule in rules:
         for port in rule["ports"]:
             by_port.setdefault(port["port"], []).extend(rule["from"])
-    assert set(by_port) == {"grpc", "metrics"}
-    (balancer,) = by_port["grpc"]
-    assert set(balancer) == {"podSelector"}  # same namespace only
-    assert _pods_selected(by_kind, balancer["podSelector"]["matchLabels"]) == ["traductor-lb"]
+    assert set(by_port) == {"grpc", "http-api", "metrics"}
+    for port in ("grpc", "http-api"):  # the HTTP API is admitted exactly where gRPC is
+        (balancer,) = by_port[port]
+        assert set(balancer) == {"podSelector"}, port  # same namespace only
+        assert _pods_selected(by_kind, balancer["podSelector"]["matchLabels"]) == ["traductor-lb"], port
+    # the front door: both protocols from anywhere
+    (front,) = by_kind["NetworkPolicy"]["traductor-lb"]["spec"]["ingress"]
+    assert "from" not in front
+    assert {p["port"] for p in front["ports"]} == {"grpc", "http-api"}
     (prometheus,) = by_port["metrics"]
     assert set(prometheus) == {"namespaceSelector", "podSelector"}  # both must match (one element)
 
@@ -293,6 +318,41 @@ def test_balancer_resolves_the_headless_service(by_kind):
     assert {str(Path(env["TLS_CERT"]).parent), str(Path(env["TLS_KEY"]).parent)} <= mounts
     entrypoint = (ROOT / "deploy" / "lb" / "entrypoint.sh").read_text()
     assert all(name in entrypoint for name in ("UPSTREAM_HOST", "UPSTREAM_PORT", "TLS_CERT", "TLS_KEY"))
+
+
+def _service_port(service: dict, target: str) -> int:
+    (port,) = [p["port"] for p in service["spec"]["ports"] if p["targetPort"] == target]
+    return port
+
+
+def _nginx_http_api_port() -> int:
+    """The port of deploy/lb's nginx server block that proxies to the translators' HTTP API."""
+    template = (ROOT / "deploy" / "lb" / "nginx.conf.template").read_text()
+    (block,) = [b for b in template.split("server {")[1:] if "proxy_pass http://translator_http" in b]
+    return int(re.search(r"^\s*listen (\d+);", block, re.M)[1])
+
+
+def test_http_api_is_served_through_the_balancer(by_kind):
+    """The LibreTranslate-compatible HTTP API, end to end in the manifests: the translators
+    listen on TRADUCTOR_HTTP_PORT (the same value as docker-compose.yml), the headless Service
+    names it, the balancer proxies its own port to it (nginx's HTTP server block, fed by
+    UPSTREAM_HTTP_PORT), and the Service clients use exposes that port."""
+    http_port = int(_config(by_kind)["TRADUCTOR_HTTP_PORT"])
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert int(compose["services"]["translator"]["environment"]["TRADUCTOR_HTTP_PORT"]) == http_port
+    translator = {p["name"]: p["containerPort"] for p in _container(by_kind, "traductor")["ports"]}
+    assert translator["http-api"] == http_port
+    assert _service_port(by_kind["Service"]["traductor-replicas"], "http-api") == http_port
+    balancer = _container(by_kind, "traductor-lb")
+    env = {e["name"]: e.get("value") for e in balancer["env"]}
+    assert int(env["UPSTREAM_HTTP_PORT"]) == http_port
+    assert "UPSTREAM_HTTP_PORT" in (ROOT / "deploy" / "lb" / "entrypoint.sh").read_text()
+    lb_ports = {p["name"]: p["containerPort"] for p in balancer["ports"]}
+    assert lb_ports["http-api"] == _nginx_http_api_port()
+    front = by_kind["Service"]["traductor"]
+    assert _service_port(front, "http-api") == http_port, "clients use the port compose publishes"
+    (spec,) = [p for p in front["spec"]["ports"] if p["targetPort"] == "http-api"]
+    assert spec["protocol"] == "TCP" and spec["appProtocol"] == "http"
 
 
 def test_images_are_the_ones_kustomization_tags():
@@ -403,7 +463,8 @@ def test_podman_adaptation_changes_only_what_it_prints(by_kind, tmp_path):
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    for name, ports in (("traductor", {"grpc": 1, "metrics": 2}), ("traductor-lb", {"grpc": 3})):
+    cases = (("traductor", {"grpc": 1, "metrics": 2, "http-api": 3}), ("traductor-lb", {"grpc": 4, "http-api": 5}))
+    for name, ports in cases:
         original = by_kind["Deployment"][name]
         played = module.for_podman(copy.deepcopy(original), ports, tmp_path)
         assert played["spec"]["replicas"] == 1

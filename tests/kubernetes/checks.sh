@@ -64,6 +64,44 @@ check_through_balancer() {
     fi
 }
 
+# The LibreTranslate-compatible HTTP API (http-api ports): POST /translate with curl on the pod's
+# port (plaintext, as the balancer reaches it) and through the balancer (HTTPS with the Secret's
+# certificate); without the key it is refused 403, with it the answer equals the gRPC one.
+http_translate() {  # URL [curl args...]: prints "<body> <status>"
+    local url="$1"; shift
+    curl -s --max-time 30 --cacert "$WORK/tls.crt" --resolve "localhost:$LB_HTTP_PORT:127.0.0.1" \
+        -w ' %{http_code}' "$url/translate" -H 'Content-Type: application/json' "$@" 2>&1 || true
+}
+check_http_api() {
+    local text="Save the file before closing." keyed bare direct lb refused grpc
+    keyed=$(python3 -c 'import json, sys; print(json.dumps({"q": sys.argv[1], "source": "en", "target": "es", "api_key": sys.argv[2]}))' "$text" "$TOKEN")
+    bare=$(python3 -c 'import json, sys; print(json.dumps({"q": sys.argv[1], "source": "en", "target": "es"}))' "$text")
+    direct=$(http_translate "http://127.0.0.1:$HTTP_PORT" -d "$keyed")
+    log "    POST /translate on the pod's http-api port (127.0.0.1:$HTTP_PORT, plaintext): $direct"
+    refused=$(http_translate "https://localhost:$LB_HTTP_PORT" -d "$bare")
+    lb=$(http_translate "https://localhost:$LB_HTTP_PORT" -d "$keyed")
+    log "    POST /translate through the balancer (https://localhost:$LB_HTTP_PORT): without api_key: $refused; with it: $lb"
+    grpc=$(via_lb translate --token "$TOKEN" "$text" 2>&1) || true
+    if python3 - "$direct" "$lb" "$refused" "$grpc" <<'EOF'
+import json, sys
+def parse(answer):
+    body, status = answer.rsplit(" ", 1)
+    return json.loads(body), int(status)
+try:
+    (direct, s1), (lb, s2), (refused, s3) = (parse(a) for a in sys.argv[1:4])
+except ValueError:
+    sys.exit(1)
+ok = s1 == s2 == 200 and s3 == 403 and "error" in refused
+ok = ok and direct["translatedText"] == lb["translatedText"] == sys.argv[4] != ""
+sys.exit(0 if ok else 1)
+EOF
+    then
+        pass "HTTP API: POST /translate 200 on the pod and through the balancer (HTTPS), 403 without the key; '$text' -> '$grpc', as over gRPC"
+    else
+        fail "HTTP API: pod: $direct; balancer: $lb; without the key: $refused; gRPC: $grpc"
+    fi
+}
+
 check_loadtest() {
     log "    loadtest through the balancer: concurrency $LOADTEST_CONCURRENCY, ${LOADTEST_DURATION}s each, half streaming"
     via_lb loadtest --token "$TOKEN" --concurrency "$LOADTEST_CONCURRENCY" --duration "$LOADTEST_DURATION" \

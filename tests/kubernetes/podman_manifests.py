@@ -1,6 +1,10 @@
 """Turn the rendered deploy/kubernetes manifests into what `podman kube play` (4.3) can run.
 
-    python3 tests/kubernetes/podman_manifests.py OUT_DIR GRPC_PORT METRICS_PORT LB_PORT TOKEN CERT KEY
+    python3 tests/kubernetes/podman_manifests.py OUT_DIR GRPC_PORT METRICS_PORT HTTP_PORT LB_PORT LB_HTTP_PORT \
+        TOKEN CERT KEY
+
+(HTTP_PORT and LB_HTTP_PORT: the host ports for the translator's and the balancer's `http-api`,
+the LibreTranslate-compatible HTTP API.)
 
 Writes OUT_DIR/translator.yaml (ConfigMap, Deployment, headless Service), OUT_DIR/balancer.yaml
 (the balancer Deployment and its Service; its UPSTREAM_HOST is filled in by run.sh)
@@ -86,13 +90,15 @@ def _rename_volume(deployment: dict, old: str, new: str) -> None:
             mount["name"] = new if mount["name"] == old else mount["name"]
 
 
-def main(out: Path, grpc: int, metrics: int, lb: int, token: str, cert: Path, key: Path) -> None:
+def main(
+    out: Path, translator_ports: dict[str, int], lb_ports: dict[str, int], token: str, cert: Path, key: Path
+) -> None:
     objects = {(o["kind"], o["metadata"]["name"]): o for o in render()}
     skipped = sorted(f"{k}/{n}" for k, n in objects if k not in {"ConfigMap", "Deployment", "Service"})
     print("  left out (podman has no such kind): " + ", ".join(skipped))
     translator = [
         objects["ConfigMap", "traductor-config"],
-        for_podman(objects["Deployment", "traductor"], {"grpc": grpc, "metrics": metrics}, out / "tls"),
+        for_podman(objects["Deployment", "traductor"], translator_ports, out / "tls"),
         objects["Service", "traductor-replicas"],
         objects["Service", "traductor-metrics"],
     ]
@@ -102,7 +108,7 @@ def main(out: Path, grpc: int, metrics: int, lb: int, token: str, cert: Path, ke
         (tls_dir / name).write_bytes(source.read_bytes())
         (tls_dir / name).chmod(0o644)  # a throw-away test key, read by the balancer's uid
     balancer = [
-        for_podman(objects["Deployment", "traductor-lb"], {"grpc": lb}, tls_dir),
+        for_podman(objects["Deployment", "traductor-lb"], lb_ports, tls_dir),
         objects["Service", "traductor"],
     ]
     (out / "translator.yaml").write_text(yaml.safe_dump_all(translator, sort_keys=False))
@@ -113,4 +119,6 @@ def main(out: Path, grpc: int, metrics: int, lb: int, token: str, cert: Path, ke
 
 if __name__ == "__main__":
     a = sys.argv[1:]
-    main(Path(a[0]), int(a[1]), int(a[2]), int(a[3]), a[4], Path(a[5]), Path(a[6]))
+    translator_ports = {"grpc": int(a[1]), "metrics": int(a[2]), "http-api": int(a[3])}
+    lb_ports = {"grpc": int(a[4]), "http-api": int(a[5])}
+    main(Path(a[0]), translator_ports, lb_ports, a[6], Path(a[7]), Path(a[8]))

@@ -14,7 +14,9 @@
 #     the kubelet's gRPC probes would ask: grpc.health.v1 Check for "" and traductor.v1.Translator
 #     SERVING, without a token; the pod's user, read-only root, capabilities, no-new-privileges
 #  5. plays the balancer (Deployment + Service, the TLS files) in front of it; a call without the
-#     token is refused UNAUTHENTICATED, a load test through the balancer (TLS + token) has no error
+#     token is refused UNAUTHENTICATED, a load test through the balancer (TLS + token) has no error;
+#     the HTTP API (POST /translate with curl) on the pod's http-api port and through the
+#     balancer's (HTTPS + api_key), and a request without the key refused 403
 #  6. the metrics the autoscaler reads, on the translator's metrics port
 #  7. SIGTERM with the Deployment's grace period: the translator drains and exits 0 in time
 #  8. prints a summary and tears everything down, whatever happened (trap)
@@ -110,12 +112,12 @@ if [[ "${BUILD:-1}" == 0 ]]; then log "BUILD=0: reusing the images"; else log "=
 # 3. Manifests, token, certificate
 log "== manifests"
 rm -rf "$WORK" && mkdir -p "$WORK"
-GRPC_PORT=$(free_port) METRICS_PORT=$(free_port) LB_PORT=$(free_port)
+GRPC_PORT=$(free_port) METRICS_PORT=$(free_port) HTTP_PORT=$(free_port) LB_PORT=$(free_port) LB_HTTP_PORT=$(free_port)
 TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" \
     -keyout "$WORK/tls.key" -out "$WORK/tls.crt" 2> /dev/null
-python3 tests/kubernetes/podman_manifests.py "$WORK" "$GRPC_PORT" "$METRICS_PORT" "$LB_PORT" "$TOKEN" \
-    "$WORK/tls.crt" "$WORK/tls.key"
+python3 tests/kubernetes/podman_manifests.py "$WORK" "$GRPC_PORT" "$METRICS_PORT" "$HTTP_PORT" "$LB_PORT" \
+    "$LB_HTTP_PORT" "$TOKEN" "$WORK/tls.crt" "$WORK/tls.key"
 podman secret rm traductor-auth > /dev/null 2>&1 || true
 podman secret create traductor-auth "$WORK/auth.json" > /dev/null
 
@@ -142,6 +144,7 @@ nice -n 19 podman kube play "$WORK/balancer.yaml" > "$WORK/play-balancer.log" 2>
 BALANCER=$(podman ps --format '{{.Names}}' | grep -- '-balancer$' | head -1)
 check_security "$BALANCER" 33
 check_through_balancer
+check_http_api
 check_loadtest
 
 # 6. Metrics, 7. SIGTERM
