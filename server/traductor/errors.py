@@ -53,6 +53,10 @@ class EngineFailure(TraductorError):
     """The engine failed on a request (the cause is chained and logged, never sent to the caller)."""
 
 
+class EngineDown(EngineFailure):
+    """The engine process exited; the calls it held are lost, and the server stops (to be restarted)."""
+
+
 class TranslationError(EngineFailure):
     """An offline translation (the `translate`/`evaluate` commands) failed in the engine."""
 

@@ -99,5 +99,5 @@ def test_engine_survives_a_step_that_raises(make_service, channel_for):
     svc = make_service(before_step=flaky)  # the warm-up takes the fault
     stub = stub_of(channel_for(svc.target))
     assert raised == [1]
-    assert svc.service.engine._thread.is_alive()
+    assert svc.service.engine.core._thread.is_alive()
     assert [stub.Translate(pb.TranslateRequest(text=t), timeout=30).text != "" for t in TEXTS] == [True] * 3

@@ -1,31 +1,33 @@
-"""The bridge between asyncio (gRPC handlers) and the engine thread.
+"""The bridge between asyncio (gRPC and HTTP handlers) and the engine.
 
-    handler (event loop)                      engine thread
-    ────────────────────                      ─────────────
+    handler (event loop)                      engine core
+    ────────────────────                      ───────────
     tokenize, check limits
-    scheduler.submit_many(requests) ──────▶   step(): admit, decode, select
+    core.submit(jobs)  ──────────────────▶    step(): admit, decode, select
       (one request, or a text's segments)
-    await queue.get()          ◀───────────   request.sink(event) via call_soon_threadsafe
-    finally: request.cancelled = True  ────▶  next step: the request leaves, its rows are freed
+    await queue.get()  ◀──────────────────    deliver(batch): the step's events, by key
+    finally: core.cancel(unfinished keys) ─▶  next step: the requests leave, their rows are freed
 
-ONNX Runtime only ever runs on the engine thread, so the event loop stays free for health
-checks and new requests while the model works.
+The core is where the steps run: `engine_thread.ThreadCore` (an engine thread in this process, the
+default) or `engine_process.ProcessCore` (a process of its own, `--engine-process`). Each request
+has a key; the core hands back (key, event) pairs and never sees a queue. ONNX Runtime never runs
+on the event loop, so it stays free for health checks and new requests while the model works.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
-import threading
 import time
 import uuid
 from contextlib import aclosing
 from contextvars import ContextVar
 from typing import AsyncIterator
 
-from ..engine.request import FinishEvent, Request, TokenEvent
-from ..engine.scheduler import Scheduler
-from ..errors import Draining, InvalidInput
+from ..engine.process import Job, failed
+from ..engine.request import FinishEvent, TokenEvent
+from ..errors import Draining, EngineDown, InvalidInput
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits, resolve
 from ..text import TextLimits
@@ -54,7 +56,7 @@ def _summarize(event: FinishEvent) -> None:
 class AsyncEngine:
     def __init__(
         self,
-        scheduler: Scheduler,
+        core,
         tokenizer: Tokenizer,
         limits: Limits,
         max_input_chars: int,
@@ -62,7 +64,7 @@ class AsyncEngine:
         max_segments: int = TextLimits.max_segments,
         memory: dict[str, str] | None = None,
     ):
-        self.scheduler, self.tokenizer, self.limits = scheduler, tokenizer, limits
+        self.core, self.tokenizer, self.limits = core, tokenizer, limits
         # the translation memory (source -> translation), read by service/texts.py; {} with --no-memory
         self.memory = memory or {}
         self.max_input_chars, self.metrics = max_input_chars, metrics
@@ -72,45 +74,35 @@ class AsyncEngine:
         self.in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._outbox: list[tuple[asyncio.Queue, TokenEvent | FinishEvent]] = []  # engine thread only
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="traductor-engine", daemon=True)
+        self._keys = itertools.count()
+        self._waiters: dict[int, tuple[asyncio.Queue, int]] = {}  # key -> (its call's queue, position)
+        self.down = asyncio.Event()  # set when the core exited: the server must stop (server.serve)
+        self.down_error: EngineDown | None = None
 
-    # ---- the engine thread ----------------------------------------------------------------
+    @property
+    def scheduler(self):
+        """The scheduler of an in-process core (tests look at it; a ProcessCore has none here)."""
+        return self.core.scheduler
 
     def start(self) -> None:
-        """Start the engine thread; call from the event loop that will make the requests."""
-        self._loop = asyncio.get_running_loop()
-        self._thread.start()
+        """Start the core's steps; call from the event loop that will make the requests."""
+        self.core.start(self._deliver, self._core_down)
 
     def stop(self) -> None:
-        self._stop.set()
-        self.scheduler.wake()
-        if self._thread.is_alive():  # not started when start-up was stopped before it
-            self._thread.join(timeout=10)
+        self.core.stop()
 
-    def _run(self) -> None:
-        s = self.scheduler
-        while not self._stop.is_set():
-            if not s.wait_for_work(timeout=0.5):
-                continue
-            try:
-                s.step()
-            except Exception:  # the scheduler fails requests itself; this is the last line of defence
-                log.exception("engine step raised; continuing")
-            self._flush()
-            self.metrics.observe_step(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes())
+    def _deliver(self, batch: list[tuple[int, TokenEvent | FinishEvent]]) -> None:
+        for key, event in batch:
+            waiter = self._waiters.pop(key, None) if isinstance(event, FinishEvent) else self._waiters.get(key)
+            if waiter is not None:  # None: its call left already
+                queue, position = waiter
+                queue.put_nowait((position, event))
 
-    def _flush(self) -> None:
-        """Hand the step's events to the event loop in one wake-up (not one per token)."""
-        if not self._outbox:
-            return
-        batch, self._outbox = self._outbox, []
-        try:
-            self._loop.call_soon_threadsafe(_deliver, batch)
-        except RuntimeError:  # the loop is closed (shutdown): nobody is left to receive them
-            log.debug("%d event(s) dropped: event loop closed", len(batch))
+    def _core_down(self, error: EngineDown) -> None:
+        """The engine process died: every request in flight ends with `error` (UNAVAILABLE)."""
+        self.down_error = error
+        self._deliver([(key, failed(error)) for key in list(self._waiters)])
+        self.down.set()
 
     # ---- called on the event loop ---------------------------------------------------------
 
@@ -154,19 +146,23 @@ class AsyncEngine:
             raise Draining("the server is shutting down")
         if not inputs:
             return
+        if self.down_error is not None:
+            raise self.down_error
         queue: asyncio.Queue = asyncio.Queue()
         deadline = time.monotonic() + timeout if timeout is not None else None
-        requests = []
+        now, jobs = time.monotonic(), []
         for i, ((ids, values, resolved), rid) in enumerate(zip(inputs, request_ids, strict=True)):
-
-            def sink(event, i=i) -> None:  # runs on the engine thread, inside a step
-                self._outbox.append((queue, (i, event)))
-
-            requests.append(Request(rid, ids, values, resolved, sink, deadline, stream=stream))
-        self.scheduler.submit_many(requests)  # QueueFull propagates: RESOURCE_EXHAUSTED
+            jobs.append(Job(next(self._keys), rid, ids, values, resolved, deadline, stream, now))
+            self._waiters[jobs[-1].key] = (queue, i)
+        try:
+            self.core.submit(jobs)  # QueueFull propagates: RESOURCE_EXHAUSTED
+        except BaseException:
+            for job in jobs:
+                del self._waiters[job.key]
+            raise
         self.in_flight += 1
         self._idle.clear()
-        left = len(requests)
+        left = len(jobs)
         try:
             while left:
                 i, event = await queue.get()
@@ -179,11 +175,9 @@ class AsyncEngine:
             self.in_flight -= 1
             if self.in_flight == 0:
                 self._idle.set()
-            unfinished = [r for r in requests if not r.done]
-            for r in unfinished:  # the caller went away (cancel, disconnect, deadline): stop decoding
-                r.cancelled = True
-            if unfinished:
-                self.scheduler.wake()
+            unfinished = [job.key for job in jobs if self._waiters.pop(job.key, None) is not None]
+            if unfinished:  # the caller went away (cancel, disconnect, deadline): stop decoding
+                self.core.cancel(unfinished)
 
     async def wait_idle(self, timeout: float) -> bool:
         """Wait until no request is in flight (drain); False if the timeout passed first."""
@@ -192,8 +186,3 @@ class AsyncEngine:
         except TimeoutError:
             pass
         return self.in_flight == 0
-
-
-def _deliver(batch) -> None:
-    for queue, event in batch:
-        queue.put_nowait(event)

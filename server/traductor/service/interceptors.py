@@ -12,7 +12,7 @@ import time
 import grpc
 from grpc._cython.cygrpc import ExecuteBatchError  # what a status sent to a call already ended raises
 
-from ..errors import DeadlinePassed, Draining, InvalidInput, Overloaded, QueueFull, Unauthenticated
+from ..errors import DeadlinePassed, Draining, EngineDown, InvalidInput, Overloaded, QueueFull, Unauthenticated
 from .async_engine import request_summary
 from .metrics import Metrics
 from .overload import ENGINE_RPCS, Admission
@@ -47,6 +47,8 @@ def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"{exc}; retry later"
     if isinstance(exc, Draining):
         return grpc.StatusCode.UNAVAILABLE, str(exc)
+    if isinstance(exc, EngineDown):  # the server stops, to be restarted: another replica can answer
+        return grpc.StatusCode.UNAVAILABLE, "the translation engine stopped; retry"
     if isinstance(exc, DeadlinePassed):
         return grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)
     if isinstance(exc, Unauthenticated):

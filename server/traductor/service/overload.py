@@ -7,7 +7,7 @@ earliest first (`stage`):
 
     accept    the interceptor resolves the method: refused before the request bytes are parsed
     handler   the handler starts, request parsed: refused before the text is tokenized
-    queue     `Scheduler.submit_many` finds the queue full (QueueFull): the authoritative check,
+    queue     the engine core's `submit` finds the queue full (QueueFull): the authoritative check,
               after tokenizing, for the calls that passed the first two together
 
 The first two ask `Admission.refusal()`: the engine's queue is full, or as many Translator calls
@@ -35,13 +35,13 @@ ENGINE_RPCS = frozenset({"Translate", "TranslateStream", "TranslateBatch"})  # t
 class Admission:
     """Counts the Translator calls in progress (event loop only) and says when to refuse one."""
 
-    def __init__(self, scheduler, capacity: int, pushback_ms: int):
-        self.scheduler, self.capacity, self.pushback_ms = scheduler, capacity, pushback_ms
+    def __init__(self, core, capacity: int, pushback_ms: int):
+        self.core, self.capacity, self.pushback_ms = core, capacity, pushback_ms
         self.calls = 0
 
     def refusal(self) -> str | None:
         """Why a new call cannot be taken now, or None."""
-        s = self.scheduler
+        s = self.core  # the engine core (service/engine_thread.py, engine_process.py): its queue
         if s.queue_depth() >= s.max_queue:
             return f"the queue is full ({s.max_queue} waiting requests)"
         if self.calls >= self.capacity:

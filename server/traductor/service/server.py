@@ -1,13 +1,15 @@
 """Building and running the gRPC server.
 
-signal handlers -> load bundle (off the event loop) -> runner + scheduler -> engine thread ->
-warm-up -> HTTP API (with --http-port) -> health SERVING
+signal handlers -> load bundle (off the event loop) -> runner + scheduler -> engine thread (or, with
+--engine-process, an engine process that loads the model itself) -> warm-up -> HTTP API (with
+--http-port) -> health SERVING
 SIGTERM/SIGINT during start-up -> stop at once, exit 0
 SIGTERM/SIGINT when serving -> health NOT_SERVING at once -> calls still served for prestop_seconds
 (while balancers and DNS drop this replica) -> the gRPC listener closes and connections get GOAWAY
 (a new call is refused at connect time, so a balancer or client retries it elsewhere; no call that
 never started gets an UNAVAILABLE from us) -> calls in flight finish (up to drain_seconds, then
 cancelled); HTTP: new requests 503 while its in-flight ones finish -> engine thread stops -> exit 0
+the engine process dies -> its calls fail UNAVAILABLE, NOT_SERVING, the server stops -> exit 2
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from grpc_reflection.v1alpha import reflection
 from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
 from ..engine.bundle import Bundle, default_bundle, load_bundle
-from ..engine.runner import ModelRunner
-from ..engine.scheduler import Scheduler
+from ..engine.process import EngineSpec
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits
 from .async_engine import AsyncEngine
+from .engine_process import ProcessCore
+from .engine_thread import ThreadCore
 from .http import HttpServer, start_http
 from .interceptors import AuthInterceptor, ErrorInterceptor, quiet_ended_calls
 from .metrics import Metrics
@@ -56,11 +59,26 @@ class Service:
     port: int
     settings: Settings
     http: HttpServer | None = None  # the LibreTranslate-compatible HTTP API, when settings.http_port
+    watcher: asyncio.Future | None = None  # watch_engine(), from start() on
 
     async def set_serving(self, serving: bool) -> None:
         status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
         for name in ("", SERVICE_NAME):
             await self.health.set(name, status)
+
+    async def watch_engine(self) -> None:
+        """NOT_SERVING once the engine is down (its process died): the calls it held have failed and
+        no new one can run; `serve` then stops, and the supervisor restarts the server."""
+        await self.engine.down.wait()
+        await self.set_serving(False)
+
+    async def abort(self) -> None:
+        """Stop at once (the engine is down): no pre-stop window, no grace."""
+        await self.set_serving(False)
+        await self.server.stop(None)
+        if self.http is not None:
+            await self.http.stop()
+        self.engine.stop()
 
     async def drain(self, prestop_over: asyncio.Event | None = None) -> None:
         """NOT_SERVING, serve through the pre-stop window (cut short when `prestop_over` is set), stop
@@ -86,23 +104,31 @@ class Service:
         if self.http is not None:
             await self.http.stop()
         self.engine.stop()
+        if self.watcher is not None:
+            self.watcher.cancel()
         log.info("stopped")
 
 
 def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_step=None) -> AsyncEngine:
+    """The engine of a service; blocking (loads the model): call off the event loop. With
+    `engine_process` the model is loaded and run by a process of its own (service/engine_process.py)."""
     rows = settings.max_active_sequences
-    runner = ModelRunner(bundle, threads=settings.threads, max_rows=rows, spin=settings.spin)
-    tokenizer = Tokenizer(bundle.file("tokenizer.model"))
-    scheduler = Scheduler(
-        runner, tokenizer, max_rows=rows, max_queue=settings.max_queued_requests, before_step=before_step
+    spec = EngineSpec(
+        str(bundle.path), settings.threads, settings.spin, rows, settings.max_queued_requests, settings.log_level
     )
+    if settings.engine_process:
+        core = ProcessCore(spec, metrics)
+        core.launch()
+    else:
+        core = ThreadCore(spec.scheduler(bundle, before_step), metrics)
     limits = Limits(
         max_input_tokens=min(settings.max_input_tokens, bundle.max_len),
         max_new_tokens=min(settings.max_new_tokens, bundle.max_len - 1),
         max_beam_size=min(settings.max_beam_size, rows),
     )
     memory = bundle.memory() if settings.use_memory else {}
-    return AsyncEngine(scheduler, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments, memory)
+    tokenizer = Tokenizer(bundle.file("tokenizer.model"))
+    return AsyncEngine(core, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments, memory)
 
 
 def _credentials(s: Settings):
@@ -162,7 +188,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     bundle = await _off_loop(lambda: load_bundle(settings.model or default_bundle()))
     engine = await _off_loop(lambda: build_engine(bundle, settings, metrics, before_step))
     capacity = settings.max_active_sequences + settings.max_queued_requests
-    admission = Admission(engine.scheduler, capacity, settings.retry_pushback_ms)
+    admission = Admission(engine.core, capacity, settings.retry_pushback_ms)
     interceptors = [ErrorInterceptor(metrics, admission)]
     quiet_ended_calls()  # grpcio's traceback for an answer to a call core had just ended: INFO
     server = _grpc_server(settings, interceptors + ([AuthInterceptor(settings.token)] if settings.token else []))
@@ -191,6 +217,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
         engine.stop()
         raise
     await service.set_serving(True)
+    service.watcher = asyncio.ensure_future(service.watch_engine())
     log.info("serving %s (bundle %s) on %s, port %d", bundle.config.name, bundle.checksum[:12], settings.host, port)
     return service
 
@@ -216,5 +243,9 @@ async def serve(settings: Settings) -> None:
         await asyncio.gather(starting, return_exceptions=True)
         return
     service = starting.result()  # a failed start raises here
-    await stopping
+    await asyncio.wait({stopping, service.watcher}, return_when=asyncio.FIRST_COMPLETED)
+    if not stopping.done():  # the engine process died: stop now, exit non-zero
+        stopping.cancel()
+        await service.abort()
+        raise service.engine.down_error
     await service.drain(prestop_over)

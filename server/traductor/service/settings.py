@@ -20,6 +20,7 @@ class Settings:
     http_port: int = 0  # LibreTranslate-compatible HTTP API, same engine and TLS as gRPC (0: off)
     threads: int = 0  # ONNX Runtime intra-op threads (0: all cores)
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
+    engine_process: bool = False  # run the model in a process of its own, beside the gRPC front (docs/service.md)
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
     max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
     retry_pushback_ms: int = 250  # retry hint sent with RESOURCE_EXHAUSTED (trailer grpc-retry-pushback-ms)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import AsyncIterator
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
-from ..errors import DeadlinePassed, EngineFailure, InvalidInput
+from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
 from ..options import DecodingOptions, resolve
 from ..text import DeltaStream, Plan, plan
 from .async_engine import AsyncEngine
@@ -77,6 +77,8 @@ def remembered(text: str) -> FinishEvent:
 def check_finish(event: FinishEvent) -> FinishEvent:
     """The engine's finish event, or the error a caller sees instead of it."""
     if event.reason is FinishReason.ERROR:
+        if isinstance(event.error, EngineDown):
+            raise event.error
         raise EngineFailure("engine error") from event.error
     if event.reason is FinishReason.DEADLINE:
         raise DeadlinePassed("the deadline passed before the translation was done")

@@ -9,6 +9,7 @@ code, in one place.
     Unauthenticated (missing or wrong api_key)                UNAUTHENTICATED     403
     QueueFull (the engine's queue is full)                    RESOURCE_EXHAUSTED  429
     Draining (the server is shutting down)                    UNAVAILABLE         503
+    EngineDown (the engine process exited)                    UNAVAILABLE         503
     DeadlinePassed                                            DEADLINE_EXCEEDED   504
     anything else: "internal error", details in the log       INTERNAL            500
 

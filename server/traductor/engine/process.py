@@ -1,0 +1,197 @@
+"""The engine in a process of its own: what runs on the far side of service/engine_process.py.
+
+    front process (event loop)                 engine process (this module)
+    ──────────────────────────                 ────────────────────────────
+    ("submit", [Job, ...])    ── jobs pipe ──▶ receiver thread: Scheduler.submit_many
+    ("cancel", [key, ...])    ─────────────▶   receiver thread: request.cancelled = True
+    ("stop", None), or EOF    ─────────────▶   the step loop ends, the process exits
+                              ◀─ events pipe ─ after every step: ([(key, event), ...], Report)
+
+The step loop is the engine thread's (service/engine_thread.py) with nothing beside it: ONNX
+Runtime and the scheduler's Python have this interpreter to themselves, so the front's gRPC work
+(one message per streamed token) never waits for the engine's hold on the GIL, nor the engine for
+the front's. Everything that crosses is pickled: a `Job` in, `TokenEvent`/`FinishEvent`s and a
+`Report` out, one message per step whatever the batch.
+
+This module knows nothing of gRPC, asyncio or metrics; `EngineSpec` is all it is told.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable
+
+from ..errors import EngineFailure, TraductorError
+from ..model.tokenizer import Tokenizer
+from ..options import DecodingOptions
+from .bundle import Bundle, load_bundle
+from .request import FinishEvent, FinishReason, Request, Timings, TokenEvent
+from .runner import ModelRunner
+from .scheduler import Scheduler, StepStats
+
+log = logging.getLogger("traductor.engine")
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """What it takes to build the engine, here or in the engine process (picklable)."""
+
+    bundle: str  # bundle directory
+    threads: int  # ONNX Runtime intra-op threads (0: all cores)
+    spin: bool
+    max_rows: int
+    max_queue: int
+    log_level: str = "INFO"
+
+    def scheduler(self, bundle: Bundle | None = None, before_step: Callable[[], None] | None = None) -> Scheduler:
+        bundle = bundle or load_bundle(self.bundle, verify=False)  # the front verified the checksums
+        runner = ModelRunner(bundle, threads=self.threads, max_rows=self.max_rows, spin=self.spin)
+        tokenizer = Tokenizer(bundle.file("tokenizer.model"))
+        return Scheduler(runner, tokenizer, self.max_rows, self.max_queue, before_step=before_step)
+
+
+@dataclass
+class Job:
+    """One request as the service hands it to the engine, here or across the pipe."""
+
+    key: int  # the front's handle for the request's events
+    request_id: str
+    source_ids: list[int]
+    values: list[str]
+    options: DecodingOptions  # resolved
+    deadline: float | None  # time.monotonic(): one clock for every process of the machine
+    stream: bool
+    arrived: float
+
+    def request(self, sink: Callable[[TokenEvent | FinishEvent], None]) -> Request:
+        return Request(
+            self.request_id,
+            self.source_ids,
+            self.values,
+            self.options,
+            sink,
+            deadline=self.deadline,
+            stream=self.stream,
+            arrived=self.arrived,
+        )
+
+
+@dataclass
+class Report:
+    """The engine's state after a step, sent with the step's events (the front's metrics and queue)."""
+
+    stats: StepStats
+    rows: int
+    queued: int
+    cache_bytes: int
+    received: int  # jobs received so far: the front's queue depth = queued + (sent - received)
+
+
+def failed(error: BaseException) -> FinishEvent:
+    """The finish event of a request the engine could not run."""
+    return FinishEvent(FinishReason.ERROR, "", [], [], 0, Timings(), error=error)
+
+
+def _portable(error: BaseException | None) -> BaseException | None:
+    """An error that pickles: ours as they are, any other (logged here already) as an EngineFailure."""
+    if error is None or isinstance(error, TraductorError):
+        return error
+    return EngineFailure(f"{type(error).__name__}: {error}")
+
+
+class EngineLoop:
+    """The engine process's two threads: the step loop (main thread) and the jobs receiver."""
+
+    def __init__(self, scheduler: Scheduler, jobs, events):
+        self.scheduler, self.jobs, self.events = scheduler, jobs, events
+        self.requests: dict[int, Request] = {}  # key -> request, until its FinishEvent
+        self.outbox: list[tuple[int, TokenEvent | FinishEvent]] = []
+        self.lock = threading.Lock()  # the outbox: the receiver adds refusals to it
+        self.received = 0
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        threading.Thread(target=self.receive, name="traductor-jobs", daemon=True).start()
+        s = self.scheduler
+        while not self.stopping.is_set():
+            if not s.wait_for_work(timeout=0.5):
+                continue
+            try:
+                s.step()
+            except Exception:  # the scheduler fails requests itself; this is the last line of defence
+                log.exception("engine step raised; continuing")
+            try:
+                self.send()
+            except OSError:  # the front is gone: nobody is left to receive
+                return
+
+    def send(self) -> None:
+        s = self.scheduler
+        received = self.received  # read before the queue: a job arriving between is counted queued twice, not 0
+        with self.lock:
+            batch, self.outbox = self.outbox, []
+        self.events.send((batch, Report(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes(), received)))
+
+    def sink(self, key: int, event: TokenEvent | FinishEvent) -> None:
+        if isinstance(event, FinishEvent):
+            self.requests.pop(key, None)
+            event.error = _portable(event.error)
+        with self.lock:
+            self.outbox.append((key, event))
+
+    # ---- the receiver thread ------------------------------------------------------------------
+
+    def receive(self) -> None:
+        try:
+            while True:
+                kind, payload = self.jobs.recv()
+                if kind == "submit":
+                    self.submit(payload)
+                elif kind == "cancel":
+                    self.cancel(payload)
+                else:
+                    break
+        except (EOFError, OSError):  # the front exited (or was killed): stop too
+            pass
+        self.stopping.set()
+        self.scheduler.wake()
+
+    def submit(self, jobs: list[Job]) -> None:
+        requests = [job.request(partial(self.sink, job.key)) for job in jobs]
+        for job, request in zip(jobs, requests, strict=True):
+            self.requests[job.key] = request
+        self.received += len(jobs)
+        try:
+            self.scheduler.submit_many(requests)
+        except Exception as e:  # the front checks first; this only keeps a refusal from being lost
+            for job in jobs:
+                self.sink(job.key, failed(e))
+            self.scheduler.wake()
+
+    def cancel(self, keys: list[int]) -> None:
+        for key in keys:
+            request = self.requests.get(key)
+            if request is not None:
+                request.cancelled = True
+        self.scheduler.wake()
+
+
+def main(jobs, events, spec: EngineSpec) -> None:
+    """The engine process: build the engine, say "ready" (or why not), run steps until told to stop.
+    Signals are the front's business: it drains, then stops this process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    logging.basicConfig(level=spec.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        scheduler = spec.scheduler()
+    except Exception as e:
+        log.exception("the engine process could not start")
+        events.send(("failed", _portable(e)))
+        return
+    events.send(("ready", os.getpid()))
+    EngineLoop(scheduler, jobs, events).run()

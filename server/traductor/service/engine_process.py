@@ -1,0 +1,148 @@
+"""The engine in a process of its own (`traductor serve --engine-process`): the front's side.
+
+    event loop (this process)                       engine process (engine/process.py)
+    ─────────────────────────                       ──────────────────────────────────
+    submit(jobs): queue check, ("submit", jobs) ──▶ Scheduler.submit_many
+    cancel(keys): ("cancel", keys) ───────────────▶ request.cancelled = True
+    reader callback on the events pipe ◀─────────── per step: ([(key, event), ...], Report)
+      deliver(batch), metrics.observe_step(Report)
+    the pipe reaches EOF (the process died) ──────▶ on_exit(EngineDown): every call in flight fails
+
+The front keeps everything else: gRPC and HTTP, tokenizing, the text layer, the memory, metrics.
+The engine process runs ONNX Runtime and the scheduler's Python with an interpreter of its own,
+so neither waits for the other's hold on the GIL (the cost docs/performance.md measured for
+streams). The queue check is made here, on what the engine last reported plus what was sent
+since: the engine's own queue never refuses.
+
+This module knows nothing of gRPC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from dataclasses import replace
+from typing import Callable
+
+from ..engine import process
+from ..engine.process import EngineSpec, Job, Report
+from ..errors import EngineDown, EngineFailure, QueueFull
+from .engine_thread import Deliver
+from .metrics import Metrics
+
+log = logging.getLogger("traductor.engine")
+START_SECONDS = 120.0  # loading a bundle takes seconds; a process silent this long is stuck
+
+
+class ProcessCore:
+    def __init__(self, spec: EngineSpec, metrics: Metrics):
+        self.spec, self.metrics = spec, metrics
+        self.max_queue, self.max_rows = spec.max_queue, spec.max_rows
+        self._report: Report | None = None
+        self._sent = 0  # jobs sent to the engine process
+        self._stopping = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._on_exit: Callable[[BaseException], None] | None = None
+        self.process = None
+
+    # ---- life cycle -------------------------------------------------------------------------
+
+    def launch(self) -> None:
+        """Start the engine process and wait until it has loaded the model (blocking: call off the
+        event loop). Raises what stopped it: a BundleError, or EngineFailure."""
+        ctx = multiprocessing.get_context("spawn")  # never fork a process that runs gRPC threads
+        jobs_r, self._jobs = ctx.Pipe(duplex=False)
+        self._events, events_w = ctx.Pipe(duplex=False)
+        engine_spec = replace(self.spec, max_queue=1 << 30)  # refusals are made here
+        self.process = ctx.Process(
+            target=process.main, args=(jobs_r, events_w, engine_spec), name="traductor-engine", daemon=True
+        )
+        self.process.start()
+        jobs_r.close(), events_w.close()  # the child's ends: once it exits, reads here reach EOF
+        if not self._events.poll(START_SECONDS):
+            self.process.kill()
+            raise EngineFailure(f"the engine process did not start within {START_SECONDS:.0f} s")
+        try:
+            kind, payload = self._events.recv()
+        except EOFError:
+            self.process.join(5)
+            raise EngineFailure(f"the engine process exited while starting ({self._exit()})") from None
+        if kind == "failed":
+            self.process.join(5)
+            raise payload
+        log.info("engine process %d ready", payload)
+
+    def start(self, deliver: Deliver, on_exit: Callable[[BaseException], None]) -> None:
+        """Receive the engine's events on this event loop from now on."""
+        self._loop, self._deliver, self._on_exit = asyncio.get_running_loop(), deliver, on_exit
+        self._loop.add_reader(self._events.fileno(), self._readable)
+
+    def stop(self) -> None:
+        """Ask the engine process to stop, wait for it (then kill it); call from the event loop."""
+        if self.process is None or self._stopping:
+            return
+        self._stopping = True
+        if self._loop is not None:
+            self._loop.remove_reader(self._events.fileno())
+        try:
+            self._jobs.send(("stop", None))
+        except OSError:
+            pass  # already gone
+        self.process.join(timeout=10)
+        if self.process.is_alive():
+            log.warning("engine process did not stop within 10 s: killing it")
+            self.process.kill()
+            self.process.join(timeout=5)
+
+    # ---- called on the event loop -----------------------------------------------------------
+
+    def submit(self, jobs: list[Job]) -> None:
+        """Send one group, all or none; QueueFull when the engine's queue is full (as it last said)."""
+        for job in jobs:
+            if job.options.beam_size > self.max_rows:
+                raise ValueError(f"beam_size {job.options.beam_size} exceeds the {self.max_rows} rows of the engine")
+        if self.queue_depth() >= self.max_queue:
+            raise QueueFull(f"the queue is full ({self.max_queue} waiting requests)")
+        try:
+            self._jobs.send(("submit", jobs))
+        except OSError as e:
+            raise EngineDown(f"the engine process is not running ({self._exit()})") from e
+        self._sent += len(jobs)
+
+    def cancel(self, keys: list[int]) -> None:
+        try:
+            self._jobs.send(("cancel", keys))
+        except OSError:
+            pass  # the engine is gone; its requests were failed by on_exit
+
+    def queue_depth(self) -> int:
+        r = self._report
+        return self._sent - (r.received - r.queued if r else 0)
+
+    def _readable(self) -> None:
+        try:
+            while self._events.poll():
+                batch, report = self._events.recv()
+                self._report = report
+                if batch:
+                    self._deliver(batch)
+                self.metrics.observe_step(report.stats, report.rows, report.queued, report.cache_bytes)
+        except (EOFError, OSError):
+            self._lost()
+
+    def _lost(self) -> None:
+        self._loop.remove_reader(self._events.fileno())
+        if self._stopping:
+            return
+        self._stopping = True
+        self.process.join(timeout=5)
+        error = EngineDown(f"the engine process exited ({self._exit()})")
+        log.error("%s: failing the calls in flight", error)
+        self._on_exit(error)
+
+    def _exit(self) -> str:
+        code = self.process.exitcode
+        if code is None:
+            return "still running"
+        return f"killed by signal {-code}" if code < 0 else f"exit code {code}"

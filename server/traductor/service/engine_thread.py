@@ -1,0 +1,106 @@
+"""The engine in this process: one engine thread runs the scheduler's steps (the default core).
+
+    event loop                                    engine thread
+    ──────────                                    ─────────────
+    submit(jobs) ─── Scheduler.submit_many ────▶  step(): admit, decode, select
+    deliver(batch) ◀─ call_soon_threadsafe ─────  the step's events, one wake-up per step
+    cancel(keys) ─── request.cancelled = True ─▶  next step: the request leaves
+
+ONNX Runtime only ever runs on the engine thread, so the event loop stays free for health checks
+and new requests while the model works; but the two share this process's interpreter, and each
+waits while the other holds it. `engine_process.ProcessCore` runs the same steps in a process of
+their own. Both offer what `AsyncEngine` uses: start, submit, cancel, queue_depth, max_queue,
+stop. This module knows nothing of gRPC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from functools import partial
+from typing import Callable
+
+from ..engine.process import Job
+from ..engine.request import FinishEvent, Request, TokenEvent
+from ..engine.scheduler import Scheduler
+from .metrics import Metrics
+
+log = logging.getLogger("traductor.engine")
+
+Deliver = Callable[[list[tuple[int, TokenEvent | FinishEvent]]], None]
+
+
+class ThreadCore:
+    def __init__(self, scheduler: Scheduler, metrics: Metrics):
+        self.scheduler, self.metrics = scheduler, metrics
+        self.max_queue = scheduler.max_queue
+        self.requests: dict[int, Request] = {}  # key -> request, until its FinishEvent
+        self._outbox: list[tuple[int, TokenEvent | FinishEvent]] = []  # engine thread only
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._deliver: Deliver | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="traductor-engine", daemon=True)
+
+    def start(self, deliver: Deliver, on_exit: Callable[[BaseException], None]) -> None:
+        """Start the engine thread; call from the event loop that receives the events. (This core
+        never exits on its own, so `on_exit` is never called.)"""
+        self._loop, self._deliver = asyncio.get_running_loop(), deliver
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.scheduler.wake()
+        if self._thread.is_alive():  # not started when start-up was stopped before it
+            self._thread.join(timeout=10)
+
+    def submit(self, jobs: list[Job]) -> None:
+        """Queue one group, all or none; QueueFull (and ValueError) propagate to the caller."""
+        requests = [job.request(partial(self._sink, job.key)) for job in jobs]
+        for job, request in zip(jobs, requests, strict=True):  # before the engine thread can finish one
+            self.requests[job.key] = request
+        try:
+            self.scheduler.submit_many(requests)
+        except Exception:
+            for job in jobs:
+                self.requests.pop(job.key, None)
+            raise
+
+    def cancel(self, keys: list[int]) -> None:
+        for key in keys:
+            request = self.requests.get(key)
+            if request is not None:
+                request.cancelled = True
+        self.scheduler.wake()
+
+    def queue_depth(self) -> int:
+        return self.scheduler.queue_depth()
+
+    # ---- the engine thread ----------------------------------------------------------------
+
+    def _sink(self, key: int, event: TokenEvent | FinishEvent) -> None:
+        if isinstance(event, FinishEvent):
+            self.requests.pop(key, None)
+        self._outbox.append((key, event))
+
+    def _run(self) -> None:
+        s = self.scheduler
+        while not self._stop.is_set():
+            if not s.wait_for_work(timeout=0.5):
+                continue
+            try:
+                s.step()
+            except Exception:  # the scheduler fails requests itself; this is the last line of defence
+                log.exception("engine step raised; continuing")
+            self._flush()
+            self.metrics.observe_step(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes())
+
+    def _flush(self) -> None:
+        """Hand the step's events to the event loop in one wake-up (not one per token)."""
+        if not self._outbox:
+            return
+        batch, self._outbox = self._outbox, []
+        try:
+            self._loop.call_soon_threadsafe(self._deliver, batch)
+        except RuntimeError:  # the loop is closed (shutdown): nobody is left to receive them
+            log.debug("%d event(s) dropped: event loop closed", len(batch))
