@@ -13,6 +13,7 @@ tests import from here.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import socket
 import threading
 import time
@@ -125,19 +126,67 @@ class Gate:
         return True
 
 
+class ProcessGate:
+    """The `Gate` of an engine process (`engine_process=True`): the engine runs in another process,
+    so the gate is built on multiprocessing primitives, handed to that process when it is spawned.
+    close/open/allow/wait_held as `Gate`; steps are not counted (no `step`, no `wrap`)."""
+
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.cond = ctx.Condition()
+        self._open = ctx.Value("b", 1, lock=False)  # guarded by cond
+        self._permits = ctx.Value("i", 0, lock=False)
+        self._waiting = ctx.Value("b", 0, lock=False)
+
+    def __call__(self) -> None:  # the engine process, before every step
+        with self.cond:
+            self._waiting.value = 1
+            self.cond.notify_all()
+            while not self._open.value and self._permits.value == 0:
+                self.cond.wait()
+            if not self._open.value:
+                self._permits.value -= 1
+            self._waiting.value = 0
+            self.cond.notify_all()
+
+    def close(self) -> None:
+        with self.cond:
+            self._open.value, self._permits.value = 0, 0
+
+    def open(self) -> None:
+        with self.cond:
+            self._open.value = 1
+            self.cond.notify_all()
+
+    def allow(self, n: int = 1) -> None:
+        with self.cond:
+            self._permits.value += n
+            self.cond.notify_all()
+
+    def wait_held(self, timeout: float = WAIT) -> bool:
+        """Wait until the engine process stands at the closed gate with no step granted."""
+        held = lambda: self._waiting.value and not self._open.value and self._permits.value == 0  # noqa: E731
+        with self.cond:
+            if not self.cond.wait_for(held, timeout):
+                raise AssertionError("the engine process never reached the gate")
+        return True
+
+
 class ServerThread:
     """A started `Service` on a private event loop, with sync stubs pointed at it.
 
-    `before_step` defaults to a new open `Gate` (`self.gate`); a test may pass its own gate or
-    any other hook (a hook that is not a Gate is called as is)."""
+    `before_step` defaults to a new open `Gate` (`self.gate`; a `ProcessGate` when the settings ask
+    for an engine process); a test may pass its own gate or any other hook (a hook that is not a
+    gate is called as is)."""
 
     def __init__(self, settings: Settings, before_step: Callable[[], None] | None = None):
-        self.gate = before_step if before_step is not None else Gate()
+        default_gate = ProcessGate if settings.engine_process else Gate
+        self.gate = before_step if before_step is not None else default_gate()
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="test-server-loop", daemon=True)
         self.thread.start()
         self.service: Service = self.run(start(settings, before_step=self.gate))
-        if isinstance(self.gate, Gate):
+        if isinstance(self.gate, Gate):  # (a ProcessGate cannot count steps)
             self.gate.wrap(self.service.engine.scheduler)
         self.settings = settings
         self.target = f"127.0.0.1:{self.service.port}"
@@ -186,14 +235,14 @@ class ServerThread:
                 self.service.engine.in_flight == 0
                 and self.metric("traductor_active_sequences") == 0
                 and self.metric("traductor_kv_cache_bytes") == 0
-                and self.service.engine.scheduler.queue_depth() == 0
+                and self.service.engine.core.queue_depth() == 0
             ),
             what="the engine to be idle",
         )
 
     def release(self) -> None:
         """Open a gate the test left closed, so that the engine can stop."""
-        if isinstance(self.gate, Gate):
+        if isinstance(self.gate, (Gate, ProcessGate)):
             self.gate.open()
 
     def close(self) -> None:

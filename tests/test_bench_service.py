@@ -24,10 +24,12 @@ def snapshot(directory: Path) -> dict[str, bytes | None]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() if p.is_file() else None for p in directory.rglob("*")}
 
 
-def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_path, capsys):
+@pytest.mark.parametrize("engine", ["thread", "process"])
+def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_path, capsys, engine):
     """The tiny exported bundle, with its own tokenizer and texts it was made for: engine figures
     at its own precision, and at each level a unary run and a stream run of exactly 32 new tokens
-    per call, side by side in bench.json, bench.md and on stdout; the bundle is not touched."""
+    per call, side by side in bench.json, bench.md and on stdout; the bundle is not touched. With
+    `--service-engine process` the server runs the model in a process of its own."""
     texts = tmp_path / "texts.txt"
     two_sentences = "Uno dos. Tres cuatro."  # would decode 64 tokens in one call: left out
     texts.write_text("".join(f"{source}\n" for source, _ in synthetic_pairs(20, seed=5)) + two_sentences + "\n")
@@ -35,6 +37,7 @@ def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_pa
     out = tmp_path / "out"
     argv = ["bench", "--bundle", str(tiny_bundle), "--batches", "1,2", "--runs", "1", "--threads", "1"]
     argv += ["--service", "1,2", "--service-seconds", "1", "--service-input", str(texts), "--out", str(out)]
+    argv += ["--service-engine", engine]
     assert main(argv) == 0
     assert snapshot(tiny_bundle) == before
 
@@ -45,6 +48,7 @@ def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_pa
     assert all(tps > 0 for tps in report["traductor"]["fp32"].values())
     service = report["service"]
     assert service["precision"] == "fp32" and service["new_tokens"] == 32 and service["input"]["texts"] == 20
+    assert service["engine"] == engine
     assert service["input"]["file"] == str(texts) and service["input"]["dropped_not_one_sentence"] == 1
     assert [level["level"] for level in service["levels"]] == [1, 2]
     for level in service["levels"]:
@@ -57,6 +61,7 @@ def test_bench_service_on_a_bundle_reports_unary_and_streams(tiny_bundle, tmp_pa
 
     markdown = (out / "bench.md").read_text()
     assert "tok/s unary | tok/s stream | stream/unary" in markdown and "(fp32; d_model 40, 2+2 layers" in markdown
+    assert ("a process of its own" in markdown) == (engine == "process")
     rows = [line for line in markdown.splitlines() if line.startswith(("| 1 |", "| 2 |"))]
     assert len(rows) == 2 and all(row.count("|") == 13 for row in rows), rows
     assert service_table(report) in capsys.readouterr().out

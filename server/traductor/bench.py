@@ -83,6 +83,7 @@ def bench(
     progress=print,
     bundle=None,
     service_input: Path | None = None,
+    service_engine: str = "thread",
 ) -> dict:
     """The whole run. `bundle` (an opened engine Bundle) replaces `shape` and `precisions`: the
     engine and the service then run that model at its own precision."""
@@ -94,7 +95,9 @@ def bench(
             ours[precision] = run_engine(model_dir, batches, runs, threads)
             if service_levels and service is None:
                 levels, seconds = service_levels, service_seconds
-                service = _service(model_dir, precision, levels, seconds, threads, service_input, progress)
+                service = _service(
+                    model_dir, precision, levels, seconds, threads, service_input, progress, service_engine
+                )
     report = {
         **_subject(shape, bundle),
         "source_length": SOURCE_LENGTH,
@@ -128,7 +131,7 @@ def _models(shape, precisions: list[str], bundle, tmp: Path, progress):
         yield precision, out
 
 
-def _service(model_dir: Path, precision: str, levels, seconds, threads, input_file, progress) -> dict:
+def _service(model_dir: Path, precision: str, levels, seconds, threads, input_file, progress, engine) -> dict:
     from .bench_service import prepare_inputs, run_service
     from .engine.bundle import read_config
 
@@ -136,7 +139,7 @@ def _service(model_dir: Path, precision: str, levels, seconds, threads, input_fi
         max_len = read_config(model_dir).model.max_len
         texts, inputs = prepare_inputs(input_file, model_dir / "tokenizer.model", max_len, Path(tmp))
         progress(f"service: traductor serve, unary and streams at concurrency {levels}")
-        measured = run_service(model_dir, levels, seconds, threads, texts, progress)
+        measured = run_service(model_dir, levels, seconds, threads, texts, progress, engine == "process")
     return {"precision": precision, "input": inputs, **measured}
 
 
@@ -197,6 +200,13 @@ def register(sub) -> None:
         type=Path,
         help="texts for --service, one per line (default: the load generator's shipped English sentences)",
     )
+    p.add_argument(
+        "--service-engine",
+        choices=("thread", "process"),
+        default="thread",
+        help="where the served model runs: an engine thread in the server (serve's default) or a process "
+        "of its own (serve --engine-process)",
+    )
     p.add_argument("--out", help="write bench.json, bench.md and bench.png into this directory")
     p.add_argument(
         "--json", action="store_true", help='print {"fp32": {"1": tok/s, ...}, "int8": {...}} as the last line'
@@ -242,6 +252,7 @@ def _plan(args) -> dict:
         service_seconds=args.service_seconds,
         bundle=open_bundle(args.bundle) if args.bundle else None,
         service_input=args.service_input,
+        service_engine=args.service_engine,
     )
 
 

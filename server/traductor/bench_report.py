@@ -109,7 +109,8 @@ def service_table(report: dict) -> str:
 def _service_setup(report: dict) -> str:
     s, inputs = report["service"], report["service"]["input"]
     return (
-        f"Through gRPC: `traductor serve` on the same {s['precision']} model (translation memory off), "
+        f"Through gRPC: `traductor serve` on the same {s['precision']} model (translation memory off, "
+        f"the model on {'a process of its own' if s.get('engine') == 'process' else 'an engine thread'}), "
         f"`traductor-client loadtest` on the same machine, closed loop, at each concurrency unary calls then "
         f"streams against the same server, {s['seconds']:g} s each after {s['warmup_seconds']:g} s of warm-up, "
         f"exactly {s['new_tokens']} new tokens per call; {inputs['texts']} one-sentence texts from {inputs['file']} "

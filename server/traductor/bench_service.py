@@ -78,14 +78,22 @@ def prepare_inputs(input_file: Path | None, tokenizer_file: Path, max_len: int, 
 
 
 def run_service(
-    bundle_dir: Path, levels: list[int], duration: float, threads: int, texts: Path, progress=print
+    bundle_dir: Path,
+    levels: list[int],
+    duration: float,
+    threads: int,
+    texts: Path,
+    progress=print,
+    engine_process: bool = False,
 ) -> dict:
     """Serve `bundle_dir` (which must hold its tokenizer) and load it at every level with the texts
-    of the file `texts` (prepare_inputs), unary then streams.
+    of the file `texts` (prepare_inputs), unary then streams; `engine_process`: the server runs its
+    model in a process of its own (`serve --engine-process`).
     Returns {"levels": [{"level", "unary": summary, "stream": summary}], and the setup}."""
     port = _free_port()
     flags = f"--host 127.0.0.1 --port {port} --metrics-port 0 --threads {threads} --max-active-sequences {max(levels)} "
     flags += f"--max-input-tokens {MAX_INPUT_TOKENS} --no-memory --log-level WARNING"
+    flags += " --engine-process" if engine_process else ""
     # (the model path stays one list item: it may hold spaces)
     server = subprocess.Popen(
         [sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle_dir), *flags.split()]
@@ -104,6 +112,7 @@ def run_service(
         server.terminate()
         server.wait(timeout=30)
     return {
+        "engine": "process" if engine_process else "thread",
         "new_tokens": NEW_TOKENS,
         "seconds": duration,
         "warmup_seconds": warmup,

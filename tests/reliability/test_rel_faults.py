@@ -1,10 +1,16 @@
-"""Faults inside the engine fail only the request they hit, with a generic INTERNAL message."""
+"""Faults inside the engine fail only the request they hit, with a generic INTERNAL message; a dead
+engine process stops the server, to be restarted."""
 
 from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
 
 import grpc
 import pytest
 from rel_harness import stub_of
+from rel_process import ServeProcess
 
 from traductor.options import DecodingOptions
 from traductor_client.v1 import translator_pb2 as pb
@@ -101,3 +107,28 @@ def test_engine_survives_a_step_that_raises(make_service, channel_for):
     assert raised == [1]
     assert svc.service.engine.core._thread.is_alive()
     assert [stub.Translate(pb.TranslateRequest(text=t), timeout=30).text != "" for t in TEXTS] == [True] * 3
+
+
+def _engine_process_of(pid: int) -> int:
+    """The engine process that `traductor serve --engine-process` spawned (not multiprocessing's
+    resource tracker, its other child)."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children += (task / "children").read_text().split()
+    engines = [int(c) for c in children if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+    assert len(engines) == 1, engines
+    return engines[0]
+
+
+def test_serve_exits_when_its_engine_process_dies(tiny_bundle, tmp_path):
+    """kill -9 of the engine process: `traductor serve` stops at once and exits 2, naming the cause,
+    so that its supervisor (compose, Kubernetes) restarts it."""
+    server = ServeProcess(tiny_bundle, tmp_path / "serve.log", "--engine-process")
+    try:
+        assert server.wait_status("SERVING")
+        os.kill(_engine_process_of(server.proc.pid), signal.SIGKILL)
+        assert server.proc.wait(30) == 2
+        log = (tmp_path / "serve.log").read_text()
+        assert "the engine process exited (killed by signal 9)" in log and "Traceback" not in log
+    finally:
+        server.close()

@@ -47,12 +47,13 @@ class EngineSpec:
     max_rows: int
     max_queue: int
     log_level: str = "INFO"
+    before_step: Callable[[], None] | None = None  # a test hook (tests/server_harness.py): picklable to cross
 
-    def scheduler(self, bundle: Bundle | None = None, before_step: Callable[[], None] | None = None) -> Scheduler:
+    def scheduler(self, bundle: Bundle | None = None) -> Scheduler:
         bundle = bundle or load_bundle(self.bundle, verify=False)  # the front verified the checksums
         runner = ModelRunner(bundle, threads=self.threads, max_rows=self.max_rows, spin=self.spin)
         tokenizer = Tokenizer(bundle.file("tokenizer.model"))
-        return Scheduler(runner, tokenizer, self.max_rows, self.max_queue, before_step=before_step)
+        return Scheduler(runner, tokenizer, self.max_rows, self.max_queue, before_step=self.before_step)
 
 
 @dataclass

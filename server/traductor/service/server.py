@@ -114,13 +114,19 @@ def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_st
     `engine_process` the model is loaded and run by a process of its own (service/engine_process.py)."""
     rows = settings.max_active_sequences
     spec = EngineSpec(
-        str(bundle.path), settings.threads, settings.spin, rows, settings.max_queued_requests, settings.log_level
+        str(bundle.path),
+        settings.threads,
+        settings.spin,
+        rows,
+        settings.max_queued_requests,
+        settings.log_level,
+        before_step,
     )
     if settings.engine_process:
         core = ProcessCore(spec, metrics)
         core.launch()
     else:
-        core = ThreadCore(spec.scheduler(bundle, before_step), metrics)
+        core = ThreadCore(spec.scheduler(bundle), metrics)
     limits = Limits(
         max_input_tokens=min(settings.max_input_tokens, bundle.max_len),
         max_new_tokens=min(settings.max_new_tokens, bundle.max_len - 1),
