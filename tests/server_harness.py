@@ -260,8 +260,18 @@ class ServerThread:
 
 
 def make_settings(bundle, **overrides) -> Settings:
+    """An in-process server's settings. Its engine runs on a thread here (engine_process=False), which
+    a `Gate` holds step by step; tests/service/test_engine_process.py covers the engine process that
+    `traductor serve` runs by default, and the subprocess tests (tests/reliability) run that default."""
     base = Settings(
-        model=str(bundle), host="127.0.0.1", port=0, metrics_port=0, threads=1, drain_seconds=5.0, prestop_seconds=0.0
+        model=str(bundle),
+        host="127.0.0.1",
+        port=0,
+        metrics_port=0,
+        threads=1,
+        drain_seconds=5.0,
+        prestop_seconds=0.0,
+        engine_process=False,
     )
     return replace(base, **overrides)
 

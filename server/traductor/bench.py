@@ -83,7 +83,7 @@ def bench(
     progress=print,
     bundle=None,
     service_input: Path | None = None,
-    service_engine: str = "thread",
+    service_engine: str = "process",
 ) -> dict:
     """The whole run. `bundle` (an opened engine Bundle) replaces `shape` and `precisions`: the
     engine and the service then run that model at its own precision."""
@@ -203,9 +203,9 @@ def register(sub) -> None:
     p.add_argument(
         "--service-engine",
         choices=("thread", "process"),
-        default="thread",
-        help="where the served model runs: an engine thread in the server (serve's default) or a process "
-        "of its own (serve --engine-process)",
+        default="process",
+        help="where the served model runs: a process of its own (serve's default) or an engine thread in "
+        "the server (serve --no-engine-process)",
     )
     p.add_argument("--out", help="write bench.json, bench.md and bench.png into this directory")
     p.add_argument(

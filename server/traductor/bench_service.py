@@ -84,16 +84,16 @@ def run_service(
     threads: int,
     texts: Path,
     progress=print,
-    engine_process: bool = False,
+    engine_process: bool = True,
 ) -> dict:
     """Serve `bundle_dir` (which must hold its tokenizer) and load it at every level with the texts
     of the file `texts` (prepare_inputs), unary then streams; `engine_process`: the server runs its
-    model in a process of its own (`serve --engine-process`).
+    model in a process of its own (serve's default; False: `serve --no-engine-process`).
     Returns {"levels": [{"level", "unary": summary, "stream": summary}], and the setup}."""
     port = _free_port()
     flags = f"--host 127.0.0.1 --port {port} --metrics-port 0 --threads {threads} --max-active-sequences {max(levels)} "
     flags += f"--max-input-tokens {MAX_INPUT_TOKENS} --no-memory --log-level WARNING"
-    flags += " --engine-process" if engine_process else ""
+    flags += "" if engine_process else " --no-engine-process"
     # (the model path stays one list item: it may hold spaces)
     server = subprocess.Popen(
         [sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle_dir), *flags.split()]

@@ -110,7 +110,7 @@ def test_engine_survives_a_step_that_raises(make_service, channel_for):
 
 
 def _engine_process_of(pid: int) -> int:
-    """The engine process that `traductor serve --engine-process` spawned (not multiprocessing's
+    """The engine process that `traductor serve` spawned (not multiprocessing's
     resource tracker, its other child)."""
     children = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -123,7 +123,7 @@ def _engine_process_of(pid: int) -> int:
 def test_serve_exits_when_its_engine_process_dies(tiny_bundle, tmp_path):
     """kill -9 of the engine process: `traductor serve` stops at once and exits 2, naming the cause,
     so that its supervisor (compose, Kubernetes) restarts it."""
-    server = ServeProcess(tiny_bundle, tmp_path / "serve.log", "--engine-process")
+    server = ServeProcess(tiny_bundle, tmp_path / "serve.log")  # the engine process is the default
     try:
         assert server.wait_status("SERVING")
         os.kill(_engine_process_of(server.proc.pid), signal.SIGKILL)

@@ -8,8 +8,8 @@
     await queue.get()  ◀──────────────────    deliver(batch): the step's events, by key
     finally: core.cancel(unfinished keys) ─▶  next step: the requests leave, their rows are freed
 
-The core is where the steps run: `engine_thread.ThreadCore` (an engine thread in this process, the
-default) or `engine_process.ProcessCore` (a process of its own, `--engine-process`). Each request
+The core is where the steps run: `engine_process.ProcessCore` (a process of its own, the default) or
+`engine_thread.ThreadCore` (an engine thread in this process, `--no-engine-process`). Each request
 has a key; the core hands back (key, event) pairs and never sees a queue. ONNX Runtime never runs
 on the event loop, so it stays free for health checks and new requests while the model works.
 """

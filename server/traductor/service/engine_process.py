@@ -1,4 +1,4 @@
-"""The engine in a process of its own (`traductor serve --engine-process`): the front's side.
+"""The engine in a process of its own (`traductor serve`'s default): the front's side.
 
     event loop (this process)                       engine process (engine/process.py)
     ─────────────────────────                       ──────────────────────────────────

@@ -1,4 +1,4 @@
-"""The engine in this process: one engine thread runs the scheduler's steps (the default core).
+"""The engine in this process: one engine thread runs the scheduler's steps (`--no-engine-process`).
 
     event loop                                    engine thread
     ──────────                                    ─────────────

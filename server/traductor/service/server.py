@@ -1,7 +1,7 @@
 """Building and running the gRPC server.
 
-signal handlers -> load bundle (off the event loop) -> runner + scheduler -> engine thread (or, with
---engine-process, an engine process that loads the model itself) -> warm-up -> HTTP API (with
+signal handlers -> load bundle (off the event loop) -> engine process, which loads the model itself
+(or, with --no-engine-process, runner + scheduler -> engine thread) -> warm-up -> HTTP API (with
 --http-port) -> health SERVING
 SIGTERM/SIGINT during start-up -> stop at once, exit 0
 SIGTERM/SIGINT when serving -> health NOT_SERVING at once -> calls still served for prestop_seconds
@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import os
 import signal
 import threading
 import time
@@ -109,13 +110,22 @@ class Service:
         log.info("stopped")
 
 
+def engine_threads(settings: Settings) -> int:
+    """ONNX Runtime's intra-op threads: `--threads`, or when 0, all cores (ONNX Runtime's own count)
+    for an engine thread, and all cores this process may use but one for an engine process, whose
+    front (gRPC, one message per streamed token) then has a core of its own (docs/performance.md)."""
+    if settings.threads or not settings.engine_process:
+        return settings.threads
+    return max(1, len(os.sched_getaffinity(0)) - 1)
+
+
 def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_step=None) -> AsyncEngine:
     """The engine of a service; blocking (loads the model): call off the event loop. With
     `engine_process` the model is loaded and run by a process of its own (service/engine_process.py)."""
     rows = settings.max_active_sequences
     spec = EngineSpec(
         str(bundle.path),
-        settings.threads,
+        engine_threads(settings),
         settings.spin,
         rows,
         settings.max_queued_requests,

@@ -18,9 +18,9 @@ class Settings:
     port: int = 50051
     metrics_port: int = 9090  # 0: no metrics server
     http_port: int = 0  # LibreTranslate-compatible HTTP API, same engine and TLS as gRPC (0: off)
-    threads: int = 0  # ONNX Runtime intra-op threads (0: all cores)
+    threads: int = 0  # ONNX Runtime intra-op threads (0: all cores; with the engine process, all but one)
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
-    engine_process: bool = False  # run the model in a process of its own, beside the gRPC front (docs/service.md)
+    engine_process: bool = True  # the model in a process of its own, beside the gRPC front (docs/service.md)
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
     max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
     retry_pushback_ms: int = 250  # retry hint sent with RESOURCE_EXHAUSTED (trailer grpc-retry-pushback-ms)
