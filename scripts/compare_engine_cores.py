@@ -22,11 +22,11 @@ from pathlib import Path
 from traductor.bench_service import prepare_inputs, run_service
 from traductor.engine.bundle import default_bundle, load_bundle
 
-VARIANTS = {  # name: (engine process?, ONNX Runtime threads)
-    "thread, 2 threads": (False, 2),
-    "thread, 1 thread": (False, 1),
-    "process, 2 threads": (True, 2),
-    "process, 1 thread": (True, 1),
+VARIANTS = {  # name: (engine process?, ONNX Runtime threads): engine thread or process, 2 or 1 threads
+    "thread-2": (False, 2),
+    "thread-1": (False, 1),
+    "process-2": (True, 2),
+    "process-1": (True, 1),
 }
 
 
@@ -36,15 +36,22 @@ def main() -> None:
     p.add_argument("--levels", default="1,8,64")
     p.add_argument("--seconds", type=float, default=8)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument(
+        "--variants", default=",".join(VARIANTS), help="some of: " + ", ".join(VARIANTS) + " (comma-separated)"
+    )
     p.add_argument("--json-out", type=Path)
     args = p.parse_args()
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if not variants or not set(variants) <= set(VARIANTS):
+        p.error(f"--variants takes some of {', '.join(VARIANTS)}")
     bundle = load_bundle(args.bundle or default_bundle())
     levels = [int(x) for x in args.levels.split(",")]
     rows = []  # (round, variant, level, mode, tokens/s, p50 ms)
     with tempfile.TemporaryDirectory() as tmp:
         texts, _ = prepare_inputs(None, bundle.file("tokenizer.model"), bundle.max_len, Path(tmp))
         for r in range(1, args.rounds + 1):
-            for name, (process, threads) in VARIANTS.items():
+            for name in variants:
+                process, threads = VARIANTS[name]
                 report = run_service(bundle.path, levels, args.seconds, threads, texts, lambda _: None, process)
                 for level in report["levels"]:
                     for mode in ("unary", "stream"):
@@ -52,16 +59,16 @@ def main() -> None:
                         rows.append((r, name, level["level"], mode, tps, p50))
                         print(f"round {r} | {name} | {level['level']} | {mode} | {tps:.0f} tok/s | p50 {p50:.4f} s")
                         sys.stdout.flush()
-    print(table(rows, levels))
+    print(table(rows, levels, variants))
     if args.json_out:
         args.json_out.write_text(json.dumps(rows, indent=1) + "\n")
 
 
-def table(rows, levels) -> str:
+def table(rows, levels, variants) -> str:
     """Median over rounds of tokens/s, unary and streams, and of each round's stream/unary ratio."""
     out = ["| variant | concurrency | tok/s unary | tok/s stream | stream/unary (median of rounds) |"]
     out.append("|---|---|---|---|---|")
-    for name in VARIANTS:
+    for name in variants:
         for level in levels:
             got = {(r, mode): tps for r, n, lv, mode, tps, _ in rows if n == name and lv == level}
             rounds = sorted({r for r, _ in got})
