@@ -105,6 +105,27 @@ def _portable(error: BaseException | None) -> BaseException | None:
     return EngineFailure(f"{type(error).__name__}: {error}")
 
 
+def step_when_work(scheduler: Scheduler, timeout: float = 0.5) -> bool:
+    """Wait up to `timeout` for work, then take one step; False when there was none. The one loop
+    body of both engine cores (this process's EngineLoop, service/engine_thread.py's thread)."""
+    if not scheduler.wait_for_work(timeout):
+        return False
+    try:
+        scheduler.step()
+    except Exception:  # the scheduler fails requests itself; this is the last line of defence
+        log.exception("engine step raised; continuing")
+    return True
+
+
+def cancel(scheduler: Scheduler, requests: dict[int, Request], keys: list[int]) -> None:
+    """Mark the requests of `keys` cancelled (those still in `requests`); the next step retires them."""
+    for key in keys:
+        request = requests.get(key)
+        if request is not None:
+            request.cancelled = True
+    scheduler.wake()
+
+
 class EngineLoop:
     """The engine process's two threads: the step loop (main thread) and the jobs receiver."""
 
@@ -118,14 +139,9 @@ class EngineLoop:
 
     def run(self) -> None:
         threading.Thread(target=self.receive, name="traductor-jobs", daemon=True).start()
-        s = self.scheduler
         while not self.stopping.is_set():
-            if not s.wait_for_work(timeout=0.5):
+            if not step_when_work(self.scheduler):
                 continue
-            try:
-                s.step()
-            except Exception:  # the scheduler fails requests itself; this is the last line of defence
-                log.exception("engine step raised; continuing")
             try:
                 self.send()
             except OSError:  # the front is gone: nobody is left to receive
@@ -154,7 +170,7 @@ class EngineLoop:
                 if kind == "submit":
                     self.submit(payload)
                 elif kind == "cancel":
-                    self.cancel(payload)
+                    cancel(self.scheduler, self.requests, payload)
                 else:
                     break
         except (EOFError, OSError):  # the front exited (or was killed): stop too
@@ -173,13 +189,6 @@ class EngineLoop:
             for job in jobs:
                 self.sink(job.key, failed(e))
             self.scheduler.wake()
-
-    def cancel(self, keys: list[int]) -> None:
-        for key in keys:
-            request = self.requests.get(key)
-            if request is not None:
-                request.cancelled = True
-        self.scheduler.wake()
 
 
 def main(jobs, events, spec: EngineSpec) -> None:

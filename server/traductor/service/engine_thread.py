@@ -21,7 +21,7 @@ import threading
 from functools import partial
 from typing import Callable
 
-from ..engine.process import Job
+from ..engine.process import Job, cancel, step_when_work
 from ..engine.request import FinishEvent, Request, TokenEvent
 from ..engine.scheduler import Scheduler
 from .metrics import Metrics
@@ -67,11 +67,7 @@ class ThreadCore:
             raise
 
     def cancel(self, keys: list[int]) -> None:
-        for key in keys:
-            request = self.requests.get(key)
-            if request is not None:
-                request.cancelled = True
-        self.scheduler.wake()
+        cancel(self.scheduler, self.requests, keys)
 
     def queue_depth(self) -> int:
         return self.scheduler.queue_depth()
@@ -86,12 +82,8 @@ class ThreadCore:
     def _run(self) -> None:
         s = self.scheduler
         while not self._stop.is_set():
-            if not s.wait_for_work(timeout=0.5):
+            if not step_when_work(s):
                 continue
-            try:
-                s.step()
-            except Exception:  # the scheduler fails requests itself; this is the last line of defence
-                log.exception("engine step raised; continuing")
             self._flush()
             self.metrics.observe_step(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes())
 
