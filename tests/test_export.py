@@ -141,6 +141,21 @@ def test_modified_graph_fails_its_checksum(tiny_bundle, tmp_path, capsys, monkey
     assert err.count("\n") == 1 and "checksum mismatch" in err and "decoder.onnx" in err
 
 
+@pytest.mark.parametrize("flags", [[], ["--no-engine-process"]], ids=["engine-process", "engine-thread"])
+def test_a_graph_onnx_runtime_cannot_load_is_one_line(tiny_bundle, tmp_path, capsys, flags):
+    """decoder.onnx cut short, its checksum updated to match: `serve` fails with one line naming the
+    file, status 2, whether the model loads in its engine process (the default) or in the server."""
+    bundle = shutil.copytree(tiny_bundle, tmp_path / "b")
+    (bundle / "decoder.onnx").write_bytes((bundle / "decoder.onnx").read_bytes()[:1000])
+    config = json.loads((bundle / "config.json").read_text())
+    config["sha256"]["decoder.onnx"] = sha256(bundle / "decoder.onnx")
+    (bundle / "config.json").write_text(json.dumps(config))
+    serve = ["serve", "--model", str(bundle), "--port", "0", "--metrics-port", "0", "--threads", "1", *flags]
+    assert main(serve) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "decoder.onnx: ONNX Runtime cannot load this graph" in err, err
+
+
 def test_bundle_missing_a_file(tiny_bundle, tmp_path):
     """A bundle without its tokenizer or a graph says which file is missing."""
     bundle = shutil.copytree(tiny_bundle, tmp_path / "b")

@@ -199,8 +199,9 @@ def main(jobs, events, spec: EngineSpec) -> None:
     logging.basicConfig(level=spec.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
         scheduler = spec.scheduler()
-    except Exception as e:
-        log.exception("the engine process could not start")
+    except Exception as e:  # the front raises it: one line from the command, or a traceback of ours here
+        if not isinstance(e, TraductorError):
+            log.exception("the engine process could not start")
         events.send(("failed", _portable(e)))
         return
     events.send(("ready", os.getpid()))

@@ -13,6 +13,7 @@ import os
 import numpy as np
 import onnxruntime as ort
 
+from ..errors import BundleError
 from .bundle import Bundle
 
 
@@ -29,13 +30,20 @@ def session_options(threads: int, spin: bool = True) -> ort.SessionOptions:
     return opts
 
 
+def _session(bundle: Bundle, name: str, opts: ort.SessionOptions) -> ort.InferenceSession:
+    """An ONNX Runtime session of one graph; a graph it cannot load is a BundleError naming the file."""
+    try:
+        return ort.InferenceSession(str(bundle.file(name)), opts, providers=["CPUExecutionProvider"])
+    except Exception as e:  # ONNX Runtime's own exception types (InvalidProtobuf, Fail, ...)
+        raise BundleError(f"{bundle.path / name}: ONNX Runtime cannot load this graph ({e})") from e
+
+
 class ModelRunner:
     def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64, spin: bool = True):
         self.bundle = bundle
         opts = session_options(threads, spin)
-        providers = ["CPUExecutionProvider"]
-        self.encoder = ort.InferenceSession(str(bundle.file("encoder.onnx")), opts, providers=providers)
-        self.decoder = ort.InferenceSession(str(bundle.file("decoder.onnx")), opts, providers=providers)
+        self.encoder = _session(bundle, "encoder.onnx", opts)
+        self.decoder = _session(bundle, "decoder.onnx", opts)
         io = bundle.config.io
         self.enc_out = io["encoder_outputs"]
         self.dec_in, self.dec_out = io["decoder_inputs"], io["decoder_outputs"]
