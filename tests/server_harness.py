@@ -187,7 +187,7 @@ class ServerThread:
         self.thread.start()
         self.service: Service = self.run(start(settings, before_step=self.gate))
         if isinstance(self.gate, Gate):  # (a ProcessGate cannot count steps)
-            self.gate.wrap(self.service.engine.scheduler)
+            self.gate.wrap(self.service.engine.core.scheduler)
         self.settings = settings
         self.target = f"127.0.0.1:{self.service.port}"
         self.channel = grpc.insecure_channel(self.target)

@@ -84,7 +84,7 @@ def test_unknown_path_and_wrong_method_answer_json(server):
 def test_engine_fault_is_500_with_a_generic_message(server):
     """The encoder raises once: 500 {"error": "internal error"} (the detail only in the log), counted
     as INTERNAL; the next request is served."""
-    runner = server.service.engine.scheduler.runner
+    runner = server.service.engine.core.scheduler.runner
     real_encode, calls = runner.encode, []
 
     def encode_once_broken(*args):

@@ -21,7 +21,7 @@ def _hold_mid_stream(svc, gate, stub):
     first = [next(call) for _ in range(3)]
     assert [m.index for m in first] == [0, 1, 2]
     assert gate.wait_held()
-    (request,) = svc.service.engine.scheduler.active
+    (request,) = svc.service.engine.core.scheduler.active
     return call, request, len(request.tokens)
 
 
@@ -32,7 +32,7 @@ def _assert_stopped_within_one_step(svc, gate, request, tokens):
     assert svc.wait_for(lambda: request.done)
     assert len(request.tokens) == tokens  # no token decoded after the cancel
     assert svc.wait_for(lambda: svc.gauge("traductor_active_sequences") == 0)
-    assert svc.service.engine.scheduler.cache.rows == 0
+    assert svc.service.engine.core.scheduler.cache.rows == 0
 
 
 def test_cancelled_stream_stops_within_one_step(make_service, gate, channel_for):
@@ -58,7 +58,7 @@ def test_unary_caller_disconnect_while_queued_frees_the_request(make_service, ga
     channel = grpc.insecure_channel(svc.target)
     gate.close()
     future = stub_of(channel).Translate.future(pb.TranslateRequest(text="uno dos", options=LONG), timeout=60)
-    scheduler = svc.service.engine.scheduler
+    scheduler = svc.service.engine.core.scheduler
     assert svc.wait_for(lambda: scheduler.queue_depth() == 1)
     (request,) = scheduler.waiting
     channel.close()
@@ -124,5 +124,6 @@ def test_hundred_requests_ten_cancelled(make_service, gate, channel_for):
     assert svc.wait_for(lambda: engine.in_flight == 0)
     for name in ("traductor_active_sequences", "traductor_queue_depth", "traductor_kv_cache_bytes"):
         assert svc.wait_for(lambda name=name: svc.gauge(name) == 0), name
-    assert engine.scheduler.cache.rows == 0 and not engine.scheduler.active and not engine.scheduler.waiting
+    scheduler = engine.core.scheduler
+    assert scheduler.cache.rows == 0 and not scheduler.active and not scheduler.waiting
     assert svc.wait_for(lambda: threading.active_count() <= baseline_threads), threading.enumerate()

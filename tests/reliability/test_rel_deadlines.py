@@ -30,7 +30,7 @@ def test_missed_deadline_frees_rows_and_a_longer_one_succeeds(make_service, gate
     caplog.set_level(logging.INFO)
     svc = make_service(before_step=gate)
     stub = stub_of(channel_for(svc.target))
-    scheduler = svc.service.engine.scheduler
+    scheduler = svc.service.engine.core.scheduler
     gate.close()
     future = stub.Translate.future(REQUEST, timeout=0.3)
     assert svc.wait_for(lambda: scheduler.queue_depth() == 1)
@@ -65,7 +65,7 @@ def test_engine_deadline_check_answers_deadline_exceeded(make_service, gate, cha
     DEADLINE_EXCEEDED from the server's own mapping, not a generic error."""
     svc = make_service(before_step=gate)
     stub = stub_of(channel_for(svc.target))
-    scheduler = svc.service.engine.scheduler
+    scheduler = svc.service.engine.core.scheduler
     # A long client deadline; the engine's deadline for the request is moved into the past.
     gate.close()
     call = stub.TranslateStream(REQUEST, timeout=30)
@@ -92,7 +92,7 @@ def test_deadline_meeting_the_engine_retiring_the_call_is_a_quiet_deadline(make_
     caplog.set_level(logging.INFO)
     svc = make_service(before_step=gate)
     stub = stub_of(channel_for(svc.target))
-    scheduler = svc.service.engine.scheduler
+    scheduler = svc.service.engine.core.scheduler
     gate.close()
     future = stub.Translate.future(REQUEST, timeout=1.0)
     assert svc.wait_for(lambda: scheduler.queue_depth() == 1)
@@ -164,7 +164,7 @@ def test_answer_ready_as_the_deadline_passes_is_a_quiet_deadline(make_service, g
     caplog.set_level(logging.INFO)
     svc = make_service(before_step=gate)
     stub = stub_of(channel_for(svc.target))
-    scheduler = svc.service.engine.scheduler
+    scheduler = svc.service.engine.core.scheduler
     gate.close()
     short = pb.TranslateRequest(text="uno dos tres", options=pb.DecodingOptions(max_new_tokens=2))
     future = stub.Translate.future(short, timeout=1.0)

@@ -49,7 +49,7 @@ def test_poison_request_fails_alone(make_service, gate, channel_for, rpc):
     alone = {t: stub.Translate(pb.TranslateRequest(text=t), timeout=30).text for t in TEXTS}
     _, values, _ = svc.service.engine.prepare(POISON, DecodingOptions())
     assert "%d" in values
-    svc.service.engine.scheduler.tokenizer = PoisonedTokenizer(svc.service.engine.scheduler.tokenizer)
+    svc.service.engine.core.scheduler.tokenizer = PoisonedTokenizer(svc.service.engine.core.scheduler.tokenizer)
 
     gate.close()
     others = [stub.Translate.future(pb.TranslateRequest(text=t), timeout=30) for t in TEXTS]
@@ -57,7 +57,7 @@ def test_poison_request_fails_alone(make_service, gate, channel_for, rpc):
         poisoned = stub.Translate.future(pb.TranslateRequest(text=POISON), timeout=10)
     else:
         poisoned = stub.TranslateStream(pb.TranslateRequest(text=POISON), timeout=10)
-    assert svc.wait_for(lambda: svc.service.engine.scheduler.queue_depth() == len(TEXTS) + 1)
+    assert svc.wait_for(lambda: svc.service.engine.core.scheduler.queue_depth() == len(TEXTS) + 1)
     gate.open()  # all four are admitted in the same step
 
     with pytest.raises(grpc.RpcError) as e:
@@ -73,7 +73,7 @@ def test_failing_encoder_fails_its_batch_only(make_service, gate, channel_for):
     are served."""
     svc = make_service(before_step=gate)
     stub = stub_of(channel_for(svc.target))
-    runner = svc.service.engine.scheduler.runner
+    runner = svc.service.engine.core.scheduler.runner
     real_encode, calls = runner.encode, []
 
     def encode_once_broken(*args):

@@ -59,7 +59,7 @@ class Submitted:
 @pytest.fixture(scope="module", params=[True, False], ids=["memory", "no-memory"])
 def server(request, memory_bundle):
     s = ServerThread(make_settings(memory_bundle, use_memory=request.param))
-    s.submitted = Submitted(s.service.engine.scheduler)
+    s.submitted = Submitted(s.service.engine.core.scheduler)
     s.use_memory = request.param
     yield s
     s.close()

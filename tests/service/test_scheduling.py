@@ -33,7 +33,7 @@ def test_late_request_joins_while_another_is_decoding(server, alone):
     assert [next(first).index, next(first).index] == [0, 1]
 
     second = server.stub.TranslateStream(translate_request("siete"), timeout=WAIT)
-    wait_for(lambda: server.service.engine.scheduler.queue_depth() == 1, what="the second request to queue")
+    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == 1, what="the second request to queue")
     rows_sum = server.metric("traductor_batch_size_sum")
     gate.step()  # the second joins: both decode in this step
     second_first = next(second)
@@ -71,7 +71,7 @@ def test_cancelled_stream_frees_its_rows(server):
     wait_for(
         lambda: server.requests("TranslateStream", "CANCELLED") == cancelled_before + 1, what="the cancel to be counted"
     )
-    assert server.service.engine.scheduler.active == []
+    assert server.service.engine.core.scheduler.active == []
 
 
 def test_deadline_frees_a_decoding_request(server):
@@ -92,7 +92,7 @@ def test_deadline_frees_a_decoding_request(server):
         lambda: active_rows(server) == 0 and server.metric("traductor_kv_cache_bytes") == 0,
         what="the rows and cache to be freed",
     )
-    assert server.service.engine.scheduler.active == []
+    assert server.service.engine.core.scheduler.active == []
 
 
 def test_full_queue_refuses_at_once(server):
@@ -102,11 +102,11 @@ def test_full_queue_refuses_at_once(server):
     gate.close()
     running = [server.stub.Translate.future(translate_request(t, **LONG), timeout=WAIT) for t in ("uno", "dos")]
     gate.wait_held()
-    wait_for(lambda: server.service.engine.scheduler.queue_depth() == 2, what="two queued requests")
+    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == 2, what="two queued requests")
     gate.step()  # both admitted: the 2 rows are taken
-    assert len(server.service.engine.scheduler.active) == 2
+    assert len(server.service.engine.core.scheduler.active) == 2
     queued = [server.stub.Translate.future(translate_request(t), timeout=WAIT) for t in ("tres", "cuatro")]
-    wait_for(lambda: server.service.engine.scheduler.queue_depth() == 2, what="a full queue")
+    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == 2, what="a full queue")
 
     refused_before = server.requests("Translate", "RESOURCE_EXHAUSTED")
     with pytest.raises(grpc.RpcError) as e:

@@ -74,7 +74,7 @@ def test_lines_indentation_and_pass_through_kept_byte_for_byte(server):
 def test_nothing_to_translate_comes_back_unchanged(server):
     """A text of numbers, punctuation and placeholders: itself, no tokens, no engine work."""
     calls = []
-    scheduler = server.service.engine.scheduler
+    scheduler = server.service.engine.core.scheduler
     submit = scheduler.submit_many
     scheduler.submit_many = lambda requests: (calls.append(len(requests)), submit(requests))[1]
     try:
@@ -90,7 +90,7 @@ def test_nothing_to_translate_comes_back_unchanged(server):
 def test_ten_sentences_decode_as_ten_rows_of_one_step(server):
     """The 10 segments of a text are submitted as ONE group and admitted in the same engine step,
     where they are 10 rows of the batch."""
-    scheduler, gate = server.service.engine.scheduler, server.gate
+    scheduler, gate = server.service.engine.core.scheduler, server.gate
     assert len(plan(TEN).segments) == 10
     expected = one(server, TEN).text
     server.wait_idle()
@@ -114,7 +114,7 @@ def test_ten_sentences_decode_as_ten_rows_of_one_step(server):
 
 def test_cancelling_a_text_cancels_all_its_segments(server):
     """A caller that goes away mid-stream: every segment of its text is cancelled and its rows freed."""
-    scheduler, gate = server.service.engine.scheduler, server.gate
+    scheduler, gate = server.service.engine.core.scheduler, server.gate
     server.wait_idle()
     gate.close()
     try:

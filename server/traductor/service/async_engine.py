@@ -79,11 +79,6 @@ class AsyncEngine:
         self.down = asyncio.Event()  # set when the core exited: the server must stop (server.serve)
         self.down_error: EngineDown | None = None
 
-    @property
-    def scheduler(self):
-        """The scheduler of an in-process core (tests look at it; a ProcessCore has none here)."""
-        return self.core.scheduler
-
     def start(self) -> None:
         """Start the core's steps; call from the event loop that will make the requests."""
         self.core.start(self._deliver, self._core_down)

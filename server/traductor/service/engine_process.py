@@ -38,7 +38,7 @@ START_SECONDS = 120.0  # loading a bundle takes seconds; a process silent this l
 class ProcessCore:
     def __init__(self, spec: EngineSpec, metrics: Metrics):
         self.spec, self.metrics = spec, metrics
-        self.max_queue, self.max_rows = spec.max_queue, spec.max_rows
+        self.max_queue = spec.max_queue
         self._report: Report | None = None
         self._sent = 0  # jobs sent to the engine process
         self._stopping = False
@@ -98,10 +98,8 @@ class ProcessCore:
     # ---- called on the event loop -----------------------------------------------------------
 
     def submit(self, jobs: list[Job]) -> None:
-        """Send one group, all or none; QueueFull when the engine's queue is full (as it last said)."""
-        for job in jobs:
-            if job.options.beam_size > self.max_rows:
-                raise ValueError(f"beam_size {job.options.beam_size} exceeds the {self.max_rows} rows of the engine")
+        """Send one group, all or none; QueueFull when the engine's queue is full (as it last said).
+        (A beam wider than the engine's rows cannot come: Limits caps beam_size at the rows.)"""
         if self.queue_depth() >= self.max_queue:
             raise QueueFull(f"the queue is full ({self.max_queue} waiting requests)")
         try:
