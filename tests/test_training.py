@@ -95,6 +95,15 @@ def test_trained_checkpoint_loads(small_corpus, tmp_path):
     model, tokenizer, config = checkpoint.load(out)
     assert config["format"] == "traductor-checkpoint" and config["training"]["step"] == 3
     assert model.cfg.vocab_size == tokenizer.vocab_size and model.cfg.d_model == 16
+    assert config["languages"] == {"source": "en", "target": "es"}  # a corpus that records none: the legacy pair
+
+
+def test_checkpoint_records_the_corpus_languages(tmp_path):
+    """The pair `traductor corpus --lang fr` records in stats.json is the checkpoint's, and the bundle's."""
+    corpus = write_corpus(tmp_path / "c", n_train=200)
+    (corpus / "stats.json").write_text(json.dumps({"languages": {"source": "en", "target": "fr"}}))
+    train(corpus, tmp_path / "m", tiny_config(1), quiet=True)
+    assert checkpoint.load(tmp_path / "m")[2]["languages"] == {"source": "en", "target": "fr"}
 
 
 def test_two_cpu_workers_share_each_update(small_corpus, tmp_path):

@@ -181,7 +181,7 @@ def export(
     progress("[5/6] save")
     source_dir = Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR)
     shutil.copy(source_dir / TOKENIZER_FILE, staging / TOKENIZER_FILE)
-    languages = ckpt_config.get("languages", {"source": "en", "target": "es"})
+    languages = checkpoint.languages(ckpt_config)
     memory_file = copy_memory(Path(memory), staging) if memory is not None else None
     config = bundle_config(model, staging, names, quantize, _model_name(source_dir), languages, memory_file)
     config = config.to_dict()

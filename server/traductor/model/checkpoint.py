@@ -14,7 +14,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from ..errors import ModelDirError
-from .config import ModelConfig
+from .config import LEGACY_LANGUAGES, ModelConfig
 from .tokenizer import FILENAME as TOKENIZER_FILE
 from .tokenizer import Tokenizer
 from .transformer import Transformer
@@ -25,12 +25,19 @@ WEIGHTS_FILE = "model.safetensors"
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "default_model" / "checkpoint"
 
 
-def save(model: Transformer, out_dir: Path, tokenizer_file: Path | None = None, extra: dict | None = None) -> None:
+def save(
+    model: Transformer,
+    out_dir: Path,
+    tokenizer_file: Path | None = None,
+    extra: dict | None = None,
+    languages: dict | None = None,
+) -> None:
+    """Write the checkpoint; `languages` ({"source": .., "target": ..}) defaults to LEGACY_LANGUAGES."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # The output projection shares W_E: safetensors stores each tensor once.
     save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, out_dir / WEIGHTS_FILE)
-    config = {"format": FORMAT, "model": model.cfg.to_dict(), "languages": {"source": "en", "target": "es"}}
+    config = {"format": FORMAT, "model": model.cfg.to_dict(), "languages": dict(languages or LEGACY_LANGUAGES)}
     config.update(extra or {})
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
     if tokenizer_file is not None and Path(tokenizer_file).resolve() != (out_dir / TOKENIZER_FILE).resolve():
@@ -51,6 +58,11 @@ def read_config(model_dir: Path) -> dict:
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise ModelDirError(f"{path} does not describe a traductor checkpoint (format != {FORMAT!r})")
     return config
+
+
+def languages(config: dict) -> dict:
+    """The {"source", "target"} pair a checkpoint's config.json records (LEGACY_LANGUAGES if none)."""
+    return dict(config.get("languages") or LEGACY_LANGUAGES)
 
 
 def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+# The language pair of checkpoints and corpora made before it was recorded: English->Spanish.
+LEGACY_LANGUAGES = {"source": "en", "target": "es"}
+
 
 @dataclass(frozen=True)
 class ModelConfig:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CorpusError  # noqa: F401  (raised here, caught by the CLI)
+from ..model.config import LEGACY_LANGUAGES
 
 DEFAULT_CATALOG_DIR = Path("/usr/share/locale/es/LC_MESSAGES")
 # Held-out programs: small GNU tools whose messages look like the rest of the corpus.
@@ -178,6 +179,17 @@ def write_tsv(path: Path, pairs: list[Pair]) -> None:
                 if p.kind
                 else f"{p.source}\t{p.target}\t{p.catalog}\n"
             )
+
+
+def languages(corpus_dir: Path) -> dict:
+    """The corpus's {"source", "target"} pair, as `traductor corpus` records it in stats.json; a corpus
+    without one (a user's own TSVs, or one made before the pair was recorded) is the legacy en->es."""
+    stats = Path(corpus_dir) / "stats.json"
+    try:
+        recorded = json.loads(stats.read_text()).get("languages") if stats.is_file() else None
+    except (OSError, json.JSONDecodeError, AttributeError) as e:
+        raise CorpusError(f"{stats}: unreadable ({e})") from e
+    return dict(recorded or LEGACY_LANGUAGES)
 
 
 def load_split(path: Path) -> list[Pair]:

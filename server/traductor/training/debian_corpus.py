@@ -226,6 +226,7 @@ def build(
     per_package = Counter(p.catalog for p in pairs)
     stats = {
         "source": f"Debian packages ({package_list or 'bundled list'}), language {lang}",
+        "languages": {"source": "en", "target": lang},  # msgids are English (gettext's convention)
         "packages_listed": len(names),
         "packages_not_in_cache": sorted(n for n in names if debian.deb_for(debs, n) is None),
         "packages_without_catalogs": sorted(n for n in names if debian.deb_for(debs, n) and n not in infos),

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
 def plot(history: list[dict], out_file: Path) -> None:
-    import matplotlib
+    """Draw the curves; without matplotlib (a bare GPU box, say) say so once on stderr and draw nothing."""
+    try:
+        import matplotlib
+    except ImportError:
+        if not getattr(plot, "warned", False):
+            print("training.png not drawn: matplotlib is not installed", file=sys.stderr)
+            plot.warned = True
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -31,7 +31,7 @@ from ..model.tokenizer import FILENAME as TOKENIZER_FILE
 from ..model.transformer import Transformer
 from ..model.translator import TorchTranslator
 from .config import TrainConfig
-from .corpus import CorpusError, load_split
+from .corpus import CorpusError, languages, load_split
 from .evaluate import score
 from .parallel import Group, resolve_device, spawn
 from .plots import plot
@@ -178,7 +178,9 @@ def train_step(model, optimizer, cfg: TrainConfig, batch, step: int) -> tuple[fl
     return loss.item() / ntok, ntok
 
 
-def evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir: Path, dev, progress: Progress, started: float) -> dict:
+def evaluate_and_save(
+    model, optimizer, tokenizer, cfg, out_dir: Path, dev, progress: Progress, started: float, pair: dict
+) -> dict:
     """Dev loss and scores; the checkpoint if chrF improved; train_state.pt, history and plot always."""
     dev_pairs, dev_data = dev
     scores = dev_scores(model, tokenizer, dev_pairs)
@@ -194,7 +196,7 @@ def evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir: Path, dev, prog
     if scores["chrf"] > progress.best:
         progress.best = scores["chrf"]
         extra = {"training": {**cfg.to_dict(), "step": progress.step, "dev": scores}}
-        checkpoint.save(model, out_dir, out_dir / TOKENIZER_FILE, extra)
+        checkpoint.save(model, out_dir, out_dir / TOKENIZER_FILE, extra, pair)
     torch.save(
         {
             "model": model.state_dict(),
@@ -244,12 +246,13 @@ def train_in_group(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bo
     torch.manual_seed(cfg.seed * 1000 + group.rank)  # own dropout masks per worker (weights: DDP copies rank 0's)
     train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len)
     dev = (dev_pairs, encode_pairs(tokenizer, dev_pairs, cfg.model.max_len))
-    return loop(model, optimizer, tokenizer, cfg, out_dir, (train_data, dev), progress, device, group, quiet)
+    pair = languages(corpus_dir)
+    return loop(model, optimizer, tokenizer, cfg, out_dir, (train_data, dev, pair), progress, device, group, quiet)
 
 
 def loop(model, optimizer, tokenizer, cfg, out_dir, data, progress: Progress, device, group: Group, quiet) -> dict:
     """Updates until max_steps or max_minutes; evaluation and checkpoints every eval_every updates."""
-    train_data, dev = data
+    train_data, dev, pair = data
     started = time.monotonic() - progress.elapsed
     trained = group.wrap(model)
     trained.train()
@@ -275,7 +278,7 @@ def loop(model, optimizer, tokenizer, cfg, out_dir, data, progress: Progress, de
             done = group.any(progress.step >= cfg.max_steps or minutes >= cfg.max_minutes)
             if progress.step % cfg.eval_every == 0 or done:
                 if group.leader:
-                    record = evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir, dev, progress, started)
+                    record = evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir, dev, progress, started, pair)
                     bar.write(json.dumps(record))
                 group.barrier()
             if done:
