@@ -5,9 +5,9 @@
 #     docker build -t traductor .
 #
 # It holds the runtime only (onnxruntime, grpcio, ... ; never torch). The default model is the
-# exported ONNX bundle that ships inside the `traductor` package (traductor/default_model/bundle/),
-# so `traductor serve` without --model serves it. The PyTorch checkpoint beside it
-# (default_model/checkpoint/) is kept out of the build context by .dockerignore.
+# model repository that ships inside the `traductor` package (traductor/models/<name>/, one
+# exported ONNX bundle per model), so `traductor serve` without --model serves it. The PyTorch
+# checkpoints (traductor/checkpoints/) are kept out of the build context by .dockerignore.
 #
 # BASE_IMAGE lets machines without a registry build on a locally imported Debian image that has
 # python3 3.11 (see docs/compose.md); real users get the official image.
@@ -38,13 +38,13 @@ COPY server/ /src/traductor/server/
 COPY export/ /src/traductor/export/
 RUN pip install --no-deps /src/traductor \
     && python3 -c "import traductor, traductor_client; print('traductor importable')"
-# Fail the build here, with a message, if the package came without its default bundle.
-RUN python3 -c "import importlib.resources as r, sys; b = r.files('traductor') / 'default_model' / 'bundle'; \
+# Fail the build here, with a message, if the package came without its default model's bundle.
+RUN python3 -c "import sys; from traductor.packaged import MODELS_DIR, DEFAULT_MODEL; b = MODELS_DIR / DEFAULT_MODEL; \
 missing = [f for f in ('encoder.onnx', 'decoder.onnx', 'tokenizer.model', 'config.json') if not (b / f).is_file()]; \
 sys.exit(f'no default bundle in the traductor package: {b} lacks {missing}' if missing else 0)"
 
 # ---------------------------------------------------------------------------------------------
-# Stage 2: the serving image: the virtual environment (with the bundle) and an unprivileged user.
+# Stage 2: the serving image: the virtual environment (with the models) and an unprivileged user.
 FROM ${BASE_IMAGE}
 
 LABEL org.opencontainers.image.title="traductor" \
@@ -81,5 +81,5 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
     CMD ["traductor-client", "health", "--target", "127.0.0.1:50051"]
 
-# No --model: the default bundle inside the installed package.
+# No --model: the model repository inside the installed package.
 ENTRYPOINT ["traductor", "serve"]

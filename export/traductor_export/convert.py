@@ -150,9 +150,8 @@ def bundle_config(
 
 
 def _model_name(checkpoint_dir: Path) -> str:
-    """The name a bundle records: the checkpoint directory's ("default_model" for the shipped one)."""
-    resolved = checkpoint_dir.resolve()
-    return resolved.parent.name if resolved == checkpoint.DEFAULT_MODEL_DIR.resolve() else resolved.name
+    """The name a bundle records: the checkpoint directory's ("en-es" for the shipped one)."""
+    return checkpoint_dir.resolve().name
 
 
 def export(

@@ -18,12 +18,13 @@ from pathlib import Path
 import numpy as np
 
 from .errors import BundleError, CommandError
+from .packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
 
 SOURCE_LENGTH = 24
 NEW_TOKENS = 32
 # fp32, then the quantizations of `traductor export --quantize` (traductor_export/quantize.py)
 PRECISIONS = ("fp32", "int8")
-DEFAULT_TOKENIZER = Path(__file__).resolve().parent / "default_model" / "checkpoint" / "tokenizer.model"
+DEFAULT_TOKENIZER = CHECKPOINTS_DIR / DEFAULT_MODEL / "tokenizer.model"
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, int]:

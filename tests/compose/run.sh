@@ -228,11 +228,11 @@ check_image() {
     local out
     if out=$(podman run --rm --entrypoint python3 traductor:latest -c '
 import importlib.resources, importlib.util, json, os, pwd, sys
-model = importlib.resources.files("traductor") / "default_model"
+package = importlib.resources.files("traductor")
 facts = {"torch": importlib.util.find_spec("torch") is not None,
          "onnxruntime": importlib.util.find_spec("onnxruntime") is not None,
-         "bundle": sorted(os.listdir(model / "bundle")) if (model / "bundle").is_dir() else None,
-         "checkpoint": (model / "checkpoint").is_dir(),
+         "bundle": sorted(os.listdir(package / "models" / "en-es")) if (package / "models" / "en-es").is_dir() else None,
+         "checkpoint": (package / "checkpoints").is_dir(),
          "user": pwd.getpwuid(os.getuid()).pw_name}
 print(json.dumps(facts))
 sys.exit(0 if not facts["torch"] and facts["onnxruntime"] and facts["bundle"] and not facts["checkpoint"]

@@ -12,7 +12,7 @@
 `to_dict()`, the engine reads it back with `from_dict()`, which checks every field and names
 the one that is wrong. This module knows nothing of torch or of how the graphs were made.
 
-`default_bundle()` is the default model that ships inside the package (default_model/bundle/).
+`default_bundle()` is the default model's bundle in the package's model repository (models/en-es/).
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from pathlib import Path
 
 from ..errors import BundleError
 from ..model.config import ModelConfig
+from ..packaged import DEFAULT_MODEL, MODELS_DIR
 from .memory import MemoryFile, read_memory
 
 FORMAT = "traductor-bundle"
 GRAPHS = ("encoder.onnx", "decoder.onnx")
 TOKENIZER = "tokenizer.model"
-DEFAULT_BUNDLE_DIR = Path(__file__).resolve().parents[1] / "default_model" / "bundle"
+DEFAULT_BUNDLE_DIR = MODELS_DIR / DEFAULT_MODEL
 IO_KEYS = ("encoder_inputs", "encoder_outputs", "decoder_inputs", "decoder_outputs")
 
 

@@ -14,6 +14,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from ..errors import ModelDirError
+from ..packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
 from .config import LEGACY_LANGUAGES, ModelConfig
 from .tokenizer import FILENAME as TOKENIZER_FILE
 from .tokenizer import Tokenizer
@@ -22,7 +23,7 @@ from .transformer import Transformer
 FORMAT = "traductor-checkpoint"
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "default_model" / "checkpoint"
+DEFAULT_MODEL_DIR = CHECKPOINTS_DIR / DEFAULT_MODEL
 
 
 def save(
