@@ -97,14 +97,27 @@ def health_check_callable(channel: Any) -> Any:
     )
 
 
-def translate_request(text: str, request_id: Optional[str], options: Dict[str, Any]) -> translator_pb2.TranslateRequest:
+FORMATS = {"text": translator_pb2.FORMAT_TEXT, "html": translator_pb2.FORMAT_HTML}
+
+
+def _format(name: str) -> int:
+    if name not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {name!r}")
+    return FORMATS[name]
+
+
+def translate_request(
+    text: str, request_id: Optional[str], options: Dict[str, Any], format: str = "text"
+) -> translator_pb2.TranslateRequest:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
-    return translator_pb2.TranslateRequest(text=text, options=options_mod.to_pb(options), request_id=request_id or "")
+    return translator_pb2.TranslateRequest(
+        text=text, options=options_mod.to_pb(options), request_id=request_id or "", format=_format(format)
+    )
 
 
 def batch_request(
-    texts: Iterable[str], request_id: Optional[str], options: Dict[str, Any]
+    texts: Iterable[str], request_id: Optional[str], options: Dict[str, Any], format: str = "text"
 ) -> translator_pb2.TranslateBatchRequest:
     if isinstance(texts, str):  # a str is iterable too, but means a caller mistake here
         raise TypeError("texts must be an iterable of str, not a single str")
@@ -112,5 +125,5 @@ def batch_request(
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("texts must all be str")
     return translator_pb2.TranslateBatchRequest(
-        texts=texts, options=options_mod.to_pb(options), request_id=request_id or ""
+        texts=texts, options=options_mod.to_pb(options), request_id=request_id or "", format=_format(format)
     )

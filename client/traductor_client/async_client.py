@@ -60,26 +60,44 @@ class AsyncTranslatorClient:
             await self._sleep(delay)
 
     async def translate(
-        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+        self,
+        text: str,
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
     ) -> Translation:
-        request = _base.translate_request(text, request_id, options)
+        request = _base.translate_request(text, request_id, options, format)
         return Translation.from_pb(await self._call(self._stub.Translate, request, timeout))
 
     async def translate_batch(
-        self, texts: Iterable[str], *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+        self,
+        texts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
     ) -> List[Translation]:
-        request = _base.batch_request(texts, request_id, options)
+        request = _base.batch_request(texts, request_id, options, format)
         response = await self._call(self._stub.TranslateBatch, request, timeout)
         return [Translation.from_pb(result) for result in response.results]
 
     def stream_events(
-        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+        self,
+        text: str,
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
     ) -> AsyncIterator[StreamEvent]:
         """``async for`` over :class:`StreamToken` events then one :class:`StreamFinal`.
 
         A plain method returning an async generator, so that bad options raise at the call.
         """
-        request = _base.translate_request(text, request_id, options)
+        request = _base.translate_request(text, request_id, options, format)
         return self._stream(request, Deadline(self._settings.timeout_for(timeout)))
 
     async def _stream(self, request: translator_pb2.TranslateRequest, deadline: Deadline) -> AsyncIterator[StreamEvent]:

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Iterable, Optional, Sequence
 
-from traductor_client import __version__, po
+from traductor_client import __version__, po, translate_file
 from traductor_client._cliargs import (
     UsageError,
     add_decoding_flags,
@@ -25,6 +25,7 @@ from traductor_client._cliargs import (
     decoding_options,
 )
 from traductor_client.errors import TranslatorError
+from traductor_client.files import FileError
 from traductor_client.results import StreamFinal, Translation
 from traductor_client.sync_client import TranslatorClient
 
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     loadtest_command.add_subparser(commands, conn)
     po.add_subparser(commands, conn)
+    translate_file.add_subparser(commands, conn)
     return parser
 
 
@@ -161,7 +163,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(f"{error.code_name}: {error.details}", 1)
     except UsageError as error:
         return _fail(str(error), 2)
-    except po.PoError as error:  # po: unreadable catalog or unusable service, nothing written
+    except FileError as error:  # po, translate-file: unreadable file or unusable service, nothing written
         return _fail(str(error), 2)
     except (TypeError, ValueError) as error:  # e.g. an option value protobuf cannot hold
         if os.environ.get("TRADUCTOR_DEBUG"):

@@ -67,22 +67,40 @@ class TranslatorClient:
 
     # -- API -----------------------------------------------------------------------------------
     def translate(
-        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+        self,
+        text: str,
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
     ) -> Translation:
         """Translate one text."""
-        request = _base.translate_request(text, request_id, options)
+        request = _base.translate_request(text, request_id, options, format)
         return Translation.from_pb(self._call(self._stub.Translate, request, timeout))
 
     def translate_batch(
-        self, texts: Iterable[str], *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+        self,
+        texts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
     ) -> List[Translation]:
         """Translate several texts with the same options; results keep the texts' order."""
-        request = _base.batch_request(texts, request_id, options)
+        request = _base.batch_request(texts, request_id, options, format)
         response = self._call(self._stub.TranslateBatch, request, timeout)
         return [Translation.from_pb(result) for result in response.results]
 
     def stream_events(
-        self, text: str, *, timeout: Optional[float] = None, request_id: Optional[str] = None, **options: Any
+        self,
+        text: str,
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
     ) -> Iterator[StreamEvent]:
         """Yield a :class:`StreamToken` per generated token, then one :class:`StreamFinal`.
 
@@ -90,7 +108,7 @@ class TranslatorClient:
         call is retried (on UNAVAILABLE) only while nothing has been received: once a token has
         been yielded, restarting would repeat it. Leaving the loop early cancels the RPC.
         """
-        request = _base.translate_request(text, request_id, options)
+        request = _base.translate_request(text, request_id, options, format)
         return self._stream(request, Deadline(self._settings.timeout_for(timeout)))
 
     def _stream(self, request: translator_pb2.TranslateRequest, deadline: Deadline) -> Iterator[StreamEvent]:

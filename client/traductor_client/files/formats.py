@@ -1,0 +1,116 @@
+"""Which reader takes a file, and the checks every upload passes before any parser sees it.
+
+    read(name, data, limits) -> Document
+
+1. The size: over ``limits.max_bytes`` is refused with the limit named.
+2. The extension picks the format (``EXTENSIONS``); ``.xlf``/``.xliff`` are read as 1.2 or 2.0
+   by their ``version`` attribute.
+3. XML is first parsed by defusedxml, which refuses entity declarations and external
+   references (billion laughs, ``file:///etc/passwd``, network fetches) with a clear message;
+   translate-toolkit then parses it with lxml without entity resolution or network access.
+4. After parsing, more than ``limits.max_units`` units is refused with the limit named.
+
+Every refusal is a :class:`FileError` naming the problem; a parser's own exception on a bad file
+becomes one too (``toolkit.StoreDocument``), never a traceback.
+
+What this module does not know: the service, or how the document is filled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional
+
+from traductor_client.files.errors import FileError
+from traductor_client.files.job import Document
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: Optional[int] = None  # None: no limit (the CLI on a local file)
+    max_units: Optional[int] = None
+    bytes_flag: str = "--max-file-bytes"  # named in the refusal, so an operator knows what to raise
+    units_flag: str = "--max-file-units"
+
+
+def _po(data: bytes, name: str) -> Document:
+    from traductor_client import __version__
+    from traductor_client.files import gettext
+
+    return gettext.PoDocument(gettext.parse(data, name), f"traductor-client {__version__}")
+
+
+def _toolkit(class_name: str) -> Callable[[bytes, str], Document]:
+    def make(data: bytes, name: str) -> Document:
+        from traductor_client.files import toolkit  # translate-toolkit: imported when a file needs it
+
+        return getattr(toolkit, class_name)(data, name)
+
+    return make
+
+
+_XLIFF2 = re.compile(rb"<xliff\b[^>]*\bversion\s*=\s*[\"']2\.", re.S)
+
+
+def _xliff(data: bytes, name: str) -> Document:
+    return _toolkit("Xliff2Document" if _XLIFF2.search(data[:4096]) else "Xliff1Document")(data, name)
+
+
+# extension -> reader; the one list of supported extensions (/frontend/settings shows it)
+EXTENSIONS: Dict[str, Callable[[bytes, str], Document]] = {
+    ".po": _po,
+    ".pot": _po,
+    ".xlf": _xliff,
+    ".xliff": _xliff,
+    ".ts": _toolkit("TsDocument"),
+    ".xml": _toolkit("AndroidDocument"),
+    ".json": _toolkit("JsonDocument"),
+    ".srt": _toolkit("SubRipDocument"),
+    ".txt": _toolkit("TextDocument"),
+    ".html": _toolkit("HtmlDocument"),
+    ".htm": _toolkit("HtmlDocument"),
+    ".md": _toolkit("MarkdownDocument"),
+    ".markdown": _toolkit("MarkdownDocument"),
+}
+XML_EXTENSIONS = frozenset({".xlf", ".xliff", ".ts", ".xml"})
+
+
+def extension(name: str) -> str:
+    return os.path.splitext(name)[1].lower()
+
+
+def check_xml(data: bytes, name: str) -> None:
+    """Refuse entity declarations, external references and XML that is not well formed."""
+    import defusedxml
+    import defusedxml.ElementTree as safe_tree
+
+    try:
+        safe_tree.fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+    except defusedxml.EntitiesForbidden:
+        raise FileError(f"{name}: XML entity declarations are not accepted (entity expansion attack?)") from None
+    except defusedxml.ExternalReferenceForbidden:
+        raise FileError(f"{name}: XML external references are not accepted") from None
+    except defusedxml.DefusedXmlException as error:
+        raise FileError(f"{name}: unsafe XML refused ({error})") from None
+    except safe_tree.ParseError as error:
+        raise FileError(f"{name}: not well-formed XML ({error})") from None
+
+
+def read(name: str, data: bytes, limits: Limits = Limits()) -> Document:
+    """Parse an uploaded or local file into a document (see the module docstring)."""
+    if limits.max_bytes is not None and len(data) > limits.max_bytes:
+        raise FileError(f"{name}: {len(data)} bytes, more than the limit of {limits.max_bytes} ({limits.bytes_flag})")
+    ext = extension(name)
+    reader = EXTENSIONS.get(ext)
+    if reader is None:
+        known = " ".join(sorted(EXTENSIONS))
+        raise FileError(f"{name}: {ext or 'no extension'} is not a supported file format (supported: {known})")
+    if ext in XML_EXTENSIONS:
+        check_xml(data, name)
+    document = reader(data, name)
+    count = len(document.units)
+    if limits.max_units is not None and count > limits.max_units:
+        raise FileError(f"{name}: {count} units, more than the limit of {limits.max_units} ({limits.units_flag})")
+    return document

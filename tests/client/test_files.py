@@ -1,0 +1,274 @@
+"""The file-translation package, format by format: what is filled, what is kept byte for byte,
+what is refused and why, and the output checked by the format's own tool (msgfmt, Qt's
+lconvert/lrelease, translate-toolkit's reader, json.loads, aeidon). The files are written here
+(file_samples.py); the service is the fake of file_samples.fake_translation, called directly
+(the gRPC path is tested once, through the CLI, at the end)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from file_samples import SAMPLES, fake_translation
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from traductor_client.files import FileError, Job, Limits, read
+
+LCONVERT = shutil.which("lconvert") or next(
+    (p for p in ("/usr/lib/qt6/bin/lconvert", "/usr/lib/qt5/bin/lconvert") if os.path.exists(p)), None
+)
+LRELEASE = shutil.which("lrelease") or next(
+    (p for p in ("/usr/lib/qt6/bin/lrelease", "/usr/lib/qt5/bin/lrelease") if os.path.exists(p)), None
+)
+needs_qt = pytest.mark.skipif(
+    LCONVERT is None or LRELEASE is None,
+    reason="Qt's lconvert/lrelease are not installed (apt-get install qt6-l10n-tools)",
+)
+needs_msgfmt = pytest.mark.skipif(
+    shutil.which("msgfmt") is None, reason="GNU msgfmt is not installed (apt-get install gettext)"
+)
+
+
+def fill(name: str, data: bytes, mark_review: bool = True):
+    """(output bytes, report) of a file filled by the fake translator."""
+    document = read(name, data)
+    job = Job(document)
+    outcomes = {(f, t): (fake_translation(t), "") for f, texts in job.requests.items() for t in texts}
+    filled = job.finish(outcomes, mark_review)
+    return document.render(filled), job.report
+
+
+def reasons(items) -> dict:
+    return {unit.where: reason for unit, reason in items}
+
+
+def element_bytes(data: bytes, xpath: str, ns: dict) -> bytes:
+    root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
+    (node,) = root.xpath(xpath, namespaces=ns)
+    return etree.tostring(node)
+
+
+X1 = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+X2 = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
+
+
+def test_xliff_1_2(tmp_path):
+    from translate.storage import xliff
+
+    out, report = fill("app.xlf", SAMPLES["app.xlf"])
+    store = xliff.xlifffile.parsestring(out)  # translate-toolkit's reader: the round trip
+    units = {u.xmlelement.get("id"): u for u in store.units}
+    assert units["open"].target == "[es] Open file %s" and units["open"].getnotes() == "File menu"
+    target = units["open"].getlanguageNode(lang=None, index=1)
+    assert target.get("state") == "needs-review-translation" and units["open"].xmlelement.get("approved") is None
+    assert units["amp"].target == "[es] Tom & Jerry <3"
+    assert b"[es] Tom &amp; Jerry &lt;3" in out  # XML escaping respected
+    for unchanged in ("done", "bold", "drop"):  # translated, inline markup, rejected: as they were
+        xp = f"//x:trans-unit[@id='{unchanged}']"
+        assert element_bytes(out, xp, X1) == element_bytes(SAMPLES["app.xlf"], xp, X1)
+    assert report.filled == 2 and report.already_translated == 1
+    assert "printf" in reasons(report.rejected)['id "drop"']
+    assert "inline markup" in reasons(report.skipped)['id "bold"']
+    assert out.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<xliff')  # the declaration as written
+
+
+def test_xliff_2_0():
+    from translate.storage import xliff2
+
+    out, report = fill("app2.xliff", SAMPLES["app2.xliff"])
+    store = xliff2.Xliff2File.parsestring(out)
+    units = {u.getid(): u for u in store.units}
+    assert units["hello"].target == "[es] Hello {name}" and b"<note>greeting</note>" in out
+    segment = units["hello"].xmlelement
+    assert segment.get("state") == "translated" and segment.get("subState") == "traductor:machine-translation"
+    xp = "//x:unit[@id='bye']"
+    assert element_bytes(out, xp, X2) == element_bytes(SAMPLES["app2.xliff"], xp, X2)
+    assert "braces: {count} missing" in reasons(report.rejected)['id "drop"']
+
+
+@needs_qt
+@needs_msgfmt
+def test_qt_ts_checked_by_lconvert_lrelease_and_msgfmt(tmp_path):
+    out, report = fill("app_es.ts", SAMPLES["app_es.ts"])
+    path = tmp_path / "app_es.ts"
+    path.write_bytes(out)
+    release = subprocess.run([LRELEASE, str(path), "-qm", str(tmp_path / "app_es.qm")], capture_output=True, text=True)
+    assert release.returncode == 0, release.stderr
+    assert "1 finished and 2 unfinished" in release.stdout  # Done; the two filled stay unfinished
+    subprocess.run([LCONVERT, "-i", str(path), "-o", str(tmp_path / "app_es.po")], check=True)
+    check = subprocess.run(["msgfmt", "--check", "-o", os.devnull, str(tmp_path / "app_es.po")], capture_output=True)
+    assert check.returncode == 0, check.stderr
+    po = (tmp_path / "app_es.po").read_text()
+    assert 'msgstr "[es] Open %1"' in po and 'msgstr[1] "[es] %n file(s)"' in po and 'msgstr "Hecho"' in po
+    assert b'<translation type="unfinished">[es] Open %1</translation>' in out
+    assert "qt: %1 missing" in next(iter(reasons(report.rejected).values()))
+    assert report.filled == 2 and report.already_translated == 1
+
+
+def test_android_strings_escaping_and_untranslatable():
+    from translate.storage import aresource
+
+    out, report = fill("strings.xml", SAMPLES["strings.xml"])
+    assert b'<string name="app_name" translatable="false">Demo</string>' in out
+    assert b'<string name="hello">[es] Don\\\'t open %1$s\\nnow &amp; then</string>' in out
+    assert b"<!-- strings of the demo app -->" in out and b"<!-- shown in the toolbar -->" in out
+    store = aresource.AndroidResourceFile.parsestring(out)
+    units = {u.getid(): u for u in store.units}
+    assert units["hello"].target == "[es] Don't open %1$s\nnow & then"
+    assert [str(s) for s in units["files"].target.strings] == ["[es] %d file", "[es] %d files"]
+    assert units["drop"].target == "DROP %1$d items"  # rejected: the original stays
+    assert report.not_translatable == 1 and report.filled == 3 and len(report.rejected) == 1
+
+
+def test_json_i18next_keys_escapes_and_icu():
+    out, report = fill("en.json", SAMPLES["en.json"])
+    data, before = json.loads(out), json.loads(SAMPLES["en.json"])
+    assert list(data) == list(before) and data["nested"]["count"] == 3
+    assert data["greeting"] == "[es] Hello {{name}}" and data["nested"]["bye"] == "[es] Bye, see $t(greeting)"
+    assert data["quote"] == '[es] Say "hi"\nthen \\ go'
+    assert data["icu"] == before["icu"] and "ICU" in reasons(report.skipped)['key "icu"']
+    assert data["drop"] == before["drop"] and "i18next: {{name}} missing" in reasons(report.rejected)['key "drop"']
+
+
+def test_srt_numbers_timings_and_tags_kept():
+    from translate.storage import subtitles
+
+    out, report = fill("movie.srt", SAMPLES["movie.srt"])
+    lines, before = out.decode().splitlines(), SAMPLES["movie.srt"].decode().splitlines()
+    assert [line for line in lines if "-->" in line or line.isdigit()] == [
+        line for line in before if "-->" in line or line.isdigit()
+    ]
+    assert "[es] The <i>second</i> line" in lines
+    store = subtitles.SubRipFile()
+    store.parse(out)
+    assert [u.source for u in store.units] == ["[es] Hello world.", "[es] The <i>second</i> line\ngoes on here."]
+    assert report.filled == 2
+
+
+def test_txt_html_markdown_keep_their_structure():
+    out, _ = fill("notes.txt", SAMPLES["notes.txt"])
+    assert out == b"[es] Save the file first.\nThen close it.\n\n[es] The end.\n"
+    out, _ = fill("page.html", SAMPLES["page.html"])
+    assert b"<title>[es] Demo page</title>" in out and b"<p>[es] Save <b>the file</b> &amp; quit.</p>" in out
+    assert b'<script>var x = "keep me";</script>' in out
+    out, report = fill("README.md", SAMPLES["README.md"])
+    text = out.decode()
+    assert "# [es] Title" in text and "[a link](https://example.org)" in text and "`code`" in text
+    assert "```\ncode block kept\n```" in text and "- [es] first item" in text
+
+
+# -- refusals and attacks ---------------------------------------------------------------------------
+BILLION_LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
+<resources><string name="a">&lol3;</string></resources>
+"""
+EXTERNAL = b"""<?xml version="1.0"?>
+<!DOCTYPE x [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
+<xliff version="1.2"><file><body><trans-unit id="a"><source>&secret;</source></trans-unit></body></file></xliff>
+"""
+
+
+@pytest.mark.parametrize(
+    "name, data, words",
+    [
+        ("bomb.xml", BILLION_LAUGHS, "entity declarations are not accepted"),
+        ("bomb.ts", BILLION_LAUGHS.replace(b"resources", b"TS"), "entity declarations are not accepted"),
+        ("secret.xlf", EXTERNAL, "entity declarations are not accepted"),
+        ("broken.xlf", b"<xliff><file>", "not well-formed XML"),
+        ("notes.xml", b"<notes><note>hi</note></notes>", "not an Android resource file"),
+        ("bad.json", b'{"a": ', "not valid JSON"),
+        ("bad.po", b"\x00\x01binary", "not a PO file"),
+        ("bad.srt", b"just some words", "not a SubRip file"),
+        ("bad.txt", b"\xff\xfe\xfa", "not UTF-8 text"),
+        ("archive.zip", b"PK\x03\x04", ".zip is not a supported file format"),
+    ],
+)
+def test_unreadable_files_are_refused_with_the_problem_named(name, data, words):
+    with pytest.raises(FileError) as error:
+        read(name, data)
+    assert words in str(error.value) and str(error.value).startswith(name)
+
+
+def test_limits_name_their_flag():
+    with pytest.raises(FileError, match=r"more than the limit of 100 \(--max-file-bytes\)"):
+        read("en.json", SAMPLES["en.json"], Limits(max_bytes=100))
+    with pytest.raises(FileError, match=r"7 units, more than the limit of 5 \(--max-file-units\)"):
+        read("en.json", SAMPLES["en.json"], Limits(max_units=5))
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_files_are_filled_or_refused_never_crash(name, data):
+    """Mutated real files (bytes replaced, cut short): each is either filled (and its output
+    reads again) or refused with a FileError."""
+    original = SAMPLES[name]
+    cut = data.draw(st.integers(0, len(original)))
+    at = data.draw(st.integers(0, max(0, cut - 1)))
+    noise = data.draw(st.binary(max_size=4))
+    mutated = original[:at] + noise + original[at + len(noise) : cut]
+    try:
+        out, _ = fill(name, mutated)
+    except FileError:
+        return
+    read(name, out)  # what it wrote reads back
+
+
+# -- the command, through gRPC ----------------------------------------------------------------------
+def test_translate_file_command(fake, tmp_path, capsys):
+    from traductor_client.cli import main
+
+    source = tmp_path / "en.json"
+    source.write_bytes(SAMPLES["en.json"])
+    status = main(["translate-file", str(source), "--to", "es", "--target", fake.address])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    data = json.loads((tmp_path / "en.es.json").read_text())
+    assert data["greeting"] == "[es] Hello {{name}}" and source.read_bytes() == SAMPLES["en.json"]
+    assert "filled                  5" in captured.out and 'key "drop"' in captured.out
+    assert main(["translate-file", str(source), "--to", "fr", "--target", fake.address]) == 2
+    assert "the server translates into es, not fr" in capsys.readouterr().err
+    assert main(["translate-file", str(tmp_path / "missing.json"), "--target", fake.address]) == 2
+
+
+def test_translate_file_sends_html_units_as_html(fake, tmp_path, capsys):
+    from traductor_client.cli import main
+
+    source = tmp_path / "movie.srt"
+    source.write_bytes(SAMPLES["movie.srt"])
+    out = tmp_path / "movie.es.srt"
+    assert main(["translate-file", str(source), "-o", str(out), "--target", fake.address]) == 0
+    assert "[es] Hello world." in out.read_text() and fake.formats == {1}
+
+
+@pytest.fixture
+def fake():
+    from concurrent import futures
+
+    import grpc
+    from test_po import CatalogFake  # the gettext tests' fake: "[es] TEXT", REFUSE refused
+
+    from traductor_client.v1 import translator_pb2_grpc as pb_grpc
+
+    class FormatFake(CatalogFake):
+        def __init__(self):
+            super().__init__()
+            self.formats = set()
+
+        def TranslateBatch(self, request, context):
+            self.formats.add(request.format)
+            return super().TranslateBatch(request, context)
+
+    translator = FormatFake()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    pb_grpc.add_TranslatorServicer_to_server(translator, server)
+    translator.address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+    server.start()
+    yield translator
+    server.stop(grace=None).wait()
