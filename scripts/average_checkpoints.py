@@ -44,7 +44,8 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     training = dict(config.get("training", {}))
     training["averaged_steps"] = steps
-    checkpoint.save(model, out, Path(args.checkpoint) / "tokenizer.model", {"training": training})
+    tokenizer_file = Path(args.checkpoint) / "tokenizer.model"
+    checkpoint.save(model, out, tokenizer_file, {"training": training}, checkpoint.languages(config))
     print(json.dumps({"out": str(out), "averaged_steps": steps}))
 
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Train models on a GPU machine lent by the device tool (docs/model-card.md says which were).
+# The machine has PyTorch and CUDA but reaches no package index: the few pure-Python packages
+# the trainer imports that it lacks come as wheels in work/wheels, and each corpus as
+# work/gpu/corpus-NAME.tar.xz (made by scripts/pack_corpus.sh), both carried with the call.
+#
+#   bash scripts/device_train.sh MINUTES OUT_DIR NAME [NAME ...]
+#
+# Runs `traductor train --device cuda` for every NAME at once (one GPU, time-sliced), each for
+# MINUTES of wall time, resuming work/gpu/model-NAME/train_state.pt when a previous call on the
+# same (still warm) machine left one. Extra flags for all runs: TRAIN_FLAGS. Then, per NAME, the
+# weights of its last evaluations averaged, in fp16, and its history -> OUT_DIR/NAME.tar (under
+# the tool's 16 MiB per file), and the logs -> OUT_DIR/logs.tar.
+set -euo pipefail
+minutes=$1; out=$2; shift 2
+cd "$(dirname "$0")/.."
+python3 -c "import sacrebleu, tqdm" 2>/dev/null || python3 -m pip install --quiet --no-index --find-links work/wheels sacrebleu tqdm
+export PYTHONPATH=$PWD/server:$PWD/export:$PWD/client
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+for name in "$@"; do
+  [[ -d work/gpu/corpus-$name ]] || tar -xJf "work/gpu/corpus-$name.tar.xz" -C work/gpu
+done
+threads=$(( $(nproc) / $# ))
+for name in "$@"; do
+  mkdir -p "work/gpu/model-$name"
+  bash scripts/keep_states.sh "work/gpu/model-$name" 10 > /dev/null 2>&1 &
+  # shellcheck disable=SC2086  # TRAIN_FLAGS is a list of flags
+  python3 -m traductor.cli train --corpus "work/gpu/corpus-$name" --out "work/gpu/model-$name" \
+    --device cuda --threads "$threads" --max-minutes "$minutes" ${TRAIN_FLAGS:-} \
+    > "work/gpu/train-$name.log" 2>&1 &
+done
+wait -n $(jobs -p) 2>/dev/null || true
+while pgrep -f "traductor.cli train" > /dev/null; do sleep 5; done
+sleep 6  # the last keep_states copies
+pkill -f keep_states.sh || true
+mkdir -p "$out"
+for name in "$@"; do
+  model=work/gpu/model-$name
+  tail -n 3 "work/gpu/train-$name.log" | tr '\r' '\n' | tail -n 2
+  mapfile -t states < <(ls -t "$model"/states/state-*.pt | head -n 2)
+  python3 scripts/average_checkpoints.py --checkpoint "$model" --out "$model-avg" "${states[@]}"
+  python3 - "$model-avg" <<'PY'
+import sys
+from pathlib import Path
+from safetensors.torch import load_file, save_file
+path = Path(sys.argv[1]) / "model.safetensors"
+weights = load_file(path)
+save_file({k: v.half() if v.is_floating_point() else v for k, v in weights.items()}, path)
+PY
+  cp "$model/history.json" "$model-avg/history.json"
+  tar -cf "$out/$name.tar" -C "$model-avg" .
+done
+tar -cf "$out/logs.tar" work/gpu/train-*.log
+ls -la "$out"
