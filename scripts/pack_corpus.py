@@ -3,7 +3,10 @@ travel with a 64 MiB limit): train.tsv, a 400-message dev set (100 per kind of p
 trainer's dev set, as for the Spanish model) and stats.json, xz-compressed.
 
     python scripts/pack_corpus.py work/gpu/corpus-fr.tar.xz work/corpus-fr
-    python scripts/pack_corpus.py work/gpu/corpus-multi.tar.xz work/corpus-fr work/corpus-de --tag
+    python scripts/pack_corpus.py work/gpu/corpus-multi work/gpu/corpus-fr work/gpu/corpus-de --tag
+
+An OUT that does not end in .tar.xz is written as a directory (the device machine makes the
+multilingual pilot's corpus itself from the two packed ones: both together would not travel).
 
 With --tag (the multilingual pilot), every source starts with its target language's token
 (`<2fr> `, `<2de> `) and the corpora are merged; the dev set of each language is also written on
@@ -24,7 +27,7 @@ PER_KIND = 100
 
 
 def rows(path: Path) -> list[list[str]]:
-    return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [line.split("\t") for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 def dev400(corpus: Path) -> list[list[str]]:
@@ -42,13 +45,13 @@ def tagged(table: list[list[str]], target: str) -> list[list[str]]:
     return [[f"<2{target}> {r[0]}", *r[1:]] for r in table]
 
 
-def tsv(table: list[list[str]]) -> bytes:
-    return "".join("\t".join(r) + "\n" for r in table).encode("utf-8")
+def tsv(table: list[list[str]], columns: int = 4) -> bytes:
+    return "".join("\t".join(r[:columns]) + "\n" for r in table).encode("utf-8")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="the .tar.xz to write")
+    parser.add_argument("out", help="the .tar.xz to write (or a directory)")
     parser.add_argument("corpora", nargs="+", type=Path, help="directories written by `traductor corpus`")
     parser.add_argument("--tag", action="store_true", help="merge, with a target-language token on each source")
     args = parser.parse_args()
@@ -67,11 +70,18 @@ def main() -> None:
         (corpus,) = args.corpora
         train, dev = rows(corpus / "train.tsv"), dev400(corpus)
         languages = json.loads((corpus / "stats.json").read_text())["languages"]
-    files["train.tsv"], files["dev.tsv"] = tsv(train), tsv(dev)
+    files["train.tsv"], files["dev.tsv"] = tsv(train, columns=2), tsv(dev)  # training reads source, target
     stats = {"languages": languages, "train_pairs": len(train), "dev_pairs": len(dev)}
     files["stats.json"] = json.dumps(stats).encode()
-    name = Path(args.out).name.removesuffix(".tar.xz")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out)
+    if not out.name.endswith(".tar.xz"):
+        out.mkdir(parents=True, exist_ok=True)
+        for fname, data in files.items():
+            (out / fname).write_bytes(data)
+        print(json.dumps({"out": str(out), "train": len(train), "dev": len(dev)}))
+        return
+    name = out.name.removesuffix(".tar.xz")
+    out.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(args.out, "w:xz", preset=9) as tar:
         for fname, data in sorted(files.items()):
             info = tarfile.TarInfo(f"{name}/{fname}")
