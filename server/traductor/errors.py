@@ -24,6 +24,11 @@ class InvalidInput(TraductorError, ValueError):
 OptionsError = InvalidInput
 
 
+class NotFound(TraductorError):
+    """What the caller asks for does not exist (any more): a translated file already downloaded
+    or expired."""
+
+
 class QueueFull(TraductorError):
     """The scheduler's waiting queue is at its limit; the caller may retry later."""
 

@@ -74,7 +74,7 @@ def test_a_body_over_max_message_bytes_is_413(server):
 
 def test_unknown_path_and_wrong_method_answer_json(server):
     before = http_requests(server, "unknown", "NOT_FOUND")
-    missing = call(server.url + "translate_file", "POST", form={"q": "uno"})
+    missing = call(server.url + "suggest", "POST", form={"q": "uno"})
     assert missing.status == 404 and missing.json() == {"error": "Not Found"}
     assert http_requests(server, "unknown", "NOT_FOUND") == before + 1
     wrong = call(server.url + "translate")

@@ -12,7 +12,16 @@ import time
 import grpc
 from grpc._cython.cygrpc import ExecuteBatchError  # what a status sent to a call already ended raises
 
-from ..errors import DeadlinePassed, Draining, EngineDown, InvalidInput, Overloaded, QueueFull, Unauthenticated
+from ..errors import (
+    DeadlinePassed,
+    Draining,
+    EngineDown,
+    InvalidInput,
+    NotFound,
+    Overloaded,
+    QueueFull,
+    Unauthenticated,
+)
 from .async_engine import request_summary
 from .metrics import Metrics
 from .overload import ENGINE_RPCS, Admission
@@ -53,6 +62,8 @@ def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)
     if isinstance(exc, Unauthenticated):
         return grpc.StatusCode.UNAUTHENTICATED, str(exc)
+    if isinstance(exc, NotFound):
+        return grpc.StatusCode.NOT_FOUND, str(exc)
     return grpc.StatusCode.INTERNAL, "internal error"  # details go to the log, never to the caller
 
 

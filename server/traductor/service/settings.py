@@ -32,6 +32,9 @@ class Settings:
     max_beam_size: int = 8
     max_batch_texts: int = 64  # texts in one TranslateBatch
     max_message_bytes: int = 1 << 20  # gRPC receive/send limit
+    max_file_bytes: int = 2 << 20  # HTTP /translate_file: an upload over this is refused (docs/files.md)
+    max_file_units: int = 5_000  # /translate_file: units (messages, strings, cues) in one file
+    file_ttl_seconds: float = 600.0  # a translated file waits this long for its one download
     prestop_seconds: float = 2.0  # on SIGTERM: NOT_SERVING at once, calls still served this long, then the port closes
     drain_seconds: float = 8.0  # then: grace for the calls in flight (compose stops at 10 s)
     token: str = ""  # bearer token required on Translator calls (health stays open)

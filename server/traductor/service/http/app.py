@@ -71,7 +71,9 @@ def _error_response(exc: BaseException, request: web.Request, rid: str, retry_af
     """(response, gRPC code) for an exception; an overload refusal (429) says when to retry, as the
     gRPC answer's `grpc-retry-pushback-ms` trailer does, in whole seconds (HTTP's Retry-After)."""
     if isinstance(exc, web.HTTPException):  # aiohttp's own refusal: unknown path, method, body size
-        message = exc.text if exc.status == 413 else reason(exc.status)
+        message = reason(exc.status)
+        if exc.status == 413:  # aiohttp's text says the sizes; the flags say what to raise
+            message = f"{exc.text} (the limits: --max-file-bytes for /translate_file, --max-message-bytes otherwise)"
         return json_response({"error": message}, exc.status), code_of_status(exc.status)
     status, code, message = http_error_for(exc)
     if code is grpc.StatusCode.INTERNAL:
@@ -135,6 +137,7 @@ def ssl_context(s: Settings) -> ssl.SSLContext | None:
 
 def build_app(api: HttpApi, metrics: Metrics) -> web.Application:
     s = api.settings
+    # a body is limited to --max-message-bytes (/translate_file raises its own to --max-file-bytes)
     app = web.Application(middlewares=[middleware(metrics, s.retry_pushback_ms)], client_max_size=s.max_message_bytes)
     app.add_routes(Handlers(api).routes())
     return app

@@ -4,6 +4,8 @@
     POST /detect             -> detect.detect (always "en", see there)
     GET  /languages          -> the model's language pair
     GET  /frontend/settings  -> what LibreTranslate's web page asks a server
+    POST /translate_file     -> files.translate_upload (a translation file, any supported format)
+    GET  /download_file/{n}  -> the translated file, once
 
 Handlers raise the error hierarchy (`errors.py`); `app.py` turns exceptions into statuses,
 counts and logs every request. No decoding option of the gRPC API is exposed: a
@@ -15,16 +17,22 @@ from __future__ import annotations
 
 import functools
 import json
+import mimetypes
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from aiohttp import web
 
+from traductor_client import files as file_formats
+
+from ...errors import InvalidInput
 from ...options import DecodingOptions
 from ..async_engine import AsyncEngine, request_summary
 from ..settings import Settings
 from ..translate import translate, translate_many
 from .detect import detect
-from .params import Languages, check_key, detect_text, read_values, translate_params
+from .files import Results, translate_upload, upload
+from .params import Languages, check_key, check_pair, detect_text, read_values, translate_params
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,8 @@ def request_id() -> str:
 class Handlers:
     def __init__(self, api: HttpApi):
         self.api = api
+        # translated files waiting for download (routes() alone, as the OpenAPI test asks, needs no api)
+        self.results = Results(api.settings.file_ttl_seconds) if api is not None else None
 
     async def translate(self, request: web.Request) -> web.Response:
         values = await read_values(request)
@@ -95,8 +105,8 @@ class Handlers:
                 "apiKeys": bool(s.token),
                 "keyRequired": bool(s.token),
                 "suggestions": False,
-                "filesTranslation": False,
-                "supportedFilesFormat": [],
+                "filesTranslation": True,
+                "supportedFilesFormat": sorted(file_formats.EXTENSIONS),
                 "language": {
                     "source": {"code": langs.source, "name": langs.name(langs.source)},
                     "target": {"code": langs.target, "name": langs.name(langs.target)},
@@ -104,10 +114,38 @@ class Handlers:
             }
         )
 
+    async def translate_file(self, request: web.Request) -> web.Response:
+        s = self.api.settings
+        # the body may hold a file up to --max-file-bytes (checked again with its own message)
+        # plus the multipart envelope, instead of the --max-message-bytes of other requests
+        request = request.clone(client_max_size=max(s.max_message_bytes, s.max_file_bytes + 64 * 1024))
+        values = await read_values(request)
+        check_key(values, request, s.token)
+        name, data = upload(values)
+        source, target = values.get("source"), values.get("target")
+        for field, value in (("source", source), ("target", target)):
+            if not isinstance(value, str) or not value:
+                raise InvalidInput(f"Invalid request: missing {field} parameter")
+        check_pair(source, target, self.api.languages)
+        limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
+        data, report = await translate_upload(self.api.engine, name, data, limits, request_id(), s.max_batch_texts)
+        key = self.results.put(name, data)
+        url = f"{request.url.origin()}/download_file/{key}.{quote(name)}"
+        return json_response({"translatedFileUrl": url, "report": report.as_json()})
+
+    async def download_file(self, request: web.Request) -> web.Response:
+        key = request.match_info["name"].split(".", 1)[0]
+        result = self.results.take(key)
+        disposition = f"attachment; filename*=UTF-8''{quote(result.name)}"
+        kind = mimetypes.guess_type(result.name)[0] or "application/octet-stream"
+        return web.Response(body=result.data, content_type=kind, headers={"Content-Disposition": disposition})
+
     def routes(self) -> list[web.RouteDef]:
         return [
             web.post("/translate", self.translate),
             web.post("/detect", self.detect),
             web.get("/languages", self.languages),
             web.get("/frontend/settings", self.frontend_settings),
+            web.post("/translate_file", self.translate_file),
+            web.get("/download_file/{name}", self.download_file),
         ]

@@ -99,7 +99,8 @@ def _texts(q: object) -> tuple[list[str], bool]:
     raise InvalidInput("Invalid request: q must be a string or a list of strings")
 
 
-def _check_pair(source: str, target: str, langs: Languages) -> None:
+def check_pair(source: str, target: str, langs: Languages) -> None:
+    """The pair must be one this server translates ("auto" reads as the source language)."""
     known = (langs.source, langs.target)
     for code in (source, target):
         if code not in known and not (code == source == "auto"):
@@ -124,7 +125,7 @@ def translate_params(values: Mapping[str, object], langs: Languages) -> Translat
     source, target = _required(values, "source"), _required(values, "target")
     if not isinstance(source, str) or not isinstance(target, str):
         raise InvalidInput("Invalid request: source and target must be language codes")
-    _check_pair(source, target, langs)
+    check_pair(source, target, langs)
     fmt = values.get("format") or "text"
     if fmt not in FORMATS:
         raise InvalidInput(f"{fmt} format is not supported")

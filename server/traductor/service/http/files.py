@@ -1,0 +1,132 @@
+"""`POST /translate_file` and `GET /download_file/{name}`, as LibreTranslate answers them.
+
+    multipart file, source, target, api_key
+      -> the upload's checks: key, parameters, language pair, extension, size (--max-file-bytes)
+      -> traductor_client.files.read (in a worker thread: parsing never holds the event loop)
+         refuses what it cannot parse, XML entities, more units than --max-file-units: 400
+      -> Job: the distinct texts, sent through texts.translate_many in batches of
+         --max-batch-texts (the engine, queue and limits of /translate and gRPC TranslateBatch)
+      -> the rendered file waits in `Results` for one download (--file-ttl-seconds at most)
+      <- {"translatedFileUrl": ".../download_file/ID.NAME", "report": {...}}
+
+The answer's `report` (an addition: LibreTranslate clients ignore it) says how many units were
+filled and which were left untranslated and why; the web page shows it.
+
+Nothing is written to disk: uploads and results live in memory, a result is deleted at its
+first download or when it expires, whichever comes first, and the number of results waiting is
+bounded (`Results.capacity`; beyond it a new upload gets 429 like a full queue).
+
+What this module does not know: any file format (traductor_client.files does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from traductor_client import files
+
+from ...errors import InvalidInput, NotFound, QueueFull
+from ...options import DecodingOptions
+from ..async_engine import AsyncEngine, request_summary
+from ..translate import translate, translate_many
+
+
+@dataclass
+class Result:
+    name: str
+    data: bytes
+    expires: float
+
+
+class Results:
+    """Translated files waiting for their one download, in memory."""
+
+    def __init__(self, ttl: float, capacity: int = 64, clock=time.monotonic):
+        self.ttl, self.capacity, self.clock = ttl, capacity, clock
+        self._items: OrderedDict[str, Result] = OrderedDict()
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for key in [k for k, r in self._items.items() if r.expires <= now]:
+            del self._items[key]
+
+    def put(self, name: str, data: bytes) -> str:
+        self._expire()
+        if len(self._items) >= self.capacity:
+            raise QueueFull(f"{self.capacity} translated files are waiting for download")
+        key = secrets.token_urlsafe(16)
+        self._items[key] = Result(name, data, self.clock() + self.ttl)
+        return key
+
+    def take(self, key: str) -> Result:
+        self._expire()
+        result = self._items.pop(key, None)
+        if result is None:
+            raise NotFound(
+                f"no such translated file: it was downloaded already or has expired "
+                f"(a translated file is kept {self.ttl:g} s, until its first download)"
+            )
+        return result
+
+    def __len__(self) -> int:
+        self._expire()
+        return len(self._items)
+
+
+def upload(values, field: str = "file") -> tuple[str, bytes]:
+    """The uploaded file's name and bytes (a multipart file field)."""
+    item = values.get(field)
+    if item is None or item == "":
+        raise InvalidInput(f"Invalid request: missing {field} parameter")
+    if not isinstance(item, web.FileField):
+        raise InvalidInput(f"Invalid request: {field} must be a file (multipart/form-data)")
+    name = (item.filename or "").replace("\\", "/").rsplit("/", 1)[-1]
+    data = item.file.read()
+    if not name:
+        raise InvalidInput("Invalid request: the file has no name (its extension says its format)")
+    if not data:
+        raise InvalidInput("Invalid request: empty file")
+    return name, data
+
+
+async def _translate_texts(engine: AsyncEngine, texts: list[str], fmt: str, rid: str, batch: int) -> dict:
+    """Every text's outcome; a batch the service refuses (a text too long) is retried one text at
+    a time, so only the refused texts are lost (reported on their units)."""
+    options, outcomes = DecodingOptions(), {}
+    for begin in range(0, len(texts), batch):
+        chunk = texts[begin : begin + batch]
+        try:
+            events = await translate_many(engine, chunk, options, f"{rid}-{begin}", format=fmt, max_texts=batch)
+            outcomes.update(((fmt, t), files.outcome(e.text, e.reason.value)) for t, e in zip(chunk, events))
+        except InvalidInput:
+            for i, text in enumerate(chunk):
+                try:
+                    event = await translate(engine, text, options, f"{rid}-{begin + i}", format=fmt)
+                    outcomes[(fmt, text)] = files.outcome(event.text, event.reason.value)
+                except InvalidInput as error:
+                    outcomes[(fmt, text)] = (None, f"the service refused it: {error}")
+    return outcomes
+
+
+async def translate_upload(engine: AsyncEngine, name: str, data: bytes, limits: files.Limits, rid: str, batch: int):
+    """(translated bytes, report) of an uploaded file."""
+    try:
+        document = await asyncio.to_thread(files.read, name, data, limits)
+    except files.FileError as error:
+        raise InvalidInput(str(error)) from None
+    job = files.Job(document)
+    outcomes = {}
+    for fmt, texts in job.requests.items():
+        outcomes.update(await _translate_texts(engine, texts, fmt, rid, batch))
+    filled = job.finish(outcomes, mark_review=True)
+    rendered = await asyncio.to_thread(document.render, filled)
+    summary = request_summary.get()
+    if summary is not None:
+        summary.update({"file": files.formats.extension(name), "units": len(document.units), "filled": len(filled)})
+    return rendered, job.report
