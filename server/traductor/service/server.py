@@ -226,7 +226,8 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
         await warm_up(engine)
         if settings.http_port:  # same loop, same engine (docs/http-api.md)
             langs = bundle.config.languages
-            service.http = await start_http(engine, settings, metrics, langs.source, langs.target)
+            name = bundle.config.name or bundle.path.name
+            service.http = await start_http(engine, settings, metrics, langs.source, langs.target, name)
             log.info("HTTP API (LibreTranslate-compatible) on %s, port %d", settings.host, service.http.port)
     except BaseException:
         await server.stop(None)

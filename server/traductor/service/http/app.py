@@ -31,19 +31,12 @@ from aiohttp import web
 from ..async_engine import request_summary
 from ..metrics import Metrics
 from ..settings import Settings
+from . import page
+from .cors import CORS_HEADERS
 from .handlers import Handlers, HttpApi, json_response
 from .statuses import code_of_status, http_error_for, reason
 
 log = logging.getLogger("traductor.requests")
-
-# LibreTranslate's CORS answer: any origin may call the API from a browser.
-CORS_HEADERS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Request-Id",
-    "Access-Control-Expose-Headers": "X-Request-Id",
-    "Access-Control-Max-Age": str(20 * 24 * 3600),
-}
 
 
 def _route_name(request: web.Request) -> str:
@@ -53,6 +46,8 @@ def _route_name(request: web.Request) -> str:
 
 
 def _with_cors(response: web.StreamResponse, request_id: str) -> web.StreamResponse:
+    if response.prepared:  # a stream sent its headers already (with these, see handlers.translate_stream)
+        return response
     response.headers.update(CORS_HEADERS)
     response.headers["X-Request-Id"] = request_id
     return response
@@ -139,7 +134,7 @@ def build_app(api: HttpApi, metrics: Metrics) -> web.Application:
     s = api.settings
     # a body is limited to --max-message-bytes (/translate_file raises its own to --max-file-bytes)
     app = web.Application(middlewares=[middleware(metrics, s.retry_pushback_ms)], client_max_size=s.max_message_bytes)
-    app.add_routes(Handlers(api).routes())
+    app.add_routes(Handlers(api).routes() + page.routes())
     return app
 
 

@@ -4,6 +4,7 @@
     POST /detect             -> detect.detect (always "en", see there)
     GET  /languages          -> the model's language pair
     GET  /frontend/settings  -> what LibreTranslate's web page asks a server
+    POST /translate_stream   -> texts.stream (the gRPC TranslateStream path), as server-sent events
     POST /translate_file     -> files.translate_upload (a translation file, any supported format)
     GET  /download_file/{n}  -> the translated file, once
 
@@ -25,14 +26,19 @@ from aiohttp import web
 
 from traductor_client import files as file_formats
 
-from ...errors import InvalidInput
+from ... import __version__
+from ...engine.request import FinishEvent
+from ...errors import InvalidInput, TraductorError
 from ...options import DecodingOptions
 from ..async_engine import AsyncEngine, request_summary
 from ..settings import Settings
+from ..texts import prepare, stream
 from ..translate import translate, translate_many
+from .cors import CORS_HEADERS
 from .detect import detect
 from .files import Results, translate_upload, upload
 from .params import Languages, check_key, check_pair, detect_text, read_values, translate_params
+from .statuses import http_error_for
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,7 @@ class HttpApi:
     engine: AsyncEngine
     settings: Settings
     languages: Languages
+    model: str = ""  # the served model's name, shown by the web page
 
 
 # JSON as LibreTranslate writes it: UTF-8 text, not \u escapes ("canción", not "canci\u00f3n")
@@ -50,6 +57,19 @@ _dumps = functools.partial(json.dumps, ensure_ascii=False)
 
 def json_response(data, status: int = 200) -> web.Response:
     return web.json_response(data, status=status, dumps=_dumps)
+
+
+SSE_HEADERS = {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",
+}
+
+
+def _sse(data: dict, event: str = "") -> bytes:
+    """One server-sent event (its JSON on one line: a text's newlines are escaped)."""
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {_dumps(data)}\n\n".encode()
 
 
 def request_id() -> str:
@@ -82,6 +102,37 @@ class Handlers:
             answer["alternatives"] = [[] for _ in p.texts] if p.batch else []
         return json_response(answer)
 
+    async def translate_stream(self, request: web.Request) -> web.StreamResponse:
+        """/translate's parameters (one text), answered as server-sent events while it decodes:
+        `data: {"delta": "..."}` for each piece of text that became final, in order, then
+        `event: done` with `{"translatedText": ..., "finish": ...}`. The deltas join to exactly
+        /translate's text. A refusal before the first event is an ordinary JSON error with its
+        status; an error after it is an `event: error` with `{"error": ...}`."""
+        values = await read_values(request)
+        check_key(values, request, self.api.settings.token)
+        p = translate_params(values, self.api.languages)
+        if p.batch:
+            raise InvalidInput("Invalid request: q must be one text for a stream")
+        rid, engine = request_id(), self.api.engine
+        prepared = prepare(engine, p.texts[0], DecodingOptions(), p.format)
+        events = stream(engine, prepared, rid)
+        response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
+        await response.prepare(request)
+        try:
+            async for event in events:
+                if isinstance(event, FinishEvent):
+                    if event.final_delta:
+                        await response.write(_sse({"delta": event.final_delta}))
+                    await response.write(_sse({"translatedText": event.text, "finish": event.reason.value}, "done"))
+                elif event.text_delta:
+                    await response.write(_sse({"delta": event.text_delta}))
+        except TraductorError as error:  # after the headers: the status cannot change any more
+            await response.write(_sse({"error": http_error_for(error)[2]}, "error"))
+        finally:
+            await events.aclose()
+        await response.write_eof()
+        return response
+
     async def detect(self, request: web.Request) -> web.Response:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
@@ -111,6 +162,10 @@ class Handlers:
                     "source": {"code": langs.source, "name": langs.name(langs.source)},
                     "target": {"code": langs.target, "name": langs.name(langs.target)},
                 },
+                # traductor's additions, for its web page
+                "version": __version__,
+                "model": self.api.model,
+                "fileLimits": {"bytes": s.max_file_bytes, "units": s.max_file_units, "keptSeconds": s.file_ttl_seconds},
             }
         )
 
@@ -143,6 +198,7 @@ class Handlers:
     def routes(self) -> list[web.RouteDef]:
         return [
             web.post("/translate", self.translate),
+            web.post("/translate_stream", self.translate_stream),
             web.post("/detect", self.detect),
             web.get("/languages", self.languages),
             web.get("/frontend/settings", self.frontend_settings),

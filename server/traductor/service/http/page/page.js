@@ -1,0 +1,279 @@
+// The translation page: a client of the LibreTranslate-compatible API on the same port.
+//   /frontend/settings  limits, key required, version, model, file formats
+//   /languages          the pairs served
+//   /translate_stream   the translation as it decodes (server-sent events over a POST)
+//   /translate_file     files: upload (progress), then the report and a download link
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { settings: {}, pairs: {}, names: {}, controller: null, timer: 0 };
+
+async function getJSON(path) {
+  const answer = await fetch(path);
+  if (!answer.ok) throw new Error(`${path}: ${answer.status}`);
+  return answer.json();
+}
+
+function option(code) {
+  const element = document.createElement("option");
+  element.value = code;
+  element.textContent = `${state.names[code] || code} (${code})`;
+  return element;
+}
+
+function fillTargets(preferred) {
+  const targets = state.pairs[$("source").value] || [];
+  $("target").replaceChildren(...targets.map(option));
+  if (targets.includes(preferred)) $("target").value = preferred;
+  updateSwap();
+}
+
+function updateSwap() {
+  const back = state.pairs[$("target").value] || [];
+  const possible = back.includes($("source").value);
+  $("swap").disabled = !possible;
+  $("swap").title = possible ? "Swap languages (Alt+S)" : `No model translates ${$("target").value} to ${$("source").value}`;
+}
+
+function swap() {
+  if ($("swap").disabled) return;
+  const source = $("source").value, target = $("target").value;
+  $("source").value = target;
+  fillTargets(source);
+  if ($("output").textContent) $("input").value = $("output").textContent;
+  $("output").textContent = "";
+  inputChanged();
+}
+
+function keyValue() {
+  return $("api-key").value;
+}
+
+// -- text ------------------------------------------------------------------------------------------
+function countChars() {
+  const limit = state.settings.charLimit || 0, used = [...$("input").value].length;
+  const over = limit > 0 && used > limit;
+  $("count").textContent = limit > 0 ? `${used} / ${limit}` : `${used}`;
+  $("count").classList.toggle("over", over);
+  $("translate").disabled = over;
+  return !over;
+}
+
+function inputChanged() {
+  const fits = countChars();
+  clearTimeout(state.timer);
+  if (fits) state.timer = setTimeout(translate, state.settings.frontendTimeout || 500);
+}
+
+function setStatus(text, error) {
+  $("status").textContent = text;
+  $("status").classList.toggle("error", Boolean(error));
+}
+
+async function translate() {
+  clearTimeout(state.timer);
+  if (state.controller) state.controller.abort();
+  const text = $("input").value;
+  if (!text.trim()) { $("output").textContent = ""; setStatus(""); return; }
+  if (!countChars()) return;
+  const controller = new AbortController();
+  state.controller = controller;
+  const body = {
+    q: text, source: $("source").value, target: $("target").value,
+    format: document.querySelector("input[name=format]:checked").value, api_key: keyValue(),
+  };
+  $("output").textContent = "";
+  setStatus("translating…");
+  try {
+    const answer = await fetch("/translate_stream", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    if (!answer.ok) {
+      const problem = await answer.json().catch(() => ({ error: answer.statusText }));
+      setStatus(problem.error || answer.statusText, true);
+      return;
+    }
+    await readEvents(answer.body, (event, data) => {
+      if (event === "done") { $("output").textContent = data.translatedText; setStatus(data.finish === "eos" ? "" : `stopped: ${data.finish}`); }
+      else if (event === "error") setStatus(data.error, true);
+      else $("output").textContent += data.delta;
+    });
+  } catch (error) {
+    if (error.name !== "AbortError") setStatus(String(error.message || error), true);
+  } finally {
+    if (state.controller === controller) state.controller = null;
+  }
+}
+
+// Server-sent events from a fetch body: "event: NAME\ndata: JSON\n\n" blocks.
+async function readEvents(stream, onEvent) {
+  const reader = stream.getReader(), decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = "message", data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) event = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      if (data) onEvent(event, JSON.parse(data));
+    }
+    if (done) return;
+  }
+}
+
+async function copy() {
+  const text = $("output").textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const area = document.createElement("textarea");
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+  setStatus("copied");
+}
+
+// -- tabs ------------------------------------------------------------------------------------------
+function selectTab(tab) {
+  for (const other of document.querySelectorAll("[role=tab]")) {
+    const selected = other === tab;
+    other.setAttribute("aria-selected", String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    $(other.getAttribute("aria-controls")).hidden = !selected;
+  }
+  tab.focus();
+}
+
+function tabKeys(event) {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const at = tabs.indexOf(event.target);
+  if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+    const step = event.key === "ArrowRight" ? 1 : tabs.length - 1;
+    selectTab(tabs[(at + step) % tabs.length]);
+    event.preventDefault();
+  }
+}
+
+// -- files -----------------------------------------------------------------------------------------
+function fileStatus(text, error) {
+  $("file-status").textContent = text;
+  $("file-status").classList.toggle("error", Boolean(error));
+}
+
+function showReport(report) {
+  const parts = [`${report.filled} filled`, `${report.alreadyTranslated} already translated`];
+  if (report.reviewKept) parts.push(`${report.reviewKept} waiting for review, kept`);
+  if (report.notTranslatable) parts.push(`${report.notTranslatable} not translatable`);
+  const left = [...report.rejected, ...report.skipped];
+  parts.push(`${left.length} left untranslated`);
+  const summary = document.createElement("p");
+  summary.textContent = parts.join(" · ");
+  const list = document.createElement("ul");
+  for (const item of left) {
+    const row = document.createElement("li");
+    row.textContent = `${item.unit}: ${item.reason}`;
+    list.append(row);
+  }
+  $("report").replaceChildren(summary, ...(left.length ? [list] : []));
+}
+
+function uploadFile(event) {
+  event.preventDefault();
+  const file = $("file").files[0];
+  if (!file) { fileStatus("Choose a file first.", true); return; }
+  const form = new FormData();
+  form.append("file", file);
+  form.append("source", $("source").value);
+  form.append("target", $("target").value);
+  form.append("api_key", keyValue());
+  const request = new XMLHttpRequest();
+  const progress = $("progress");
+  progress.hidden = false;
+  progress.value = 0;
+  $("download").hidden = true;
+  $("report").replaceChildren();
+  $("upload").disabled = true;
+  fileStatus(`Uploading ${file.name}…`);
+  request.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (100 * e.loaded) / e.total; };
+  request.upload.onload = () => { progress.removeAttribute("value"); fileStatus(`Translating ${file.name}…`); };
+  request.onerror = () => { progress.hidden = true; $("upload").disabled = false; fileStatus("The server could not be reached.", true); };
+  request.onload = async () => {
+    $("upload").disabled = false;
+    progress.hidden = true;
+    let answer = {};
+    try { answer = JSON.parse(request.responseText); } catch { answer = { error: request.statusText }; }
+    if (request.status !== 200) { fileStatus(answer.error || `error ${request.status}`, true); return; }
+    const download = await fetch(answer.translatedFileUrl);
+    if (!download.ok) { fileStatus("The translated file could not be downloaded.", true); return; }
+    const link = $("download");
+    if (link.href) URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(await download.blob());
+    link.download = file.name;
+    link.textContent = `Download ${file.name}`;
+    link.hidden = false;
+    fileStatus(`${file.name} is translated.`);
+    showReport(answer.report);
+  };
+  request.open("POST", "/translate_file");
+  request.send(form);
+}
+
+// -- start -----------------------------------------------------------------------------------------
+async function start() {
+  try {
+    const [settings, languages] = await Promise.all([getJSON("/frontend/settings"), getJSON("/languages")]);
+    state.settings = settings;
+    for (const language of languages) {
+      state.names[language.code] = language.name;
+      if (language.targets.length) state.pairs[language.code] = language.targets;
+    }
+  } catch (error) {
+    setStatus(`The server's settings could not be read (${error.message}).`, true);
+    return;
+  }
+  const settings = state.settings, preferred = settings.language || {};
+  const sources = Object.keys(state.pairs);
+  $("source").replaceChildren(...sources.map(option));
+  if (preferred.source && sources.includes(preferred.source.code)) $("source").value = preferred.source.code;
+  fillTargets(preferred.target && preferred.target.code);
+  $("key-field").hidden = !settings.keyRequired;
+  $("api-key").value = localStorage.getItem("traductor-api-key") || "";
+  const formats = settings.supportedFilesFormat || [];
+  $("formats").textContent = formats.join(" ");
+  $("file").accept = formats.join(",");
+  $("about").textContent = `traductor ${settings.version || ""}` + (settings.model ? ` · model ${settings.model}` : "");
+  document.body.dataset.ready = "true";
+  countChars();
+  if ($("input").value.trim()) translate();
+}
+
+function wire() {
+  $("source").addEventListener("change", () => { fillTargets($("target").value); inputChanged(); });
+  $("target").addEventListener("change", () => { updateSwap(); inputChanged(); });
+  $("swap").addEventListener("click", swap);
+  $("input").addEventListener("input", inputChanged);
+  $("input").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); translate(); } });
+  document.addEventListener("keydown", (e) => { if (e.altKey && e.key.toLowerCase() === "s") { e.preventDefault(); swap(); } });
+  for (const radio of document.querySelectorAll("input[name=format]")) radio.addEventListener("change", translate);
+  $("translate").addEventListener("click", translate);
+  $("copy").addEventListener("click", copy);
+  $("api-key").addEventListener("change", () => localStorage.setItem("traductor-api-key", keyValue()));
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    tab.addEventListener("click", () => selectTab(tab));
+    tab.addEventListener("keydown", tabKeys);
+  }
+  $("file-form").addEventListener("submit", uploadFile);
+}
+
+wire();
+start();
