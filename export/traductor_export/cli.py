@@ -1,4 +1,5 @@
-"""`traductor export`: checkpoint -> ONNX bundle (the work is in traductor_export.convert).
+"""`traductor export`: checkpoint -> ONNX bundle (the work is in traductor_export.convert);
+`traductor import`: a Hugging Face checkpoint -> ONNX bundle (traductor_export.importers).
 
 Registered by `traductor.cli`; importing this module needs neither torch nor onnx (a torch-free
 install that asks for an export gets one line naming what to install).
@@ -44,3 +45,36 @@ def run(args) -> None:
     if "memory" in config:
         summary["memory"] = config["memory"]
     print(json.dumps({**summary, "sha256": config["sha256"]}, indent=2))
+
+
+def register_import(sub) -> None:
+    p = sub.add_parser(
+        "import",
+        help="import a Hugging Face checkpoint (OPUS-MT/Marian, NLLB/M2M100) as an ONNX bundle",
+        description="Reads a folder as save_pretrained writes it and writes a bundle equal to transformers "
+        "token for token (docs/import.md). Needs torch and transformers; the bundle needs neither.",
+    )
+    p.add_argument("hf_dir", help="the checkpoint folder (config.json, model.safetensors, tokenizer files)")
+    p.add_argument("--out", required=True, help="bundle directory to write")
+    p.add_argument("--quantize", choices=["int8"], help="int8: dynamic int8 quantization of the matrix multiplications")
+    p.add_argument("--name", help="the name the bundle records (default: the folder's name)")
+    p.add_argument("--target", help="a multilingual model's default target language (NLLB: e.g. fra_Latn)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
+    p.set_defaults(func=run_import)
+
+
+def run_import(args) -> None:
+    require_torch("import", ("torch", "safetensors", "onnx", "transformers"))
+    from .importers import import_model
+
+    config = import_model(
+        Path(args.hf_dir),
+        Path(args.out),
+        args.quantize,
+        args.name,
+        args.force,
+        args.target,
+        progress=lambda m: print(m, flush=True),
+    )
+    summary = {"bundle": args.out, "name": config["name"], "quantization": config["quantization"]}
+    print(json.dumps({**summary, "languages": config["languages"], "parity": config["parity"]}, indent=2))

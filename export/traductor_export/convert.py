@@ -17,6 +17,7 @@ import math
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
@@ -28,7 +29,9 @@ from traductor.engine.bundle import GRAPHS, BundleConfig, Languages, load_bundle
 from traductor.engine.translator import OnnxTranslator
 from traductor.errors import ExportError
 from traductor.model import checkpoint
+from traductor.model.generation import GenerationConfig
 from traductor.model.tokenizer import FILENAME as TOKENIZER_FILE
+from traductor.model.tokenizer import TokenizerConfig
 from traductor.model.transformer import Transformer
 
 from . import parity
@@ -134,6 +137,8 @@ def bundle_config(
     name: str,
     languages: dict,
     memory: tm.MemoryFile | None = None,
+    tokenizer: TokenizerConfig | None = None,
+    generation: GenerationConfig | None = None,
 ) -> BundleConfig:
     """The bundle's config.json (without parity, which is measured once the bundle can run)."""
     return BundleConfig(
@@ -146,6 +151,8 @@ def bundle_config(
         onnxruntime=ort.__version__,
         sha256={g: sha256(out / g) for g in GRAPHS},
         memory=memory,
+        tokenizer=tokenizer,
+        generation=generation,
     )
 
 
@@ -171,6 +178,47 @@ def export(
     t0 = time.monotonic()
     progress("[1/6] load")
     model, tokenizer, ckpt_config = checkpoint.load(checkpoint_dir)
+    source_dir = Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR)
+    return export_model(
+        model,
+        Source(tokenizer, {TOKENIZER_FILE: source_dir / TOKENIZER_FILE}, _model_name(source_dir)),
+        out,
+        quantize,
+        parity_sentences,
+        progress,
+        memory,
+        languages=checkpoint.languages(ckpt_config),
+        started=t0,
+    )
+
+
+@dataclass
+class Source:
+    """What a bundle is made from besides the model: the tokenizer (for the parity proof), the
+    files it reads (bundle name -> where they are now), the weights' name, and an imported model's
+    tokenizer section and decoding rules."""
+
+    tokenizer: object
+    files: dict[str, Path]
+    name: str
+    tokenizer_config: TokenizerConfig | None = None
+    generation: GenerationConfig | None = None
+
+
+def export_model(
+    model: Transformer,
+    source: Source,
+    out: Path,
+    quantize: str | None = None,
+    parity_sentences: list[str] | None = None,
+    progress=print,
+    memory: Path | None = None,
+    languages: dict | None = None,
+    started: float | None = None,
+) -> dict:
+    """validate -> graphs -> optimize (quantize) -> save -> prove parity: the part of the recipe
+    that `traductor export` and `traductor import` share. Returns the bundle's config.json."""
+    t0 = started if started is not None else time.monotonic()
     progress("[2/6] validate")
     validate(model)
     staging = out.with_name(out.name + ".partial")
@@ -178,16 +226,26 @@ def export(
     staging.mkdir(parents=True)
     names = build_graphs(model, staging, quantize, progress)
     progress("[5/6] save")
-    source_dir = Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR)
-    shutil.copy(source_dir / TOKENIZER_FILE, staging / TOKENIZER_FILE)
-    languages = checkpoint.languages(ckpt_config)
+    for name, path in source.files.items():
+        shutil.copy(path, staging / name)
     memory_file = copy_memory(Path(memory), staging) if memory is not None else None
-    config = bundle_config(model, staging, names, quantize, _model_name(source_dir), languages, memory_file)
+    config = bundle_config(
+        model,
+        staging,
+        names,
+        quantize,
+        source.name,
+        languages or checkpoint.languages({}),
+        memory_file,
+        source.tokenizer_config,
+        source.generation,
+    )
     config = config.to_dict()
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     progress("[6/6] prove parity")
     translator = OnnxTranslator(load_bundle(staging))
-    report = parity.check(model, tokenizer, translator, parity_sentences or parity.BUILTIN_SENTENCES)
+    sentences = parity_sentences or parity.BUILTIN_SENTENCES
+    report = parity.check(model, source.tokenizer, translator, sentences, generation=source.generation)
     texts = report.pop("onnx_texts")
     config["parity"] = report
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")

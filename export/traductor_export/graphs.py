@@ -33,7 +33,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from traductor.model.transformer import MASK_VALUE, DecoderLayer, Transformer, padding_bias
+from traductor.model.transformer import MASK_VALUE, DecoderLayer, Transformer, padding_bias, sublayer
 
 
 def io_names(n_layers: int) -> dict[str, list[str]]:
@@ -69,23 +69,32 @@ def step_layer(layer: DecoderLayer, y, past_k, past_v, past_bias, cross_k, cross
     Q, K and V come from one fused (d, 3d) projection. Fewer, larger kernels per step matter
     most at batch 1, where the step is a few milliseconds.
     """
-    attn, cross = layer.self_attn, layer.cross_attn
+    attn, cross, pre = layer.self_attn, layer.cross_attn, layer.pre_norm
     h, dk = attn.h, attn.d_k
-    scale = 1.0 / math.sqrt(dk)
-    w_qkv = torch.cat([attn.w_q.weight * scale, attn.w_k.weight, attn.w_v.weight])  # (3d, d), folded at export
-    b_qkv = torch.cat([attn.w_q.bias * scale, attn.w_k.bias, attn.w_v.bias])
-    qkv = F.linear(y, w_qkv, b_qkv)  # (B, 3d); constant slices below, no shape arithmetic
     d = h * dk
-    q, new_k, new_v = (qkv[:, i * d : (i + 1) * d].reshape(-1, h, 1, dk) for i in range(3))
-    s_past = q @ past_k.transpose(-2, -1) + past_bias  # (B, h, 1, T)
-    s_new = (q * new_k).sum(-1, keepdim=True)  # (B, h, 1, 1)
-    w = F.softmax(torch.cat([s_past, s_new], dim=-1), dim=-1)  # (B, h, 1, T+1)
-    out = w[..., :-1] @ past_v + w[..., -1:] * new_v  # (B, h, 1, d_k)
-    y = layer.norm_1(y + attn.w_o(out.reshape(-1, h * dk)))
-    q = F.linear(y, cross.w_q.weight * scale, cross.w_q.bias * scale).reshape(-1, h, 1, dk)
-    w = F.softmax(q @ cross_k.transpose(-2, -1) + src_bias, dim=-1)  # (B, h, 1, n)
-    y = layer.norm_2(y + cross.w_o((w @ cross_v).reshape(-1, h * dk)))
-    return layer.norm_3(y + layer.ffn(y)), new_k, new_v
+    scale = 1.0 / math.sqrt(dk)
+    new_kv = []
+
+    def self_attention(z):  # z (B, d): y, or LN(y) when pre-norm
+        w_qkv = torch.cat([attn.w_q.weight * scale, attn.w_k.weight, attn.w_v.weight])  # (3d, d), folded at export
+        b_qkv = torch.cat([attn.w_q.bias * scale, attn.w_k.bias, attn.w_v.bias])
+        qkv = F.linear(z, w_qkv, b_qkv)  # (B, 3d); constant slices below, no shape arithmetic
+        q, new_k, new_v = (qkv[:, i * d : (i + 1) * d].reshape(-1, h, 1, dk) for i in range(3))
+        new_kv.extend([new_k, new_v])
+        s_past = q @ past_k.transpose(-2, -1) + past_bias  # (B, h, 1, T)
+        s_new = (q * new_k).sum(-1, keepdim=True)  # (B, h, 1, 1)
+        w = F.softmax(torch.cat([s_past, s_new], dim=-1), dim=-1)  # (B, h, 1, T+1)
+        out = w[..., :-1] @ past_v + w[..., -1:] * new_v  # (B, h, 1, d_k)
+        return attn.w_o(out.reshape(-1, d))
+
+    def cross_attention(z):
+        q = F.linear(z, cross.w_q.weight * scale, cross.w_q.bias * scale).reshape(-1, h, 1, dk)
+        w = F.softmax(q @ cross_k.transpose(-2, -1) + src_bias, dim=-1)  # (B, h, 1, n)
+        return cross.w_o((w @ cross_v).reshape(-1, d))
+
+    y = sublayer(y, layer.norm_1, self_attention, pre)
+    y = sublayer(y, layer.norm_2, cross_attention, pre)
+    return sublayer(y, layer.norm_3, layer.ffn, pre), new_kv[0], new_kv[1]
 
 
 class DecoderStepGraph(nn.Module):
@@ -101,7 +110,7 @@ class DecoderStepGraph(nn.Module):
         valid = torch.arange(T, device=positions.device)[None, :] < positions[:, None]  # (B, T)
         past_bias = ((~valid).float() * MASK_VALUE)[:, None, None, :]  # (B, 1, 1, T)
         src_bias = padding_bias(source_padding)
-        y = m.embedding(input_ids[:, 0]) * math.sqrt(m.cfg.d_model) + m.positions[positions]  # (B, d), as embed()
+        y = m.embedding(input_ids[:, 0]) * m.embed_scale + m.positions[positions]  # (B, d), as embed()
         new = []
         for i, layer in enumerate(m.decoder_layers):
             y, k, v = step_layer(

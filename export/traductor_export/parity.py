@@ -19,6 +19,7 @@ import torch
 from traductor.engine.runner import ModelRunner
 from traductor.engine.translator import OnnxTranslator
 from traductor.model.generate import greedy, pad_batch
+from traductor.model.generation import GenerationConfig
 from traductor.model.tokenizer import Tokenizer
 from traductor.model.transformer import Transformer
 from traductor.options import DecodingOptions
@@ -100,14 +101,19 @@ def check(
     sentences: list[str],
     max_new_tokens: int = 48,
     batch_size: int = 8,
+    generation: GenerationConfig | None = None,
 ) -> dict:
+    """The parity report; `generation` (an imported model's rules) applies to both sides, with
+    the tokenizer's default target language as the forced first token."""
     model.eval()  # the reference is the inference model: no dropout
     sources = [tokenizer.encode(s)[0][: model.cfg.max_len] for s in sentences]
     ref, cached, onnx = [], [], []
+    forced = tokenizer.forced_first(None)
+    rules = {"placeholder_ids": tokenizer.placeholder_ids, "generation": generation, "forced_first": forced}
     for start in range(0, len(sources), batch_size):
         chunk = sources[start : start + batch_size]
-        ref += greedy(model, chunk, max_new_tokens, use_cache=False, placeholder_ids=tokenizer.placeholder_ids)
-        cached += greedy(model, chunk, max_new_tokens, use_cache=True, placeholder_ids=tokenizer.placeholder_ids)
+        ref += greedy(model, chunk, max_new_tokens, use_cache=False, **rules)
+        cached += greedy(model, chunk, max_new_tokens, use_cache=True, **rules)
     events = translator.generate(sources, DecodingOptions(max_new_tokens=max_new_tokens), batch_size=batch_size)
     eos = model.cfg.eos_id
     onnx = [e.token_ids + ([eos] if e.reason.value == "eos" else []) for e in events]

@@ -183,7 +183,7 @@ def _later_commands():
     from . import bench
     from .service import serve_cli
 
-    return [export_cli.register, serve_cli.register, bench.register]
+    return [export_cli.register, export_cli.register_import, serve_cli.register, bench.register]
 
 
 def main(argv: list[str] | None = None) -> int:

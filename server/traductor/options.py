@@ -21,6 +21,7 @@ class DecodingOptions:
     top_p: float = 1.0  # 1: no nucleus filter
     seed: int = 0  # sampling seed; the same seed gives the same tokens
     return_scores: bool = False
+    target_language: str = ""  # a multilingual model's target (a code of its bundle's languages); "": its default
 
     @property
     def sampling(self) -> bool:
@@ -64,5 +65,13 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
     if o.sampling and o.beam_size > 1:
         raise OptionsError("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
     return DecodingOptions(
-        max_new, o.min_new_tokens, o.beam_size, o.temperature, o.top_k, o.top_p, o.seed, o.return_scores
+        max_new,
+        o.min_new_tokens,
+        o.beam_size,
+        o.temperature,
+        o.top_k,
+        o.top_p,
+        o.seed,
+        o.return_scores,
+        o.target_language,
     )

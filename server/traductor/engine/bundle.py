@@ -5,6 +5,9 @@
     tokenizer.model   SentencePiece, with the placeholder tokens
     config.json       a `BundleConfig`: dimensions and special ids (a ModelConfig), languages,
                       IO names, opset, sha256 of the graphs, the parity figures of the export
+    source.spm ...    an imported model's tokenizer files instead, named by the config's "tokenizer"
+                      section (model/tokenizer.TokenizerConfig), with its "generation" rules
+                      (model/generation.GenerationConfig); bundles without them are the project's own
     memory.tsv        optional: a translation memory (engine/memory.py), named with its sha256
                       and entry count in config.json; bundles without one load as before
 
@@ -25,6 +28,8 @@ from pathlib import Path
 
 from ..errors import BundleError
 from ..model.config import ModelConfig
+from ..model.generation import GenerationConfig
+from ..model.tokenizer import Tokenizer, TokenizerConfig, open_tokenizer
 from ..packaged import DEFAULT_MODEL, MODELS_DIR
 from .memory import MemoryFile, read_memory
 
@@ -62,13 +67,22 @@ class BundleConfig:
     parity: dict | None = None  # what the export measured against PyTorch (absent for bench bundles)
     format: str = field(default=FORMAT)
     memory: MemoryFile | None = None  # the translation memory, when the bundle has one
+    tokenizer: TokenizerConfig | None = None  # an imported model's tokenizer (none: tokenizer.model)
+    generation: GenerationConfig | None = None  # an imported model's decoding rules
 
     def to_dict(self) -> dict:
         out = {"format": self.format, **asdict(self)}
-        for key in ("parity", "memory"):
+        for key in ("tokenizer", "generation"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key).to_dict()
+        for key in ("parity", "memory", "tokenizer", "generation"):
             if out[key] is None:
                 del out[key]
         return out
+
+    @property
+    def tokenizer_files(self) -> list[str]:
+        return self.tokenizer.files() if self.tokenizer is not None else [TOKENIZER]
 
     @classmethod
     def from_dict(cls, data) -> BundleConfig:
@@ -103,7 +117,19 @@ class BundleConfig:
             dict(checksums),
             parity,
             memory=_memory_file(data.get("memory")),
+            tokenizer=_section(data, "tokenizer", TokenizerConfig),
+            generation=_section(data, "generation", GenerationConfig),
         )
+
+
+def _section(data: dict, key: str, kind):
+    """An optional section (tokenizer, generation) checked by its own from_dict."""
+    if data.get(key) is None:
+        return None
+    try:
+        return kind.from_dict(data[key])
+    except (TypeError, ValueError) as e:
+        raise BundleError(f"{key}: {e}") from e
 
 
 def _memory_file(data) -> MemoryFile | None:
@@ -167,6 +193,18 @@ class Bundle:
     def file(self, name: str) -> Path:
         return self.path / name
 
+    def tokenizer(self) -> Tokenizer:
+        """The bundle's tokenizer: the project's (placeholders) or an imported model's (PieceTokenizer)."""
+        try:
+            return open_tokenizer(self.path, self.config.tokenizer, self.vocab_size)
+        except (OSError, RuntimeError, ValueError) as e:
+            raise BundleError(f"{self.path}: cannot open the tokenizer ({e})") from e
+
+    @property
+    def languages(self) -> list[str]:
+        """The target languages a request may choose (multilingual models), else []."""
+        return sorted(self.config.tokenizer.languages) if self.config.tokenizer is not None else []
+
     def memory(self) -> dict[str, str]:
         """The translation memory, source -> translation (empty without one); read on each call."""
         if self.config.memory is None:
@@ -201,7 +239,7 @@ def load_bundle(path: Path | str, verify: bool = True, tokenizer: bool = True) -
     if not path.is_dir():
         raise BundleError(f"{path} is not a directory")
     config = read_config(path)
-    for name in (*GRAPHS, TOKENIZER) if tokenizer else GRAPHS:
+    for name in (*GRAPHS, *config.tokenizer_files) if tokenizer else GRAPHS:
         if not (path / name).is_file():
             raise BundleError(f"{path} is missing {name}")
     memory = config.memory

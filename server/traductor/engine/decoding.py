@@ -4,8 +4,10 @@
                                                         sampled rows then draw from their own row
     beam requests (K rows each)                         log-softmax of its rows, one beam step
 
-Both apply the EOS/placeholder rules of model/constraints.py first. These functions read the
-requests' state and return choices; the scheduler applies them (emits tokens, finishes
+Both apply the EOS/placeholder rules of model/constraints.py first, then an imported model's
+rules (model/generation.py: suppressed ids, forced first token, EOS forced at the limit); beam
+requests of an imported model search as transformers does (beam_transformers.py). These
+functions read the requests' state and return choices; the scheduler applies them (emits tokens, finishes
 requests, moves rows). They know nothing of the cache, the runner or the events.
 """
 
@@ -14,12 +16,32 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.constraints import Constraints
+from ..model.generation import GenerationConfig, apply_rules
 from . import selection
+from .beam_transformers import TransformersBeam
 from .request import BeamState, Request
 
 
+def apply_generation_rules(
+    plain: list[Request], rows: np.ndarray, logits: np.ndarray, config: GenerationConfig, eos_id: int
+) -> None:
+    """An imported model's rules on the plain requests' rows of `logits`, in place."""
+    if config.suppressed_ids:
+        logits[np.ix_(rows, np.asarray(config.suppressed_ids))] = selection.NEG_INF
+    for i, r in enumerate(plain):
+        generated = len(r.state.tokens)
+        if generated == 0 or (config.forced_eos_at_limit and generated == r.options.max_new_tokens - 1):
+            apply_rules(
+                logits[rows[i] : rows[i] + 1], generated, r.options.max_new_tokens, r.forced_first, config, eos_id
+            )
+
+
 def choose_plain(
-    plain: list[Request], logits: np.ndarray, n_rows: int, constraints: Constraints
+    plain: list[Request],
+    logits: np.ndarray,
+    n_rows: int,
+    constraints: Constraints,
+    generation: GenerationConfig | None = None,
 ) -> list[tuple[int, float | None]]:
     """(token, log p or None) for each plain request. Masks `logits` in place (the step's buffer,
     ours until the next step)."""
@@ -32,6 +54,8 @@ def choose_plain(
     banned_rows, banned_cols = constraints.banned(missing, too_short)
     if banned_rows.size:
         logits[rows[banned_rows], banned_cols] = selection.NEG_INF
+    if generation is not None:
+        apply_generation_rules(plain, rows, logits, generation, constraints.eos_id)
     tokens = logits[:n_rows].argmax(axis=-1)[rows]
     for i, r in enumerate(plain):
         if r.options.sampling:
@@ -51,6 +75,19 @@ def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_
     missing = [constraints.missing(req.state.required, prefix) for prefix in beam.prefixes.tolist()]
     constraints.apply(logp, missing, [beam.prefixes.shape[1] < req.options.min_new_tokens] * K)
     return selection.beam_step(logp, beam.scores, beam.finished, pad_id, K)
+
+
+def choose_transformers_beam(
+    req: Request, logits: np.ndarray, constraints: Constraints, generation: GenerationConfig
+) -> tuple[np.ndarray, np.ndarray]:
+    """One step of transformers' beam search for one request: (source beam (K,), token (K,))."""
+    beam: TransformersBeam = req.state.beam
+    logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
+    generated, limit = beam.prefixes.shape[1], req.options.max_new_tokens
+    missing = [constraints.missing(req.state.required, prefix) for prefix in beam.prefixes.tolist()]
+    constraints.apply(logp, missing, [generated < req.options.min_new_tokens] * req.n_rows)
+    apply_rules(logp, generated, limit, req.forced_first, generation, constraints.eos_id)
+    return beam.step(logp, at_limit=generated + 1 >= limit)
 
 
 def advance_beam(beam: BeamState, scores: np.ndarray, source: np.ndarray, token: np.ndarray, eos_id: int) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 from ..model import placeholders
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions
+from .beam_transformers import TransformersBeam
 
 
 class FinishReason(enum.Enum):
@@ -116,6 +117,7 @@ class Request:
     sink: Callable[[TokenEvent | FinishEvent], None]
     deadline: float | None = None  # time.monotonic() value
     stream: bool = True  # False: no TokenEvents and no per-token detokenizing (unary calls)
+    forced_first: int | None = None  # the first token to generate (NLLB's target language), else chosen
     cancelled: bool = False  # set by the caller, from any thread
     arrived: float = field(default_factory=time.monotonic)
     state: RequestState = field(init=False, repr=False)
@@ -170,7 +172,7 @@ class RequestState:
     missing: Counter = field(default_factory=Counter)  # those not generated yet (EOS waits for them)
     rng: np.random.Generator | None = None  # sampling only
     detokenizer: Detokenizer | None = None  # streaming only
-    beam: BeamState | None = None  # beam search only
+    beam: BeamState | TransformersBeam | None = None  # beam search only (TransformersBeam: imported models)
     admitted: float = 0.0
     decode_started: float = 0.0
     first_token: float = 0.0

@@ -27,6 +27,7 @@ from ..errors import QueueFull
 from ..model.constraints import Constraints
 from ..model.tokenizer import Tokenizer
 from . import decoding
+from .beam_transformers import TransformersBeam
 from .cache import KVCache
 from .request import BeamState, Detokenizer, FinishEvent, FinishReason, Request, Status, TokenEvent
 from .runner import ModelRunner
@@ -68,6 +69,7 @@ class Scheduler:
         # EOS and placeholder rules, the same as the PyTorch reference's (model/constraints.py)
         placeholder_ids = tokenizer.placeholder_ids if tokenizer is not None else frozenset()
         self.constraints = Constraints(placeholder_ids, self.eos_id)
+        self.generation = b.config.generation  # an imported model's rules (model/generation.py), or None
         self._step_views: tuple = (-1, None, None)
         self.before_step = before_step  # test hook: a gate that holds the engine between steps
         self.last = StepStats()
@@ -179,12 +181,16 @@ class Scheduler:
         st.status, st.rows = Status.RUNNING, list(rows)
         st.admitted, st.encode_seconds, st.decode_started = admitted, encode_seconds, now
         st.required = self.constraints.required(r.source_ids)
+        if r.forced_first is None and self.tokenizer is not None:
+            r.forced_first = self.tokenizer.forced_first(r.options.target_language or None)
         st.missing = st.required.copy()
         if r.stream:
             st.detokenizer = Detokenizer(self.tokenizer, r.values)
         if r.options.sampling:
             st.rng = np.random.default_rng(r.options.seed)
-        if r.n_rows > 1:
+        if r.n_rows > 1 and self.generation is not None and self.generation.beam == "transformers":
+            st.beam = TransformersBeam(r.n_rows, self.eos_id, self.generation)
+        elif r.n_rows > 1:
             st.beam = BeamState.start(r.n_rows)
         self.row_request.extend([r] * r.n_rows)
         self.tokens[st.rows] = self.bos_id
@@ -215,18 +221,24 @@ class Scheduler:
         now = time.monotonic()
         beams = [r for r in self.active if r.state.beam is not None]
         plain = [r for r in self.active if r.state.beam is None]
-        choices = [(r, decoding.choose_beam(r, logits, self.constraints, self.pad_id)) for r in beams]
+        choices = [(r, self._choose_beam(r, logits)) for r in beams]
         if plain:
-            choices += zip(plain, decoding.choose_plain(plain, logits, self.cache.rows, self.constraints))
+            chosen = decoding.choose_plain(plain, logits, self.cache.rows, self.constraints, self.generation)
+            choices += zip(plain, chosen)
         for req, choice in choices:
             try:
                 if req.state.beam is not None:
-                    self._apply_beam(req, *choice, now)
+                    self._apply_beam(req, *choice, now=now)
                 else:
                     self._apply_token(req, *choice, now)
             except Exception as e:  # a fault in one request fails that request only
                 log.exception("request %s failed", req.id)
                 self._finish(req, FinishReason.ERROR, error=e)
+
+    def _choose_beam(self, r: Request, logits: np.ndarray) -> tuple:
+        if isinstance(r.state.beam, TransformersBeam):
+            return decoding.choose_transformers_beam(r, logits, self.constraints, self.generation)
+        return decoding.choose_beam(r, logits, self.constraints, self.pad_id)
 
     def _apply_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
         self.tokens[req.state.rows[0]] = token
@@ -236,15 +248,21 @@ class Scheduler:
         if len(req.state.tokens) >= req.options.max_new_tokens:
             self._finish(req, FinishReason.LENGTH)
 
-    def _apply_beam(self, req: Request, scores: np.ndarray, source: np.ndarray, token: np.ndarray, now: float):
+    def _apply_beam(self, req: Request, *choice, now: float):
         beam, rows = req.state.beam, np.asarray(req.state.rows)
+        source, token = choice[-2:]
         if not np.array_equal(source, np.arange(req.n_rows)):
             self.cache.reorder(rows, rows[source])
-        decoding.advance_beam(beam, scores, source, token, self.eos_id)
         self.tokens[rows] = token
-        if not beam.finished.all() and beam.prefixes.shape[1] < req.options.max_new_tokens:
-            return
-        tokens, logprobs, ended = decoding.best_hypothesis(beam, self.eos_id, self.pad_id)
+        if isinstance(beam, TransformersBeam):  # it moved its beams when it chose them
+            if not beam.done:
+                return
+            tokens, logprobs, ended = beam.best()
+        else:
+            decoding.advance_beam(beam, choice[0], source, token, self.eos_id)
+            if not beam.finished.all() and beam.prefixes.shape[1] < req.options.max_new_tokens:
+                return
+            tokens, logprobs, ended = decoding.best_hypothesis(beam, self.eos_id, self.pad_id)
         for t, logp in zip(tokens, logprobs):  # the hypothesis, streamed at once
             self._emit_token(req, t, logp if req.options.return_scores else None, now)
         self._finish(req, FinishReason.EOS if ended else FinishReason.LENGTH)

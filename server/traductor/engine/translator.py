@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import TranslationError
-from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits, resolve
 from .bundle import Bundle, load_bundle
 from .request import FinishEvent, FinishReason, Request
@@ -37,7 +36,7 @@ def drive(scheduler: Scheduler, work: list[tuple[list[int], list[str], DecodingO
 class OnnxTranslator:
     def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64):
         self.bundle = bundle
-        self.tokenizer = Tokenizer(bundle.file("tokenizer.model"))
+        self.tokenizer = bundle.tokenizer()
         self.runner = ModelRunner(bundle, threads=threads, max_rows=max_rows)
         self.max_rows = max_rows
         self.limits = Limits(max_input_tokens=bundle.max_len, max_new_tokens=bundle.max_len - 1, max_beam_size=max_rows)
@@ -69,11 +68,16 @@ class OnnxTranslator:
         return results  # type: ignore[return-value]
 
     def translate(
-        self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32
+        self,
+        texts: list[str],
+        beam_size: int = 1,
+        max_new_tokens: int = 0,
+        batch_size: int = 32,
+        target_language: str = "",
     ) -> list[str]:
-        encoded = [self.tokenizer.encode(t) for t in texts]
+        encoded = [self.tokenizer.encode(t, target_language or None) for t in texts]
         limit = self.bundle.max_len
         sources = [ids[: limit - 1] + [ids[-1]] if len(ids) > limit else ids for ids, _ in encoded]
-        options = DecodingOptions(max_new_tokens=max_new_tokens, beam_size=beam_size)
+        options = DecodingOptions(max_new_tokens=max_new_tokens, beam_size=beam_size, target_language=target_language)
         events = self.generate(sources, options, batch_size, [v for _, v in encoded])
         return [e.text for e in events]

@@ -11,6 +11,11 @@ from dataclasses import asdict, dataclass, fields
 
 # The language pair of checkpoints and corpora made before it was recorded: English->Spanish.
 LEGACY_LANGUAGES = {"source": "en", "target": "es"}
+ACTIVATIONS = ("relu", "swish", "gelu")
+POSITIONS = ("interleaved", "halves", "fairseq")
+CHOICES = {"activation": ACTIVATIONS, "positions": POSITIONS}
+# Fields added after the first checkpoints were written: a config.json without them takes the default.
+VARIANT_FIELDS = ("activation", "scale_embedding", "positions", "position_offset", "pre_norm", "tied_output")
 
 
 @dataclass(frozen=True)
@@ -26,11 +31,22 @@ class ModelConfig:
     pad_id: int = 0
     unk_id: int = 1
     bos_id: int = 2
-    eos_id: int = 3
+    eos_id: int = 3  # bos_id is the decoder's first input token (Marian: pad_id, M2M100/NLLB: eos_id)
+    # Variants of imported models (`traductor import`, docs/import.md); the defaults are the project's
+    # own model, and a config.json written before they existed loads with them.
+    activation: str = "relu"  # the feed-forward's: relu | swish | gelu
+    scale_embedding: bool = True  # W_E[ids] * sqrt(d); False: W_E[ids]
+    positions: str = "interleaved"  # sinusoid layout, see transformer.sinusoidal_positions
+    position_offset: int = 0  # the table row of position 0 (M2M100: pad_id + 1)
+    pre_norm: bool = False  # LN before each sublayer, and one more after the encoder and the decoder
+    tied_output: bool = True  # the output projection is W_E^T; False: a matrix of its own
 
     def __post_init__(self):
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}")
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name}={getattr(self, name)!r}; known: {', '.join(allowed)}")
 
     @property
     def d_k(self) -> int:
@@ -48,11 +64,12 @@ class ModelConfig:
         unknown = set(data) - set(known)
         if unknown:
             raise ValueError(f"unknown model config keys: {sorted(unknown)}")
-        missing = set(known) - set(data)
+        missing = set(known) - set(data) - set(VARIANT_FIELDS)
         if missing:  # a config.json always holds every field; a gap means it was edited or cut
             raise ValueError(f"missing model config keys: {sorted(missing)}")
         for name, value in data.items():
-            want = float if known[name].type == "float" else int
-            if isinstance(value, bool) or not isinstance(value, (int, float) if want is float else int):
+            want = {"float": float, "bool": bool, "str": str}.get(known[name].type, int)
+            accepted = (int, float) if want is float else want
+            if isinstance(value, bool) is not (want is bool) or not isinstance(value, accepted):
                 raise ValueError(f"{name} must be {want.__name__}, got {value!r}")
         return cls(**data)

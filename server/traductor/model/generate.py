@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from .constraints import Constraints
+from .generation import GenerationConfig, apply_rules
 from .transformer import Transformer
 
 NEG_INF = float("-inf")
@@ -71,14 +72,19 @@ def _constrain(
     prefixes: torch.Tensor,
     generated: int,
     min_new_tokens: int,
+    rules: tuple[GenerationConfig, int, int | None] | None = None,
 ) -> torch.Tensor:
     """The step's log-probabilities with what each row may not produce next set to -inf (a copy);
-    the rules (EOS and placeholders) are those of model/constraints.py, shared with the engine."""
+    the rules (EOS and placeholders) are those of model/constraints.py, shared with the engine, then
+    an imported model's (model/generation.py; `rules` = (config, length limit, forced first token))."""
     logp = logp.clone()
     missing = [constraints.missing(need, row) for need, row in zip(required, prefixes.tolist())]
     rows, cols = constraints.banned(missing, [generated < min_new_tokens] * len(missing))
     if rows.size:
         logp[torch.from_numpy(rows), torch.from_numpy(cols)] = NEG_INF
+    if rules is not None:
+        config, limit, forced_first = rules
+        apply_rules(logp, generated, limit, forced_first, config, constraints.eos_id)
     return logp
 
 
@@ -90,10 +96,14 @@ def greedy(
     min_new_tokens: int = 0,
     use_cache: bool = True,
     placeholder_ids: frozenset[int] = frozenset(),
+    generation: GenerationConfig | None = None,
+    forced_first: int | None = None,
 ) -> list[list[int]]:
     """Greedy decoding of a batch; returns each sequence's new tokens (EOS included if produced).
 
-    With `placeholder_ids` (the tokenizer's <phK> ids), EOS waits for the source's placeholders."""
+    With `placeholder_ids` (the tokenizer's <phK> ids), EOS waits for the source's placeholders;
+    with `generation`, an imported model's rules apply (and `forced_first` starts every output)."""
+    rules = (generation, max_new_tokens, forced_first) if generation is not None else None
     cfg = model.cfg
     constraints = Constraints(placeholder_ids, cfg.eos_id)
     required = [constraints.required(s) for s in sources]
@@ -103,7 +113,7 @@ def greedy(
     prefixes = torch.full((B, 1), cfg.bos_id, dtype=torch.long)
     done = torch.zeros(B, dtype=torch.bool)
     for generated in range(max_new_tokens):
-        logp = _constrain(stepper.step(prefixes), constraints, required, prefixes, generated, min_new_tokens)
+        logp = _constrain(stepper.step(prefixes), constraints, required, prefixes, generated, min_new_tokens, rules)
         nxt = logp.argmax(dim=-1)
         nxt = torch.where(done, torch.full_like(nxt, cfg.pad_id), nxt)
         prefixes = torch.cat([prefixes, nxt[:, None]], dim=1)

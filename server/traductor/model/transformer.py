@@ -10,6 +10,11 @@ One file, read top to bottom:
     DecoderLayer         y = LN(y + MaskedSelfAttn(y)); y = LN(y + CrossAttn(y, C)); y = LN(y + FFN(y))
     Transformer          shared embedding (encoder input, decoder input, output projection + bias)
 
+The paper's model is the default `ModelConfig`. Its variant fields describe the models people
+import (traductor_export/importers.py): OPUS-MT (Marian) is this model with a swish feed-forward
+and the sinusoid's sines and cosines in two halves; M2M100/NLLB is pre-norm (x = x + F(LN(x)),
+with a last LN after the encoder and the decoder), fairseq's sinusoid starting at row pad + 1.
+
 Shapes use the paper's names: B batch, n source length, t target length, d = d_model,
 h = n_heads, d_k = d / h, V vocabulary size.
 
@@ -36,15 +41,31 @@ from .config import ModelConfig
 MASK_VALUE = -1e9
 
 
-def sinusoidal_positions(max_len: int, d_model: int) -> torch.Tensor:
-    """The paper's positional encoding, (max_len, d_model)."""
-    pos = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)  # (L, 1)
+def sinusoidal_positions(max_len: int, d_model: int, layout: str = "interleaved", offset: int = 0) -> torch.Tensor:
+    """Positional encodings of positions 0 .. max_len-1, (max_len, d_model); position p is row
+    p + offset of the table.
+
+    interleaved  the paper: PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(the same)
+    halves       Marian: the same angles, sines in the first half of the vector, cosines in the second
+    fairseq      M2M100/NLLB: [sin | cos] of p * 10000^(-i/(d/2 - 1)), computed in fp32 as fairseq does
+    """
+    half = d_model // 2
+    if layout == "fairseq":
+        freq = torch.exp(torch.arange(half, dtype=torch.int64).float() * -(math.log(10000) / (half - 1)))
+        angle = torch.arange(offset, offset + max_len, dtype=torch.int64).float()[:, None] * freq[None]
+        return torch.cat([torch.sin(angle), torch.cos(angle)], dim=1)
+    pos = torch.arange(offset, offset + max_len, dtype=torch.float64).unsqueeze(1)  # (L, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (d/2,)
     angle = pos / torch.pow(10000.0, two_i / d_model)  # (L, d/2)
+    if layout == "halves":
+        return torch.cat([torch.sin(angle), torch.cos(angle)], dim=1).float()
     pe = torch.zeros(max_len, d_model, dtype=torch.float64)
     pe[:, 0::2] = torch.sin(angle)
     pe[:, 1::2] = torch.cos(angle)
     return pe.float()
+
+
+ACTIVATIONS = {"relu": F.relu, "swish": F.silu, "gelu": F.gelu}
 
 
 def padding_bias(pad_mask: torch.Tensor) -> torch.Tensor:
@@ -96,9 +117,15 @@ class FeedForward(nn.Module):
         self.w_1 = nn.Linear(cfg.d_model, cfg.d_ff)
         self.w_2 = nn.Linear(cfg.d_ff, cfg.d_model)
         self.dropout = nn.Dropout(cfg.dropout)
+        self.activation = ACTIVATIONS[cfg.activation]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.w_2(self.dropout(F.relu(self.w_1(x))))
+        return self.w_2(self.dropout(self.activation(self.w_1(x))))
+
+
+def sublayer(x: torch.Tensor, norm: nn.LayerNorm, f, pre_norm: bool) -> torch.Tensor:
+    """Add & Norm around f: post-norm LN(x + f(x)) (the paper), or pre-norm x + f(LN(x))."""
+    return x + f(norm(x)) if pre_norm else norm(x + f(x))
 
 
 class EncoderLayer(nn.Module):
@@ -109,10 +136,11 @@ class EncoderLayer(nn.Module):
         self.norm_1 = nn.LayerNorm(cfg.d_model)
         self.norm_2 = nn.LayerNorm(cfg.d_model)
         self.dropout = nn.Dropout(cfg.dropout)
+        self.pre_norm = cfg.pre_norm
 
     def forward(self, x: torch.Tensor, src_bias: torch.Tensor) -> torch.Tensor:
-        x = self.norm_1(x + self.dropout(self.self_attn(x, x, src_bias)))  # Add & Norm
-        return self.norm_2(x + self.dropout(self.ffn(x)))
+        x = sublayer(x, self.norm_1, lambda z: self.dropout(self.self_attn(z, z, src_bias)), self.pre_norm)
+        return sublayer(x, self.norm_2, lambda z: self.dropout(self.ffn(z)), self.pre_norm)
 
 
 class DecoderLayer(nn.Module):
@@ -125,12 +153,14 @@ class DecoderLayer(nn.Module):
         self.norm_2 = nn.LayerNorm(cfg.d_model)
         self.norm_3 = nn.LayerNorm(cfg.d_model)
         self.dropout = nn.Dropout(cfg.dropout)
+        self.pre_norm = cfg.pre_norm
 
     def forward(self, y, memory, tgt_bias, src_bias):
         """Whole prefix at once: y (B, t, d), memory = C (B, n, d)."""
-        y = self.norm_1(y + self.dropout(self.self_attn(y, y, tgt_bias)))
-        y = self.norm_2(y + self.dropout(self.cross_attn(y, memory, src_bias)))
-        return self.norm_3(y + self.dropout(self.ffn(y)))
+        pre = self.pre_norm
+        y = sublayer(y, self.norm_1, lambda z: self.dropout(self.self_attn(z, z, tgt_bias)), pre)
+        y = sublayer(y, self.norm_2, lambda z: self.dropout(self.cross_attn(z, memory, src_bias)), pre)
+        return sublayer(y, self.norm_3, lambda z: self.dropout(self.ffn(z)), pre)
 
     def step(self, y, past_k, past_v, cross_k, cross_v, src_bias):
         """One new position: y (B, 1, d); past_k/v (B, h, p, d_k); cross_k/v (B, h, n, d_k).
@@ -139,15 +169,21 @@ class DecoderLayer(nn.Module):
         (B, h, 1, d_k) each, which the caller appends to the cache. No mask is needed: the
         cache holds only the past.
         """
-        attn = self.self_attn
-        q = attn.split_heads(attn.w_q(y))
-        new_k, new_v = attn.project_kv(y)
-        k = torch.cat([past_k, new_k], dim=2)  # (B, h, p+1, d_k)
-        v = torch.cat([past_v, new_v], dim=2)
-        y = self.norm_1(y + attn.attend(q, k, v, 0.0))
-        cross = self.cross_attn
-        y = self.norm_2(y + cross.attend(cross.split_heads(cross.w_q(y)), cross_k, cross_v, src_bias))
-        return self.norm_3(y + self.ffn(y)), new_k, new_v
+        attn, cross, pre = self.self_attn, self.cross_attn, self.pre_norm
+        new_kv = []
+
+        def self_attention(z):
+            new_k, new_v = attn.project_kv(z)
+            new_kv.extend([new_k, new_v])
+            k = torch.cat([past_k, new_k], dim=2)  # (B, h, p+1, d_k)
+            v = torch.cat([past_v, new_v], dim=2)
+            return attn.attend(attn.split_heads(attn.w_q(z)), k, v, 0.0)
+
+        y = sublayer(y, self.norm_1, self_attention, pre)
+        y = sublayer(
+            y, self.norm_2, lambda z: cross.attend(cross.split_heads(cross.w_q(z)), cross_k, cross_v, src_bias), pre
+        )
+        return sublayer(y, self.norm_3, self.ffn, pre), new_kv[0], new_kv[1]
 
 
 class Transformer(nn.Module):
@@ -156,9 +192,16 @@ class Transformer(nn.Module):
         self.cfg = cfg
         self.embedding = nn.Embedding(cfg.vocab_size, cfg.d_model)  # W_E, shared three ways
         self.output_bias = nn.Parameter(torch.zeros(cfg.vocab_size))  # B in y W_E^T + B
-        self.register_buffer("positions", sinusoidal_positions(cfg.max_len, cfg.d_model), persistent=False)
+        if not cfg.tied_output:  # y W_out + B instead of y W_E^T + B
+            self.output_projection = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
+        positions = sinusoidal_positions(cfg.max_len, cfg.d_model, cfg.positions, cfg.position_offset)
+        self.register_buffer("positions", positions, persistent=False)
         self.encoder_layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.n_encoder_layers))
         self.decoder_layers = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.n_decoder_layers))
+        if cfg.pre_norm:  # the last LN of each stack (post-norm layers end with one already)
+            self.encoder_norm = nn.LayerNorm(cfg.d_model)
+            self.decoder_norm = nn.LayerNorm(cfg.d_model)
+        self.embed_scale = math.sqrt(cfg.d_model) if cfg.scale_embedding else 1.0
         self.dropout = nn.Dropout(cfg.dropout)
         self._init_weights()
 
@@ -179,7 +222,7 @@ class Transformer(nn.Module):
             pe = self.positions[start : start + T][None]  # (1, T, d)
         else:
             pe = self.positions[start[:, None] + torch.arange(T, device=ids.device)]  # (B, T, d)
-        return self.dropout(self.embedding(ids) * math.sqrt(self.cfg.d_model) + pe)
+        return self.dropout(self.embedding(ids) * self.embed_scale + pe)
 
     def encode(self, src: torch.Tensor, src_pad: torch.Tensor) -> torch.Tensor:
         """src (B, n) ids, src_pad (B, n) True at padding -> C (B, n, d)."""
@@ -187,10 +230,14 @@ class Transformer(nn.Module):
         x = self.embed(src)
         for layer in self.encoder_layers:
             x = layer(x, bias)
-        return x
+        return self.encoder_norm(x) if self.cfg.pre_norm else x
 
     def logits(self, y: torch.Tensor) -> torch.Tensor:
-        """(..., d) -> (..., V): y W_E^T + B."""
+        """(..., d) decoder output -> (..., V): y W_E^T + B (the last LN first, when pre-norm)."""
+        if self.cfg.pre_norm:
+            y = self.decoder_norm(y)
+        if not self.cfg.tied_output:
+            return self.output_projection(y) + self.output_bias
         return y @ self.embedding.weight.t() + self.output_bias
 
     def decode(self, tgt_in, memory, src_pad, tgt_pad=None):

@@ -32,7 +32,6 @@ from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
 from ..engine.bundle import Bundle, default_bundle, load_bundle
 from ..engine.process import EngineSpec
-from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits
 from .async_engine import AsyncEngine
 from .engine_process import ProcessCore
@@ -143,7 +142,7 @@ def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_st
         max_beam_size=min(settings.max_beam_size, rows),
     )
     memory = bundle.memory() if settings.use_memory else {}
-    tokenizer = Tokenizer(bundle.file("tokenizer.model"))
+    tokenizer = bundle.tokenizer()
     return AsyncEngine(core, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments, memory)
 
 

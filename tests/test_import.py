@@ -1,0 +1,283 @@
+"""`traductor import`: tiny OPUS-MT (Marian) and NLLB (M2M100) checkpoints built here with transformers,
+saved with save_pretrained, imported, and compared with transformers on every test sentence through the
+serving engine (the scheduler `traductor serve` runs, driven by OnnxTranslator): input ids, greedy ids
+(generate(num_beams=1)), beam-4 ids (generate(num_beams=4), transformers' default length penalty and
+stopping), text (decode(skip_special_tokens=True)); an int8 bundle within a stated distance."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import sentencepiece as spm
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from transformers.models.nllb.tokenization_nllb import FAIRSEQ_LANGUAGE_CODES  # noqa: E402
+
+from traductor.cli import main  # noqa: E402
+from traductor.engine.translator import OnnxTranslator  # noqa: E402
+from traductor.options import DecodingOptions  # noqa: E402
+from traductor_export.importers import import_model  # noqa: E402
+
+QUIET = {"progress": lambda *_: None}
+# Written for this test: program messages and Spanish translations of them.
+ENGLISH = [
+    "cannot open file",
+    "Permission denied",
+    "write error",
+    "memory exhausted",
+    "No such file or directory",
+    "the repository is empty",
+    "connection timed out",
+    "display this help and exit",
+    "unknown command",
+    "out of memory",
+    "Select a file to open",
+    "invalid number of arguments",
+    "Saving 3 files to disk...",
+    "The operation was cancelled by the user.",
+]
+SPANISH = [
+    "no se puede abrir el archivo",
+    "Permiso denegado",
+    "error de escritura",
+    "memoria agotada",
+    "No existe el archivo o el directorio",
+    "el repositorio está vacío",
+    "se agotó el tiempo de conexión",
+    "muestra esta ayuda y termina",
+    "orden desconocida",
+    "memoria insuficiente",
+    "Seleccione un archivo para abrir",
+    "número de argumentos no válido",
+    "Guardando 3 archivos en el disco...",
+    "El usuario canceló la operación.",
+]
+TESTS = ENGLISH + ["unknown file: Zürich", "  two  spaces", "ñandú €"]
+NEW_TOKENS = 12
+
+
+def train_spm(lines: list[str], path: Path, vocab_size: int, model_type: str = "unigram") -> None:
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=model,
+        vocab_size=vocab_size,
+        model_type=model_type,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    path.write_bytes(model.getvalue())
+
+
+def train_briefly(model, tok, seed: int, steps: int = 60) -> None:
+    """A few Adam steps on the test pairs, so that the tiny model says different things for different
+    inputs (a random one repeats one token); a random final_logits_bias where the model has one."""
+    torch.manual_seed(seed)
+    batch = tok(ENGLISH, text_target=SPANISH, padding=True, return_tensors="pt")
+    batch["labels"][batch["labels"] == tok.pad_token_id] = -100
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for _ in range(steps):
+        opt.zero_grad()
+        model(**batch).loss.backward()
+        opt.step()
+    model.eval()
+    if hasattr(model, "final_logits_bias"):
+        with torch.no_grad():
+            model.final_logits_bias.copy_(0.1 * torch.randn(model.final_logits_bias.shape))
+
+
+@pytest.fixture(scope="module")
+def marian_dir(tmp_path_factory) -> Path:
+    """A multi-target OPUS-MT layout: source.spm, target.spm, one vocab.json with >>es<< and >>fr<<."""
+    d = tmp_path_factory.mktemp("marian")
+    work = d / "work"
+    work.mkdir()
+    train_spm(ENGLISH, work / "source.spm", 70)
+    train_spm(SPANISH, work / "target.spm", 70)
+    vocab = {"</s>": 0, "<unk>": 1}
+    for f in ("source.spm", "target.spm"):
+        sp = spm.SentencePieceProcessor(model_file=str(work / f))
+        for i in range(sp.get_piece_size()):
+            if not sp.is_control(i) and not sp.is_unknown(i):
+                vocab.setdefault(sp.id_to_piece(i), len(vocab))
+    vocab[">>es<<"], vocab[">>fr<<"] = len(vocab), len(vocab) + 1
+    vocab["<pad>"] = len(vocab)
+    (work / "vocab.json").write_text(json.dumps(vocab))
+    tok = transformers.MarianTokenizer(str(work / "source.spm"), str(work / "target.spm"), str(work / "vocab.json"))
+    pad = vocab["<pad>"]
+    cfg = transformers.MarianConfig(
+        vocab_size=len(vocab),
+        d_model=32,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=64,
+        pad_token_id=pad,
+        eos_token_id=0,
+        decoder_start_token_id=pad,
+        forced_eos_token_id=0,
+        activation_function="swish",
+        scale_embedding=True,
+    )
+    torch.manual_seed(0)
+    model = transformers.MarianMTModel(cfg).eval()
+    train_briefly(model, tok, 1)
+    model.generation_config.bad_words_ids = [[pad]]
+    out = d / "hf"
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def nllb_dir(tmp_path_factory) -> Path:
+    """An NLLB layout: sentencepiece.bpe.model (fairseq ids), language codes, pre-norm M2M100."""
+    d = tmp_path_factory.mktemp("nllb")
+    train_spm(ENGLISH + SPANISH, d / "sentencepiece.bpe.model", 120, model_type="bpe")  # NLLB's is BPE
+    codes = FAIRSEQ_LANGUAGE_CODES  # a real NLLB tokenizer.json has them; one built from the .model alone does not
+    tok = transformers.NllbTokenizer.from_pretrained(
+        d, src_lang="eng_Latn", tgt_lang="spa_Latn", extra_special_tokens=codes
+    )
+    cfg = transformers.M2M100Config(
+        vocab_size=len(tok),
+        d_model=32,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=64,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        bos_token_id=tok.bos_token_id,
+        decoder_start_token_id=tok.eos_token_id,
+        scale_embedding=True,
+        encoder_layerdrop=0.0,
+        decoder_layerdrop=0.0,
+    )
+    torch.manual_seed(0)
+    model = transformers.M2M100ForConditionalGeneration(cfg).eval()
+    train_briefly(model, tok, 2)
+    out = d / "hf"
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    (out / "sentencepiece.bpe.model").write_bytes((d / "sentencepiece.bpe.model").read_bytes())
+    return out
+
+
+def hf_generate(hf_dir: Path, texts: list[str], beams: int, forced: int | None = None) -> list[list[int]]:
+    """generate() one sentence at a time: each output's ids after the decoder start, EOS cut."""
+    tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
+    model = transformers.AutoModelForSeq2SeqLM.from_pretrained(hf_dir).eval()
+    extra = {"forced_bos_token_id": forced} if forced is not None else {}
+    batch = tok(texts, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        out = model.generate(**batch, num_beams=beams, do_sample=False, max_new_tokens=NEW_TOKENS, **extra)
+    eos = model.config.eos_token_id
+    rows = [row[1:].tolist() for row in out]
+    return [row[: row.index(eos)] if eos in row else row for row in rows]
+
+
+def engine_ids(translator: OnnxTranslator, sources: list[list[int]], beams: int, target: str = "") -> list[list[int]]:
+    options = DecodingOptions(max_new_tokens=NEW_TOKENS, beam_size=beams, target_language=target)
+    return [e.token_ids for e in translator.generate(sources, options, batch_size=8)]
+
+
+@pytest.fixture(scope="module")
+def marian_bundle(marian_dir, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("bundles") / "opus-mt-tiny"
+    import_model(marian_dir, out, parity_sentences=ENGLISH, **QUIET)
+    return out
+
+
+@pytest.fixture(scope="module")
+def nllb_bundle(nllb_dir, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("bundles") / "nllb-tiny"
+    import_model(nllb_dir, out, parity_sentences=ENGLISH, **QUIET)
+    return out
+
+
+def test_marian_equals_transformers(marian_dir, marian_bundle):
+    tok = transformers.AutoTokenizer.from_pretrained(marian_dir)
+    translator = OnnxTranslator.load(marian_bundle, threads=1)
+    config = json.loads((marian_bundle / "config.json").read_text())
+    assert config["parity"]["onnx_identical"] == 1.0 and config["parity"]["transformers_identical"] == 1.0
+    texts = TESTS + [">>fr<< write error", ">>es<< out of memory"]
+    sources = [translator.tokenizer.encode(t)[0] for t in texts]
+    assert sources == [tok(t).input_ids for t in texts]
+    greedy = engine_ids(translator, sources, 1)
+    assert greedy == hf_generate(marian_dir, texts, 1)
+    assert len({tuple(g) for g in greedy}) > len(texts) // 2  # the model does say different things
+    assert engine_ids(translator, sources, 4) == hf_generate(marian_dir, texts, 4)
+    events = translator.generate(sources, DecodingOptions(max_new_tokens=NEW_TOKENS), batch_size=8)
+    assert [e.text for e in events] == [tok.decode(e.token_ids, skip_special_tokens=True) for e in events]
+
+
+def test_marian_target_language_is_the_source_prefix(marian_dir, marian_bundle):
+    """target_language="fr" is >>fr<< at the start of the source, as a user of transformers writes it."""
+    translator = OnnxTranslator.load(marian_bundle, threads=1)
+    assert translator.tokenizer.languages.keys() == {"es", "fr"}
+    with_option = [translator.tokenizer.encode(t, "fr")[0] for t in ENGLISH[:4]]
+    assert with_option == [translator.tokenizer.encode(">>fr<< " + t)[0] for t in ENGLISH[:4]]
+    assert engine_ids(translator, with_option, 1) == hf_generate(marian_dir, [">>fr<< " + t for t in ENGLISH[:4]], 1)
+
+
+def test_nllb_equals_transformers(nllb_dir, nllb_bundle):
+    tok = transformers.AutoTokenizer.from_pretrained(nllb_dir)
+    translator = OnnxTranslator.load(nllb_bundle, threads=1)
+    config = json.loads((nllb_bundle / "config.json").read_text())
+    assert config["parity"]["onnx_identical"] == 1.0 and config["parity"]["transformers_identical"] == 1.0
+    assert config["languages"] == {"source": "eng_Latn", "target": "spa_Latn"}
+    sources = [translator.tokenizer.encode(t)[0] for t in TESTS]
+    assert sources == [tok(t).input_ids for t in TESTS]
+    for target in ("spa_Latn", "fra_Latn"):
+        forced = tok.convert_tokens_to_ids(target)
+        greedy = engine_ids(translator, sources, 1, target)
+        assert greedy == hf_generate(nllb_dir, TESTS, 1, forced)
+        assert all(g[0] == forced for g in greedy)
+        assert engine_ids(translator, sources, 4, target) == hf_generate(nllb_dir, TESTS, 4, forced)
+    events = translator.generate(sources, DecodingOptions(max_new_tokens=NEW_TOKENS), batch_size=8)
+    assert [e.text for e in events] == [tok.decode(e.token_ids, skip_special_tokens=True) for e in events]
+
+
+def test_int8_import_stays_close(marian_dir, marian_bundle, tmp_path):
+    """int8: within 2 tokens' edit distance of fp32 on average, same length limit, runs without torch ids drift."""
+    out = tmp_path / "int8"
+    config = import_model(marian_dir, out, quantize="int8", parity_sentences=ENGLISH, **QUIET)
+    assert config["quantization"] == "int8"
+    fp32 = OnnxTranslator.load(marian_bundle, threads=1)
+    int8 = OnnxTranslator.load(out, threads=1)
+    sources = [fp32.tokenizer.encode(t)[0] for t in TESTS]
+    a, b = engine_ids(fp32, sources, 1), engine_ids(int8, sources, 1)
+    same = sum(x == y for x, y in zip(a, b)) / len(a)
+    assert same >= 0.5, (same, a, b)
+
+
+def test_import_refuses_unsupported_and_incomplete_checkpoints(marian_dir, tmp_path, capsys):
+    bart = tmp_path / "bart"
+    bart.mkdir()
+    (bart / "config.json").write_text(json.dumps({"model_type": "bart"}))
+    assert main(["import", str(bart), "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "model_type 'bart' is not supported; supported: marian, m2m_100" in err and err.count("\n") == 1
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for f in marian_dir.iterdir():
+        if f.name != "target.spm":
+            (broken / f.name).write_bytes(f.read_bytes())
+    assert main(["import", str(broken), "--out", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "target.spm" in err and err.count("\n") == 1
+    (broken / "model.safetensors").unlink()
+    assert main(["import", str(broken), "--out", str(tmp_path / "d")]) == 2
+    assert "missing its weights (model.safetensors or pytorch_model.bin)" in capsys.readouterr().err
