@@ -277,7 +277,30 @@ def test_import_refuses_unsupported_and_incomplete_checkpoints(marian_dir, tmp_p
             (broken / f.name).write_bytes(f.read_bytes())
     assert main(["import", str(broken), "--out", str(tmp_path / "c")]) == 2
     err = capsys.readouterr().err
-    assert "target.spm" in err and err.count("\n") == 1
+    assert "is missing target.spm" in err and err.count("\n") == 1
     (broken / "model.safetensors").unlink()
     assert main(["import", str(broken), "--out", str(tmp_path / "d")]) == 2
     assert "missing its weights (model.safetensors or pytorch_model.bin)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("engine_process", [False, True], ids=["engine-thread", "engine-process"])
+def test_served_marian_equals_transformers(marian_dir, marian_bundle, engine_process):
+    """Through `traductor serve`'s server (gRPC, the text layer, the engine thread or process): the
+    ids and text of Translate, and the streamed text, are transformers'."""
+    from server_harness import ServerThread, make_settings, translate_request
+
+    tok = transformers.AutoTokenizer.from_pretrained(marian_dir)
+    texts = ENGLISH[:6]
+    greedy, beam = hf_generate(marian_dir, texts, 1), hf_generate(marian_dir, texts, 4)
+    server = ServerThread(make_settings(marian_bundle, engine_process=engine_process))
+    try:
+        for text, g, b in zip(texts, greedy, beam):
+            reply = server.stub.Translate(translate_request(text, max_new_tokens=NEW_TOKENS))
+            assert list(reply.token_ids) == g
+            assert reply.text == tok.decode(g, skip_special_tokens=True)
+            reply = server.stub.Translate(translate_request(text, max_new_tokens=NEW_TOKENS, beam_size=4))
+            assert list(reply.token_ids) == b
+            streamed = server.stub.TranslateStream(translate_request(text, max_new_tokens=NEW_TOKENS))
+            assert "".join(m.text_delta for m in streamed) == tok.decode(g, skip_special_tokens=True)
+    finally:
+        server.close()

@@ -2,7 +2,7 @@
 torch command answers with one line naming what to install (exit status 2).
 
 Each check runs in a fresh interpreter where a meta-path finder refuses `torch`, `safetensors`,
-`onnx` and `traductor_export`, as on an install without the training extras.
+`onnx`, `transformers` and `traductor_export`, as on an install without the training extras.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _modules(package) -> list[str]:
     return [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
 
 
-TRAINING_EXTRAS = ("torch", "safetensors", "onnx", "onnxscript")
+TRAINING_EXTRAS = ("torch", "safetensors", "onnx", "onnxscript", "transformers")
 
 
 def _blocker(blocked: tuple[str, ...]) -> str:

@@ -229,6 +229,7 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, target: str | None = None
 
 
 LOADERS = {"marian": load_marian, "m2m_100": load_m2m_100}
+TOKENIZER_FILES = {"marian": ["source.spm", "target.spm", "vocab.json"], "m2m_100": ["sentencepiece.bpe.model"]}
 
 
 def build_model(hf_model, cfg: ModelConfig) -> Transformer:
@@ -288,6 +289,7 @@ def import_model(
         raise ExportError(f"model_type {model_type!r} is not supported; supported: {', '.join(LOADERS)}")
     if not any((hf_dir / w).is_file() for w in WEIGHT_FILES):
         raise ExportError(f"{hf_dir} is missing its weights ({' or '.join(WEIGHT_FILES)})")
+    require(hf_dir, TOKENIZER_FILES[model_type])
     if out.exists() and any(out.iterdir()) and not force:
         raise ExportError(f"{out} already exists; pass --force to overwrite it")
     progress("[1/6] load")

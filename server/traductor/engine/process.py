@@ -27,7 +27,6 @@ from functools import partial
 from typing import Callable
 
 from ..errors import EngineFailure, TraductorError
-from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions
 from .bundle import Bundle, load_bundle
 from .request import FinishEvent, FinishReason, Request, Timings, TokenEvent
@@ -52,7 +51,7 @@ class EngineSpec:
     def scheduler(self, bundle: Bundle | None = None) -> Scheduler:
         bundle = bundle or load_bundle(self.bundle, verify=False)  # the front verified the checksums
         runner = ModelRunner(bundle, threads=self.threads, max_rows=self.max_rows, spin=self.spin)
-        tokenizer = Tokenizer(bundle.file("tokenizer.model"))
+        tokenizer = bundle.tokenizer()
         return Scheduler(runner, tokenizer, self.max_rows, self.max_queue, before_step=self.before_step)
 
 
