@@ -304,3 +304,40 @@ def test_served_marian_equals_transformers(marian_dir, marian_bundle, engine_pro
             assert "".join(m.text_delta for m in streamed) == tok.decode(g, skip_special_tokens=True)
     finally:
         server.close()
+
+
+def test_bench_runs_the_anchors_marian(tmp_path):
+    """`traductor bench --anchors` imports the anchors' random Marian (benchmarks/make_marian.py) and
+    feeds the anchors' sources: here at a tiny shape, the bench's engine work gives the ids of
+    transformers' generate() on the same weights and sources (32 tokens each, EOS suppressed)."""
+    import subprocess
+    import sys
+
+    from traductor.bench_engine import NEW_TOKENS as BENCH_TOKENS
+    from traductor.bench_engine import anchor_sources, make_bundle
+    from traductor.engine.bundle import load_bundle
+    from traductor.engine.runner import ModelRunner
+    from traductor.engine.scheduler import Scheduler
+    from traductor.engine.translator import drive
+
+    benchmarks = Path(__file__).resolve().parents[1] / "benchmarks"
+    shape = (32, 2, 4, 64, 200)
+    marian = tmp_path / "marian"
+    cmd = [sys.executable, str(benchmarks / "make_marian.py"), "--shape", "32,2,4,64,200", "--model-dir", str(marian)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    bundle = load_bundle(make_bundle(shape, None, tmp_path / "bundle", marian), tokenizer=False)
+    sys.path.insert(0, str(benchmarks))
+    try:
+        import common
+    finally:
+        sys.path.remove(str(benchmarks))
+    srcs = anchor_sources(bundle.model, 3)
+    assert srcs == common.source_ids(3, common.Shape(*shape), common.DEFAULT_SEED).tolist()
+    options = DecodingOptions(max_new_tokens=BENCH_TOKENS, min_new_tokens=BENCH_TOKENS)
+    scheduler = Scheduler(ModelRunner(bundle, threads=1, max_rows=3), None, max_rows=3, max_queue=3)
+    ours = [e.token_ids for e in drive(scheduler, [(s, [], options) for s in srcs])]
+    model = transformers.MarianMTModel.from_pretrained(marian).eval()
+    with torch.no_grad():
+        out = model.generate(torch.tensor(srcs), num_beams=1, min_new_tokens=BENCH_TOKENS, max_new_tokens=BENCH_TOKENS)
+    assert ours == out[:, 1:].tolist()

@@ -167,7 +167,7 @@ def load_marian(hf_dir: Path, hf: dict, hf_tokenizer) -> Imported:
     if len(vocab) > hf["vocab_size"]:
         raise ExportError(f"vocab.json has {len(vocab)} pieces, config.json's vocab_size is {hf['vocab_size']}")
     codes = {p[2:-2]: i for p, i in vocab.items() if p.startswith(">>") and p.endswith("<<")}
-    cfg = model_config(hf, hf["vocab_size"], positions="halves")
+    cfg = model_config(hf, hf["vocab_size"], **variants("marian", hf))
     tokenizer = TokenizerConfig(
         source_model="source.spm",
         target_model="target.spm",
@@ -210,7 +210,7 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, target: str | None = None
     if default_target is not None and default_target not in codes:
         raise ExportError(f"--target {default_target!r} is not one of the model's languages")
     source = hf_tokenizer.src_lang
-    cfg = model_config(hf, hf["vocab_size"], positions="fairseq", position_offset=hf["pad_token_id"] + 1, pre_norm=True)
+    cfg = model_config(hf, hf["vocab_size"], **variants("m2m_100", hf))
     tokenizer = TokenizerConfig(
         source_model="sentencepiece.bpe.model",
         target_model="sentencepiece.bpe.model",
@@ -229,6 +229,29 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, target: str | None = None
 
 
 LOADERS = {"marian": load_marian, "m2m_100": load_m2m_100}
+
+
+def variants(model_type: str, hf: dict) -> dict:
+    """The ModelConfig variant fields of a model_type (docs/import.md has the table)."""
+    if model_type == "marian":
+        return {"positions": "halves"}
+    return {"positions": "fairseq", "position_offset": hf["pad_token_id"] + 1, "pre_norm": True}
+
+
+def transformer_from_pretrained(hf_dir: Path) -> Transformer:
+    """The weights alone, without a tokenizer: what `traductor bench` runs of the anchors' random
+    Marian (benchmarks/make_marian.py), so that every engine of its table runs the same weights."""
+    hf_dir = Path(hf_dir)
+    require(hf_dir, ["config.json"])
+    hf = read_json(hf_dir / "config.json")
+    if hf.get("model_type") not in LOADERS:
+        raise ExportError(f"model_type {hf.get('model_type')!r} is not supported; supported: {', '.join(LOADERS)}")
+    from transformers import AutoModelForSeq2SeqLM
+
+    hf_model = AutoModelForSeq2SeqLM.from_pretrained(hf_dir).eval()
+    return build_model(hf_model, model_config(hf, hf["vocab_size"], **variants(hf["model_type"], hf)))
+
+
 TOKENIZER_FILES = {"marian": ["source.spm", "target.spm", "vocab.json"], "m2m_100": ["sentencepiece.bpe.model"]}
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from . import bench_report
 from .bench_engine import (  # noqa: F401  (make_bundle, sources: also used by scripts/profile_step.py)
+    ANCHOR_SEED,
     DEFAULT_TOKENIZER,
     NEW_TOKENS,
     PRECISIONS,
@@ -90,7 +91,8 @@ def bench(
     ours: dict[str, dict] = {}
     service = None
     with tempfile.TemporaryDirectory(prefix="traductor-bench-") as tmp:
-        for precision, model_dir in _models(shape, precisions, bundle, Path(tmp), progress):
+        hf_dir = anchor_model(anchors, shape, progress) if anchors is not None and bundle is None else None
+        for precision, model_dir in _models(shape, precisions, bundle, Path(tmp), progress, hf_dir):
             progress(f"traductor {precision}: run batches {batches}")
             ours[precision] = run_engine(model_dir, batches, runs, threads)
             if service_levels and service is None:
@@ -115,15 +117,29 @@ def bench(
     return report
 
 
-def _models(shape, precisions: list[str], bundle, tmp: Path, progress):
+def anchor_model(anchors_dir: Path, shape, progress) -> Path:
+    """The anchors' random Marian of `shape` (benchmarks/make_marian.py builds it once, in
+    work/anchors/ of the checkout; this interpreter has what it needs: torch and transformers)."""
+    script = anchors_dir / "make_marian.py"
+    if not script.is_file():
+        raise CommandError(f"{script} not found (pass --anchors-dir: the benchmarks/ folder of a source checkout)")
+    progress("anchors' random Marian: build or reuse (benchmarks/make_marian.py)")
+    cmd = [sys.executable, str(script), "--shape", ",".join(map(str, shape)), "--seed", str(ANCHOR_SEED)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=anchors_dir.parent)
+    if proc.returncode != 0:
+        raise CommandError(f"make_marian.py failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+    return Path(json.loads(proc.stdout.strip().splitlines()[-1])["model_dir"])
+
+
+def _models(shape, precisions: list[str], bundle, tmp: Path, progress, hf_dir: Path | None = None):
     """(precision, bundle directory) to run: the given bundle as it is, or random weights of
-    `shape` exported into `tmp` at each precision."""
+    `shape` (the anchors' Marian from `hf_dir`, when given) exported into `tmp` at each precision."""
     if bundle is not None:
         yield bundle_precision(bundle), bundle.path
         return
     for precision in precisions:
         progress(f"traductor {precision}: export")
-        out = make_bundle(shape, None if precision == "fp32" else precision, tmp / precision)
+        out = make_bundle(shape, None if precision == "fp32" else precision, tmp / precision, hf_dir)
         # The server needs a tokenizer to take text; any will do for random weights (ids it does
         # not know are skipped when their output becomes text): the shipped model's, copied into
         # the bench's own temporary directory.

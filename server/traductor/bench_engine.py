@@ -1,6 +1,10 @@
 """The engine part of `traductor bench`: which model runs (random weights of a shape, exported
 here, or a bundle from `traductor export`) and the timed runs of the engine on it.
 
+With the anchors (`--anchors`), the random weights are the anchors' own random Marian
+(benchmarks/make_marian.py), imported (traductor_export.importers), and the sources are theirs
+(benchmarks/common.py: source_ids), so every engine of the table runs the same weights and tokens.
+
 The work (identical for every model and engine): sources of SOURCE_LENGTH random token ids,
 exactly NEW_TOKENS new tokens each (min_new_tokens = max_new_tokens, so EOS cannot end a sentence
 early), greedy. Output tokens/s = batch * NEW_TOKENS / wall time of the whole batch (encoder
@@ -25,6 +29,7 @@ NEW_TOKENS = 32
 # fp32, then the quantizations of `traductor export --quantize` (traductor_export/quantize.py)
 PRECISIONS = ("fp32", "int8")
 DEFAULT_TOKENIZER = CHECKPOINTS_DIR / DEFAULT_MODEL / "tokenizer.model"
+ANCHOR_SEED = 1234  # benchmarks/common.py: DEFAULT_SEED, the seed of the anchors' weights and sources
 
 
 def parse_shape(text: str) -> tuple[int, int, int, int, int]:
@@ -43,28 +48,47 @@ def sources(vocab: int, batch: int, seed: int = 0) -> list[list[int]]:
     return [rng.integers(4, vocab, SOURCE_LENGTH - 1).tolist() + [3] for _ in range(batch)]
 
 
-def make_bundle(shape, quantize: str | None, out: Path) -> Path:
-    """Random weights (seed 0) -> bundle (graphs + config; no tokenizer: the bench feeds ids)."""
+def anchor_sources(model, batch: int) -> list[list[int]]:
+    """The anchors' sources (benchmarks/common.py: source_ids) for a model in Marian's id layout
+    (EOS 0, UNK 1, PAD last): ids in [2, PAD) from a generator seeded by (seed, batch), then EOS."""
+    rng = np.random.default_rng([ANCHOR_SEED, batch])
+    ids = rng.integers(2, model.pad_id, size=(batch, SOURCE_LENGTH - 1), dtype=np.int64)
+    return [row + [model.eos_id] for row in ids.tolist()]
+
+
+def is_marian_layout(model) -> bool:
+    return model.eos_id == 0 and model.pad_id == model.vocab_size - 1 == model.bos_id
+
+
+def make_bundle(shape, quantize: str | None, out: Path, hf_dir: Path | None = None) -> Path:
+    """Random weights (seed 0), or those of a saved transformers model (`hf_dir`: the anchors'
+    Marian) -> bundle (graphs + config; no tokenizer: the bench feeds ids)."""
     import torch
 
     from traductor.model.config import ModelConfig
     from traductor.model.transformer import Transformer
     from traductor_export.convert import build_graphs, bundle_config
+    from traductor_export.importers import transformer_from_pretrained
 
     d, layers, heads, d_ff, vocab = shape
     torch.manual_seed(0)
-    model = Transformer(
-        ModelConfig(
-            vocab_size=vocab,
-            d_model=d,
-            n_heads=heads,
-            d_ff=d_ff,
-            n_encoder_layers=layers,
-            n_decoder_layers=layers,
-            dropout=0.0,
-            max_len=128,
-        )
-    ).eval()
+    if hf_dir is not None:
+        model = transformer_from_pretrained(hf_dir)
+        if model.cfg.vocab_size != vocab or model.cfg.d_model != d or model.cfg.n_heads != heads:
+            raise CommandError(f"{hf_dir} is not a model of the shape {shape}")
+    else:
+        model = Transformer(
+            ModelConfig(
+                vocab_size=vocab,
+                d_model=d,
+                n_heads=heads,
+                d_ff=d_ff,
+                n_encoder_layers=layers,
+                n_decoder_layers=layers,
+                dropout=0.0,
+                max_len=128,
+            )
+        ).eval()
     out.mkdir(parents=True, exist_ok=True)
     names = build_graphs(model, out, quantize, progress=lambda *_: None)
     config = bundle_config(model, out, names, quantize, "random", {"source": "en", "target": "es"})
@@ -84,7 +108,9 @@ def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) ->
     options = DecodingOptions(max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS)
     results = {}
     for batch in batches:
-        srcs = sources(bundle.vocab_size, batch)
+        srcs = (
+            anchor_sources(bundle.model, batch) if is_marian_layout(bundle.model) else sources(bundle.vocab_size, batch)
+        )
 
         def once(batch: int = batch, srcs: list[list[int]] = srcs) -> float:
             scheduler = Scheduler(runner, None, max_rows=batch, max_queue=batch)
