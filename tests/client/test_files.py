@@ -203,7 +203,7 @@ def test_limits_name_their_flag():
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_fuzzed_files_are_filled_or_refused_never_crash(name, data):
     """Mutated real files (bytes replaced, cut short): each is either filled (and its output
@@ -272,3 +272,31 @@ def fake():
     server.start()
     yield translator
     server.stop(grace=None).wait()
+
+
+@pytest.mark.parametrize(
+    "source, good, bad, words",
+    [
+        ("cannot open %s: %d", "no se puede abrir %s: %d", "no se puede abrir %d: %s", "printf: argument 1"),
+        ("Can't open %1$s", "No se puede abrir %1$s", "No se puede abrir", "printf: 1 argument"),
+        ("%(count)d files", "%(count)d archivos", "%(cuenta)d archivos", "python"),
+        ("Open %1 in %2", "Abrir %2 en %1", "Abrir %1", "qt: %2 missing"),
+        ("Hello {name}", "Hola {name}", "Hola {nombre}", "braces: {name} missing, {nombre} added"),
+        ("Hi {{name}}, see $t(help)", "Hola {{name}}, ver $t(help)", "Hola {{nombre}}, ver $t(help)", "i18next"),
+        ("Save <b>now</b>", "Guardar <b>ya</b>", "Guardar ya", "tags: </b> <b> missing"),
+        ("Run `make install`", "Ejecutar `make install`", "Ejecutar `hacer instalar`", "code"),
+    ],
+)
+def test_placeholder_checks(source, good, bad, words):
+    from traductor_client.files.placeholders import problem
+
+    assert problem(source, good, tags=True) is None
+    reason = problem(source, bad, tags=True)
+    assert reason is not None and words in reason
+
+
+def test_icu_plural_is_never_sent():
+    from traductor_client.files.placeholders import unsafe
+
+    assert "ICU" in unsafe("{count, plural, one {# file} other {# files}}")
+    assert unsafe("{gender, select, male {he} other {they}}") and not unsafe("Hello {name}")

@@ -96,6 +96,8 @@ def check_xml(data: bytes, name: str) -> None:
         raise FileError(f"{name}: unsafe XML refused ({error})") from None
     except safe_tree.ParseError as error:
         raise FileError(f"{name}: not well-formed XML ({error})") from None
+    except (LookupError, ValueError) as error:  # an unknown encoding in the XML declaration
+        raise FileError(f"{name}: not readable XML ({error})") from None
 
 
 def read(name: str, data: bytes, limits: Limits = Limits()) -> Document:
@@ -106,7 +108,8 @@ def read(name: str, data: bytes, limits: Limits = Limits()) -> Document:
     reader = EXTENSIONS.get(ext)
     if reader is None:
         known = " ".join(sorted(EXTENSIONS))
-        raise FileError(f"{name}: {ext or 'no extension'} is not a supported file format (supported: {known})")
+        what = f"{ext} is not a supported file format" if ext else "the name has no extension to say its format"
+        raise FileError(f"{name}: {what} (supported: {known})")
     if ext in XML_EXTENSIONS:
         check_xml(data, name)
     document = reader(data, name)

@@ -11,6 +11,7 @@ come back the same in the translation:
     braces       {0} {name} (Python str.format, .NET, ICU simple arguments): the same fields
     i18next      {{var}} {{- var}} $t(key) (i18next): the same, as many times
     tags         <b> </b> <br/> (HTML, subtitles): the same tags, as many times
+    code         `make install` (Markdown, and any text quoting a command): the same spans, verbatim
 
 An ICU message with a ``plural``/``select`` argument (``{count, plural, one {# file} other {#
 files}}``) is not sent at all: its pieces would be translated one by one and its keywords
@@ -32,6 +33,7 @@ _I18NEXT = re.compile(r"\{\{-?\s*[^{}]*?\s*\}\}|\$t\([^()]*\)")
 _BRACES = re.compile(r"\{[\w.$-]*(?::[^{}]*)?\}")
 _QT = re.compile(r"%L?(?:\d\d?|n)\b")
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+_CODE = re.compile(r"`[^`\n]+`")
 
 
 def unsafe(text: str) -> str:
@@ -66,7 +68,7 @@ def problem(source: str, target: str, tags: bool = False) -> Optional[str]:
         reason = po_formats.check_python(source, target, True)
         if reason:
             return reason.replace("python-format", "python").replace("msgid", "source")
-    checks = [("i18next", _I18NEXT, source, target), ("qt", _QT, source, target)]
+    checks = [("i18next", _I18NEXT, source, target), ("qt", _QT, source, target), ("code", _CODE, source, target)]
     checks.append(("braces", _BRACES, without_i18next, _I18NEXT.sub("", target)))
     if tags:
         checks.append(("tags", _TAG, source, target))

@@ -130,7 +130,7 @@ def _append_after(parent: Any, new: Any, after: Any) -> None:
 
 class Xliff1Document(XmlDocument):
     kind = "XLIFF 1.2"
-    review_word = "needs-review-translation"
+    review_word = "needs-review-translation"  # the target's state
 
     def parse(self, data: bytes) -> Any:
         return xliff.xlifffile.parsestring(data)
@@ -164,7 +164,7 @@ class Xliff1Document(XmlDocument):
 
 class Xliff2Document(XmlDocument):
     kind = "XLIFF 2.0"
-    review_word = "state=translated"
+    review_word = "translated"  # state="translated" subState="traductor:machine-translation"
 
     def parse(self, data: bytes) -> Any:
         return xliff2.Xliff2File.parsestring(data)
@@ -210,12 +210,16 @@ class TsDocument(XmlDocument):
         return unit
 
     def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
+        node = tt_unit._gettargetnode()
+        tail = node.tail if node is not None else None  # translate-toolkit drops the line break after it
         if tt_unit.hasplural():
-            forms = max(2, len(tt_unit._gettargetnode().findall(tt_unit.namespaced("numerusform"))))
+            forms = max(2, len(node.findall(tt_unit.namespaced("numerusform"))) if node is not None else 2)
             tt_unit.target = multistring([translations[0]] * forms)
         else:
             tt_unit.target = translations[0]
         tt_unit.markfuzzy(mark_review)
+        if tail is not None:
+            tt_unit._gettargetnode().tail = tail
 
 
 class AndroidDocument(XmlDocument):

@@ -68,7 +68,8 @@ class Report:
         ]
         if self.not_translatable:
             rows.append(("not translatable", self.not_translatable, "untouched"))
-        out = [f"  {name:<19}{count:>6}" + (f"  ({note})" if count and note else "") for name, count, note in rows]
+        width = max(19, *(len(name) + 1 for name, _, _ in rows))
+        out = [f"  {name:<{width}}{count:>6}" + (f"  ({note})" if count and note else "") for name, count, note in rows]
         for title, items in (("rejected", self.rejected), ("skipped", self.skipped)):
             if items:
                 out.append(f"{title}:")
