@@ -48,3 +48,16 @@ def tiny_bundle(tiny_checkpoint, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("bundle") / "tiny"
     export(tiny_checkpoint, out, progress=lambda *_: None)
     return out
+
+
+@pytest.fixture(scope="session")
+def tiny_bundles(tiny_checkpoint, tiny_bundle, tmp_path_factory) -> dict[str, Path]:
+    """The tiny model at every precision the exporter offers: {"fp32": tiny_bundle, "int8": ...}."""
+    from traductor_export.convert import export
+    from traductor_export.quantize import QUANTIZATIONS
+
+    bundles = {"fp32": tiny_bundle}
+    for kind in QUANTIZATIONS:
+        bundles[kind] = tmp_path_factory.mktemp("bundle") / f"tiny-{kind}"
+        export(tiny_checkpoint, bundles[kind], quantize=kind, progress=lambda *_: None)
+    return bundles

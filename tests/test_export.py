@@ -166,21 +166,15 @@ def test_bundle_missing_a_file(tiny_bundle, tmp_path):
         load_bundle(tmp_path)
 
 
-def test_int8_export(tiny_checkpoint, tiny_bundle, tmp_path):
-    """quantize="int8": the config says so, the graphs hold integer matrix products, and it still translates
-    (close to the fp32 bundle on the synthetic task)."""
-    out = tmp_path / "int8"
-    config = export(tiny_checkpoint, out, quantize="int8", **QUIET)
-    assert config["quantization"] == "int8"
+def test_int8_export(tiny_bundles, tiny_bundle):
+    """quantize="int8": the config says so, the graphs hold the batch-invariant 8-bit products
+    (MatMulNBits, no per-tensor DynamicQuantize*) and are smaller; tests/test_quantize.py checks
+    every matrix and the translations."""
+    out = tiny_bundles["int8"]
     assert json.loads((out / "config.json").read_text())["quantization"] == "int8"
     ops = {n.op_type for n in onnx.load(str(out / "decoder.onnx")).graph.node}
-    assert ops & {"MatMulInteger", "DynamicQuantizeMatMul", "DynamicQuantizeLinear"}, ops
+    assert "MatMulNBits" in ops and not ops & {"MatMulInteger", "DynamicQuantizeMatMul", "DynamicQuantizeLinear"}, ops
     assert (out / "decoder.onnx").stat().st_size < (tiny_bundle / "decoder.onnx").stat().st_size
-    pairs = synthetic_pairs(60, seed=32)
-    got = OnnxTranslator.load(out, threads=1).translate([s for s, _ in pairs])
-    fp32 = OnnxTranslator.load(tiny_bundle, threads=1).translate([s for s, _ in pairs])
-    assert sum(a == b for a, b in zip(got, fp32)) >= 0.7 * len(pairs)
-    assert sum(g == t for g, (_, t) in zip(got, pairs)) >= 0.5 * len(pairs)
 
 
 def test_parity_holds_for_a_model_trained_with_dropout(tiny_checkpoint, tmp_path):

@@ -1,6 +1,7 @@
 """Quantized exports (traductor_export/quantize.py): every weight matrix is quantized, the feed-
-forward's first one included; the config names the precision; the bundle loads and translates
-close to fp32; the CLI and the bench offer the precisions the export makes."""
+forward's first one included, as one 8-bit MatMulNBits whose activations are quantized per row
+(batch-invariant, tests/test_determinism.py); the config names the precision; the bundle loads
+and translates close to fp32; the CLI and the bench offer the precisions the export makes."""
 
 from __future__ import annotations
 
@@ -11,12 +12,10 @@ from tiny_task import synthetic_pairs
 
 from traductor.bench_engine import PRECISIONS
 from traductor.engine.translator import OnnxTranslator
-from traductor_export.convert import export
 from traductor_export.quantize import QUANTIZATIONS
 
-QUIET = {"progress": lambda *_: None}
 FLOAT_PRODUCTS = {"Gemm", "FusedGemm", "MatMul", "FusedMatMul"}  # matrix products that run in fp32
-PRODUCTS = FLOAT_PRODUCTS | {"MatMulInteger"}
+PRODUCTS = FLOAT_PRODUCTS | {"MatMulInteger", "MatMulNBits"}
 
 
 def weight_products(path) -> dict[str, int]:
@@ -27,17 +26,21 @@ def weight_products(path) -> dict[str, int]:
     for node in graph.node:
         if node.op_type in PRODUCTS and node.input[1] in weights:
             counts[node.op_type] = counts.get(node.op_type, 0) + 1
+            if node.op_type == "MatMulNBits":  # 8-bit weights, int8 activations per block of a row
+                attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+                assert (attrs["bits"], attrs["accuracy_level"]) == (8, 4), (node.name, attrs)
     return counts
 
 
-def test_int8_export_quantizes_every_weight_matrix_and_translates(tiny_checkpoint, tiny_bundle, tmp_path):
-    """Both graphs: no matrix product with a stored fp32 weight is left (before the fix the
-    optimizer fused the feed-forward's first matrix with its ReLU into a FusedGemm that the
-    quantizer skipped); the config names the precision; the bundle translates close to the fp32
+def test_int8_export_quantizes_every_weight_matrix_and_translates(tiny_bundles, tiny_bundle):
+    """Both graphs: no matrix product with a stored fp32 weight is left (issue 16: the optimizer
+    once fused the feed-forward's first matrix with its ReLU into a FusedGemm that the quantizer
+    skipped), each is one 8-bit MatMulNBits at accuracy level 4 (issue 22: not the per-tensor
+    DynamicQuantizeMatMul); the config names the precision; the bundle translates close to the fp32
     one on the synthetic task."""
-    out = tmp_path / "int8"
-    config = export(tiny_checkpoint, out, quantize="int8", **QUIET)
-    assert config["quantization"] == "int8" == json.loads((out / "config.json").read_text())["quantization"]
+    out = tiny_bundles["int8"]
+    config = json.loads((out / "config.json").read_text())
+    assert config["quantization"] == "int8"
     model = config["model"]
     enc, dec = model["n_encoder_layers"], model["n_decoder_layers"]
     # encoder: Q, K, V, out, FFN 1, FFN 2 per layer + each decoder layer's cross K and V;
@@ -46,7 +49,7 @@ def test_int8_export_quantizes_every_weight_matrix_and_translates(tiny_checkpoin
     for graph, count in expected.items():
         products = weight_products(out / graph)
         assert not FLOAT_PRODUCTS & set(products), (graph, products)
-        assert products == {"MatMulInteger": count}, (graph, products)
+        assert products == {"MatMulNBits": count}, (graph, products)
     pairs = synthetic_pairs(60, seed=32)
     got = OnnxTranslator.load(out, threads=1).translate([s for s, _ in pairs])
     fp32 = OnnxTranslator.load(tiny_bundle, threads=1).translate([s for s, _ in pairs])
