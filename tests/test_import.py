@@ -132,6 +132,7 @@ def marian_dir(tmp_path_factory) -> Path:
     model = transformers.MarianMTModel(cfg).eval()
     train_briefly(model, tok, 1)
     model.generation_config.bad_words_ids = [[pad]]
+    model.generation_config.renormalize_logits = True  # as OPUS-MT's generation_config.json has it
     out = d / "hf"
     model.save_pretrained(out)
     tok.save_pretrained(out)
@@ -251,7 +252,8 @@ def test_nllb_equals_transformers(nllb_dir, nllb_bundle):
 
 
 def test_int8_import_stays_close(marian_dir, marian_bundle, tmp_path):
-    """int8: within 2 tokens' edit distance of fp32 on average, same length limit, runs without torch ids drift."""
+    """int8 is not token-identical: its greedy outputs equal fp32's on at least 7 test sentences in 10
+    (14 of 17 when measured), and its parity report says how far it is (recorded, not required)."""
     out = tmp_path / "int8"
     config = import_model(marian_dir, out, quantize="int8", parity_sentences=ENGLISH, **QUIET)
     assert config["quantization"] == "int8"
@@ -260,7 +262,8 @@ def test_int8_import_stays_close(marian_dir, marian_bundle, tmp_path):
     sources = [fp32.tokenizer.encode(t)[0] for t in TESTS]
     a, b = engine_ids(fp32, sources, 1), engine_ids(int8, sources, 1)
     same = sum(x == y for x, y in zip(a, b)) / len(a)
-    assert same >= 0.5, (same, a, b)
+    assert same >= 0.7, (same, a, b)
+    assert 0.5 <= config["parity"]["onnx_identical"] <= 1.0 and config["parity"]["max_abs_logit_diff"] > 0
 
 
 def test_import_refuses_unsupported_and_incomplete_checkpoints(marian_dir, tmp_path, capsys):

@@ -148,6 +148,7 @@ def generation_config(hf_dir: Path, hf: dict) -> tuple[GenerationConfig, dict]:
         early_stopping=early,
         suppressed_ids=tuple(sorted(set(suppressed))),
         forced_eos_at_limit=forced_eos is not None,
+        renormalize=bool(gen.get("renormalize_logits", False)),
     )
     return config, gen
 

@@ -87,6 +87,8 @@ def choose_transformers_beam(
     missing = [constraints.missing(req.state.required, prefix) for prefix in beam.prefixes.tolist()]
     constraints.apply(logp, missing, [generated < req.options.min_new_tokens] * req.n_rows)
     apply_rules(logp, generated, limit, req.forced_first, generation, constraints.eos_id)
+    if generation.renormalize:
+        logp = selection.log_softmax(logp)
     return beam.step(logp, at_limit=generated + 1 >= limit)
 
 

@@ -7,6 +7,8 @@ generation_config.json:
 
     suppressed_ids       never generated: `bad_words_ids` of one token each (Marian's PAD)
     forced_eos_at_limit  the last token a length limit allows is EOS (`forced_eos_token_id`)
+    renormalize          beam search: log-softmax again after the rules (`renormalize_logits`, which
+                         OPUS-MT's generation configs set)
     beam                 "traductor" (engine/selection.py) or "transformers" (engine/beam_transformers.py:
                          2K candidates a step, finished hypotheses scored by sum log p / length**length_penalty,
                          `early_stopping` as transformers reads it)
@@ -30,6 +32,7 @@ class GenerationConfig:
     early_stopping: bool = False
     suppressed_ids: tuple[int, ...] = ()
     forced_eos_at_limit: bool = False
+    renormalize: bool = False
 
     def __post_init__(self):
         if self.beam not in BEAMS:
@@ -55,6 +58,7 @@ class GenerationConfig:
             "early_stopping": lambda v: isinstance(v, bool),
             "suppressed_ids": lambda v: isinstance(v, list) and all(type(i) is int for i in v),
             "forced_eos_at_limit": lambda v: isinstance(v, bool),
+            "renormalize": lambda v: isinstance(v, bool),
         }
         for name, value in data.items():
             if not checks[name](value):

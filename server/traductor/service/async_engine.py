@@ -107,9 +107,9 @@ class AsyncEngine:
             raise InvalidInput("text is empty")
         if len(text) > self.max_input_chars:
             raise InvalidInput(f"text is {len(text)} characters, over the limit of {self.max_input_chars}")
-        languages = self.tokenizer.languages
-        if options.target_language and options.target_language not in languages:
-            known = ", ".join(sorted(languages)) or "none: the model has one target language"
+        languages = self.tokenizer.languages  # a multilingual model's; a one-target model has none
+        if options.target_language and languages and options.target_language not in languages:
+            known = ", ".join(sorted(languages))
             raise InvalidInput(f"target_language {options.target_language!r} is not one of the model's ({known})")
         ids, values = self.tokenizer.encode(text, options.target_language or None)
         return ids, values, resolve(options, len(ids), self.limits)
