@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from http_harness import call
-from test_files import multipart
+from test_http_files import multipart
 
 from traductor.errors import NotFound, QueueFull
 from traductor.service.http.files import Results
