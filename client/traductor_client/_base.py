@@ -1,19 +1,22 @@
-"""What the sync and asyncio clients share: connection settings, channel construction,
-call metadata and request building. Keeping it here means the two clients differ only in
-how they wait (blocking vs ``await``), never in what they send.
+"""What the sync and asyncio clients share: connection settings, channel construction, call
+metadata, request building, the retry decisions (:class:`Attempts`) and the methods themselves
+(:class:`ClientBase`). Keeping it here means the two clients differ only in how they wait
+(blocking vs ``await``): each gives ``_unary`` and ``_stream`` (plus closing, ``stream`` and
+``health``), never what they send.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import grpc
 
-from traductor_client import health
+from traductor_client import errors, health
 from traductor_client import options as options_mod
-from traductor_client.retry import RetryPolicy
-from traductor_client.v1 import translator_pb2
+from traductor_client.results import ModelInfo, Translation
+from traductor_client.retry import Deadline, RetryPolicy, next_delay
+from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
 __version__ = "0.1.0"
 
@@ -127,3 +130,104 @@ def batch_request(
     return translator_pb2.TranslateBatchRequest(
         texts=texts, options=options_mod.to_pb(options), request_id=request_id or "", format=_format(format)
     )
+
+
+class Attempts:
+    """The retries of one call: its overall deadline, the attempt count, and after a failure
+    either the delay before the next attempt or the error to raise. Both clients drive it; they
+    differ only in how they sleep."""
+
+    def __init__(self, settings: ClientSettings, timeout: Optional[float]) -> None:
+        self.settings, self.attempt = settings, 0
+        self.deadline = Deadline(settings.timeout_for(timeout))
+
+    def start(self) -> Optional[float]:
+        """Count an attempt; the time it may take (None: no deadline)."""
+        self.attempt += 1
+        return self.deadline.remaining()
+
+    def delay_after(self, rpc_error: grpc.RpcError, received: bool = False) -> float:
+        """The delay before retrying after ``rpc_error``; raises the client error instead when
+        the policy says no, or when a stream already received messages (a retry would repeat them)."""
+        error = errors.from_rpc_error(rpc_error)
+        s = self.settings
+        delay = None if received else next_delay(s.retry, self.attempt, error, self.deadline, s.rng)
+        if delay is None:
+            raise error from rpc_error
+        return delay
+
+
+class ClientBase:
+    """The methods of both clients. ``TranslatorClient`` blocks in ``_unary``/``_stream``;
+    ``AsyncTranslatorClient``'s are coroutines and async generators, so there the same methods
+    return awaitables. Decoding options are keyword arguments named like the ``DecodingOptions``
+    fields (``max_new_tokens``, ``beam_size``, ...); only those given are sent. ``timeout``
+    (seconds) bounds each call, retries included."""
+
+    def __init__(self, target: str = DEFAULT_TARGET, **settings: Any) -> None:
+        self._settings = ClientSettings(target, **settings)
+        self._channel = self._open_channel(self._settings)
+        self._stub = translator_pb2_grpc.TranslatorStub(self._channel)
+        self._health_check = health_check_callable(self._channel)
+
+    def _open_channel(self, settings: ClientSettings) -> Any:
+        raise NotImplementedError
+
+    def _unary(self, method: Any, request: Any, timeout: Optional[float], convert: Callable[[Any], Any]) -> Any:
+        raise NotImplementedError
+
+    def _stream(self, request: translator_pb2.TranslateRequest, attempts: Attempts) -> Any:
+        raise NotImplementedError
+
+    @property
+    def target(self) -> str:
+        return self._settings.target
+
+    def translate(
+        self,
+        text: str,
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
+    ) -> Any:
+        """Translate one text (``format="html"``: tags kept): a :class:`Translation`."""
+        request = translate_request(text, request_id, options, format)
+        return self._unary(self._stub.Translate, request, timeout, Translation.from_pb)
+
+    def translate_batch(
+        self,
+        texts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
+    ) -> Any:
+        """Translate several texts with the same options: a list of :class:`Translation` in order."""
+        request = batch_request(texts, request_id, options, format)
+        return self._unary(self._stub.TranslateBatch, request, timeout, _translations)
+
+    def stream_events(
+        self,
+        text: str,
+        *,
+        timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+        format: str = "text",
+        **options: Any,
+    ) -> Any:
+        """A ``StreamToken`` per generated token, then one ``StreamFinal``. The request is checked
+        now (bad options raise here, not at the first event). The call is retried (on
+        UNAVAILABLE) only while nothing has been received; leaving the loop early cancels it."""
+        request = translate_request(text, request_id, options, format)
+        return self._stream(request, Attempts(self._settings, timeout))
+
+    def model_info(self, *, timeout: Optional[float] = None) -> Any:
+        """The model's shape, the server's limits and version: a :class:`ModelInfo`."""
+        return self._unary(self._stub.GetModelInfo, translator_pb2.GetModelInfoRequest(), timeout, ModelInfo.from_pb)
+
+
+def _translations(response: translator_pb2.TranslateBatchResponse) -> List[Translation]:
+    return [Translation.from_pb(result) for result in response.results]
