@@ -247,33 +247,6 @@ def test_translate_file_sends_html_units_as_html(fake, tmp_path, capsys):
     assert "[es] Hello world." in out.read_text() and fake.formats == {1}
 
 
-@pytest.fixture
-def fake():
-    from concurrent import futures
-
-    import grpc
-    from test_po import CatalogFake  # the gettext tests' fake: "[es] TEXT", REFUSE refused
-
-    from traductor_client.v1 import translator_pb2_grpc as pb_grpc
-
-    class FormatFake(CatalogFake):
-        def __init__(self):
-            super().__init__()
-            self.formats = set()
-
-        def TranslateBatch(self, request, context):
-            self.formats.add(request.format)
-            return super().TranslateBatch(request, context)
-
-    translator = FormatFake()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_TranslatorServicer_to_server(translator, server)
-    translator.address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
-    server.start()
-    yield translator
-    server.stop(grace=None).wait()
-
-
 @pytest.mark.parametrize(
     "source, good, bad, words",
     [

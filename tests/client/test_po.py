@@ -12,60 +12,20 @@ import re
 import shutil
 import subprocess
 import sys
-from concurrent import futures
 from pathlib import Path
 
-import grpc
 import polib
 import pytest
-from client_fake_server import FakeTranslator, unused_port
+from client_fake_server import unused_port
+from file_samples import fake_translation
 
 from traductor_client import __version__
 from traductor_client.cli import main
 from traductor_client.po_formats import CHECKS
-from traductor_client.v1 import translator_pb2 as pb
-from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 
 needs_msgfmt = pytest.mark.skipif(
     shutil.which("msgfmt") is None, reason="GNU msgfmt is not installed (apt-get install gettext)"
 )
-
-_PLACEHOLDER = re.compile(r"%(?:\(\w+\))?(?:\d+\$)?[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]|%L?\d|\{[^}]*\}")
-
-
-def fake_translation(text: str) -> str:
-    if "DROP" in text:
-        text = _PLACEHOLDER.sub("", text, count=1)
-    return "[es] " + text
-
-
-class CatalogFake(FakeTranslator):
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts = []
-
-    def _check(self, text, options, context):
-        if "REFUSE" in text:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "text is too long (test)")
-        super()._check(text, options, context)
-
-    def _response(self, text, options, request_id):
-        self.texts.append(text)
-        return pb.TranslateResponse(
-            text=fake_translation(text), finish_reason=pb.FINISH_REASON_EOS, request_id=request_id or "generated"
-        )
-
-
-@pytest.fixture
-def fake():
-    translator = CatalogFake()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_TranslatorServicer_to_server(translator, server)
-    translator.address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
-    server.start()
-    yield translator
-    server.stop(grace=None).wait()
-
 
 HEADER = '''# Spanish translation of demo.
 # This file is distributed under the same license as the demo package.
