@@ -115,6 +115,7 @@ HTML = b"""<!DOCTYPE html>
 <body>
 <h1>Welcome</h1>
 <p>Save <b>the file</b> &amp; quit.</p>
+<p translate="no">Keep this name</p>
 <script>var x = "keep me";</script>
 </body></html>
 """

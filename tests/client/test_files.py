@@ -156,6 +156,7 @@ def test_txt_html_markdown_keep_their_structure():
     out, _ = fill("page.html", SAMPLES["page.html"])
     assert b"<title>[es] Demo page</title>" in out and b"<p>[es] Save <b>the file</b> &amp; quit.</p>" in out
     assert b'<script>var x = "keep me";</script>' in out
+    assert b'<p translate="no">Keep this name</p>' in out  # HTML's translate="no" honoured
     out, report = fill("README.md", SAMPLES["README.md"])
     text = out.decode()
     assert "# [es] Title" in text and "[a link](https://example.org)" in text and "`code`" in text

@@ -337,7 +337,18 @@ class HtmlDocument(CallbackDocument):
     def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
         from translate.storage import html
 
-        return html.htmlfile(inputfile=io.BytesIO(data), callback=callback)
+        class HtmlFile(html.htmlfile):
+            """translate-toolkit's reader, which also leaves alone elements marked translate="no"
+            (HTML's own attribute; the reader knows only its data-translate-ignore)."""
+
+            def handle_starttag(self, tag: str, attrs: list) -> None:
+                if any(k == "translate" and (v or "").strip().lower() == "no" for k, v in attrs):
+                    self.suspend_translation_unit_for_ignored_content()
+                    self.ignore_depth += 1
+                    self.ignore_tag_stack.append(tag)
+                super().handle_starttag(tag, attrs)
+
+        return HtmlFile(inputfile=io.BytesIO(data), callback=callback)
 
     def unit(self, tt_unit: Any, position: int) -> Any:
         unit = super().unit(tt_unit, position)
