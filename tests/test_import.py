@@ -344,3 +344,18 @@ def test_bench_runs_the_anchors_marian(tmp_path):
     with torch.no_grad():
         out = model.generate(torch.tensor(srcs), num_beams=1, min_new_tokens=BENCH_TOKENS, max_new_tokens=BENCH_TOKENS)
     assert ours == out[:, 1:].tolist()
+
+
+def test_translate_cli_takes_the_target_language(nllb_bundle, monkeypatch, capsys):
+    """`traductor translate --target-language` on an imported NLLB bundle: the engine's output for that
+    target; a code the model does not have is one line and exit status 2."""
+    texts = ENGLISH[:3]
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(t + "\n" for t in texts)))
+    args = ["translate", "--model", str(nllb_bundle), "--threads", "1"]
+    assert main([*args, "--target-language", "fra_Latn"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == OnnxTranslator.load(nllb_bundle, threads=1).translate(texts, target_language="fra_Latn")
+    monkeypatch.setattr("sys.stdin", io.StringIO("write error\n"))
+    assert main([*args, "--target-language", "xx_Yyyy"]) == 2
+    err = capsys.readouterr().err
+    assert "--target-language 'xx_Yyyy' is not one of the model's (ace_Arab," in err and err.count("\n") == 1

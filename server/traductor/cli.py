@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import TraductorError, require_torch
+from .errors import CommandError, TraductorError, require_torch
 
 
 def cmd_train(args) -> None:
@@ -54,13 +54,20 @@ def _memory(translator, use: bool) -> dict[str, str]:
 
 
 def translate_texts(
-    translator, texts: list[str], beam: int, batch_size: int, format: str = "text", memory: dict | None = None
+    translator,
+    texts: list[str],
+    beam: int,
+    batch_size: int,
+    format: str = "text",
+    memory: dict | None = None,
+    **target,
 ) -> list[str]:
     """Whole texts through an offline translator, as the service does them: each text is cut into
     segments by the text layer (sentences; one too long for the model is cut; nothing to translate:
     kept), plain-text segments found in `memory` are answered from it, the other segments of all
     texts are translated in one call (rows of the same batches), and each text is put back with
-    its own separators. No text-level limits: this is not a server."""
+    its own separators. No text-level limits: this is not a server. `target` is a multilingual
+    model's target_language (ONNX engine)."""
     from .text import TextLimits, plan
 
     bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
@@ -71,7 +78,7 @@ def translate_texts(
     memory = memory if memory and format == "text" else {}
     segments = [[s.text for s in p.segments] for p in plans]
     flat = [s for group in segments for s in group if s not in memory]
-    done = iter(translator.translate(flat, beam_size=beam, batch_size=batch_size) if flat else [])
+    done = iter(translator.translate(flat, beam_size=beam, batch_size=batch_size, **target) if flat else [])
     return [p.assemble([memory[s] if s in memory else next(done) for s in group]) for p, group in zip(plans, segments)]
 
 
@@ -79,7 +86,11 @@ def cmd_translate(args) -> None:
     texts = _read_lines(sys.stdin)  # each line is a text: one output line per input line
     translator = _translator(args)
     memory = _memory(translator, not args.no_memory)
-    for line in translate_texts(translator, texts, args.beam, args.batch_size, args.format, memory):
+    if args.target_language and args.target_language not in translator.tokenizer.languages:
+        known = ", ".join(sorted(translator.tokenizer.languages)) or "none: it has one target language"
+        raise CommandError(f"--target-language {args.target_language!r} is not one of the model's ({known})")
+    target = {"target_language": args.target_language} if args.target_language else {}
+    for line in translate_texts(translator, texts, args.beam, args.batch_size, args.format, memory, **target):
         print(line, flush=False)
 
 
@@ -169,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_args(p)
     p.add_argument("--format", choices=["text", "html"], default="text", help="how each line is read")
     p.add_argument("--no-memory", action="store_true", help="do not use the bundle's translation memory")
+    p.add_argument(
+        "--target-language", help="a multilingual model's target (NLLB: fra_Latn; multi-target OPUS-MT: fra)"
+    )
     p.set_defaults(func=cmd_translate)
 
     for register in _later_commands():
