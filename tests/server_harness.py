@@ -206,8 +206,9 @@ class ServerThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def gauge(self, name: str, labels: dict | None = None) -> float | None:
-        """A sample of the service's own metrics registry (None if it has none)."""
-        return self.service.metrics.registry.get_sample_value(name, labels or {})
+        """A sample of the service's own metrics registry, summed over the labels not given (every
+        model's, unless `labels` names one); None if it has none."""
+        return sample(self.service.metrics.registry, name, labels)
 
     def metric(self, name: str, labels: dict | None = None) -> float:
         value = self.gauge(name, labels)
@@ -257,6 +258,42 @@ class ServerThread:
             self.loop.close()
 
     stop = close
+
+
+def sample(registry, name: str, labels: dict | None = None) -> float | None:
+    """The sum of the samples called `name` whose labels include `labels`; None if there is none."""
+    want, values = (labels or {}).items(), []
+    for family in registry.collect():
+        for s in family.samples:
+            if s.name == name and want <= s.labels.items():
+                values.append(s.value)
+    return sum(values) if values else None
+
+
+MARKER = "marca"  # a text every model of `make_repository` answers from its memory with its own name
+
+
+def make_repository(bundle, root, pairs: dict[str, tuple[str, str]]):
+    """A model repository of copies of `bundle`, one per name, each declaring its language pair
+    (config.json's languages: the graphs, and so the checksums, are the same) and answering
+    MARKER with "[name]" from a translation memory of its own, so a reply shows which model made
+    it. Returns `root`."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from traductor.engine.bundle import sha256
+
+    root = Path(root)
+    for name, (source, target) in pairs.items():
+        model = root / name
+        shutil.copytree(bundle, model)
+        (model / "memory.tsv").write_text(f"{MARKER}\t[{name}]\t2\n", encoding="utf-8")
+        config = json.loads((model / "config.json").read_text())
+        config["languages"] = {"source": source, "target": target}
+        config["memory"] = {"file": "memory.tsv", "sha256": sha256(model / "memory.tsv"), "entries": 1}
+        (model / "config.json").write_text(json.dumps(config, indent=2))
+    return root
 
 
 def make_settings(bundle, **overrides) -> Settings:

@@ -102,6 +102,11 @@ def health_check_callable(channel: Any) -> Any:
 
 FORMATS = {"text": translator_pb2.FORMAT_TEXT, "html": translator_pb2.FORMAT_HTML}
 
+# Keyword arguments of translate(), translate_batch() and stream_events() that pick the model
+# rather than decoding options: a served model's name, and the languages (ISO 639-1 codes). Unset:
+# the server's default model (or the model of the pair given).
+ROUTE_FIELDS = ("model", "source_language", "target_language")
+
 
 def _format(name: str) -> int:
     if name not in FORMATS:
@@ -109,13 +114,32 @@ def _format(name: str) -> int:
     return FORMATS[name]
 
 
+def _route(options: Dict[str, Any]) -> Dict[str, str]:
+    """Take the routing fields out of `options` (the rest are decoding options)."""
+    route = {}
+    for name in ROUTE_FIELDS:
+        value = options.pop(name, None)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+        route[name] = value
+    return route
+
+
 def translate_request(
     text: str, request_id: Optional[str], options: Dict[str, Any], format: str = "text"
 ) -> translator_pb2.TranslateRequest:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
+    options = dict(options)
+    route = _route(options)
     return translator_pb2.TranslateRequest(
-        text=text, options=options_mod.to_pb(options), request_id=request_id or "", format=_format(format)
+        text=text,
+        options=options_mod.to_pb(options),
+        request_id=request_id or "",
+        format=_format(format),
+        **route,
     )
 
 
@@ -127,8 +151,14 @@ def batch_request(
     texts = list(texts)
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("texts must all be str")
+    options = dict(options)
+    route = _route(options)
     return translator_pb2.TranslateBatchRequest(
-        texts=texts, options=options_mod.to_pb(options), request_id=request_id or "", format=_format(format)
+        texts=texts,
+        options=options_mod.to_pb(options),
+        request_id=request_id or "",
+        format=_format(format),
+        **route,
     )
 
 
@@ -224,9 +254,21 @@ class ClientBase:
         request = translate_request(text, request_id, options, format)
         return self._stream(request, Attempts(self._settings, timeout))
 
-    def model_info(self, *, timeout: Optional[float] = None) -> Any:
-        """The model's shape, the server's limits and version: a :class:`ModelInfo`."""
-        return self._unary(self._stub.GetModelInfo, translator_pb2.GetModelInfoRequest(), timeout, ModelInfo.from_pb)
+    def model_info(self, model: str = "", *, timeout: Optional[float] = None) -> Any:
+        """The model named (default: the server's default model): its languages, shape, the
+        server's limits and version, a :class:`ModelInfo`; NotFound if it is not served."""
+        request = translator_pb2.GetModelInfoRequest(model=model)
+        return self._unary(self._stub.GetModelInfo, request, timeout, ModelInfo.from_pb)
+
+    def list_models(self, *, timeout: Optional[float] = None) -> Any:
+        """Every model the server serves, by name: a list of :class:`ModelInfo` (``is_default``
+        marks the default one)."""
+        request = translator_pb2.ListModelsRequest()
+        return self._unary(self._stub.ListModels, request, timeout, _models)
+
+
+def _models(response: translator_pb2.ListModelsResponse) -> List[ModelInfo]:
+    return [ModelInfo.from_pb(m) for m in response.models]
 
 
 def _translations(response: translator_pb2.TranslateBatchResponse) -> List[Translation]:

@@ -110,6 +110,16 @@ _DECODING_FLAGS = [
 ]
 
 
+def add_route_flags(parser: argparse.ArgumentParser) -> None:
+    """--model, --from, --to: which of the server's models translates (unset: its default one).
+    They travel with the decoding options (`decoding_options`); the client sends them as the
+    request's model, source_language and target_language."""
+    group = parser.add_argument_group("model (unset = the server's default model; see `models`)")
+    group.add_argument("--model", dest="opt_model", default=None, help="a served model's name")
+    group.add_argument("--from", dest="opt_source_language", default=None, metavar="LANG", help="source language")
+    group.add_argument("--to", dest="opt_target_language", default=None, metavar="LANG", help="target language")
+
+
 def add_decoding_flags(parser: argparse.ArgumentParser, scores: bool = True) -> None:
     """Flags for the decoding options; unset flags leave the server's default in place."""
     group = parser.add_argument_group("decoding options (unset = server default)")

@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Optional
 import grpc
 
 from traductor_client import _base, errors, health
-from traductor_client.results import StreamEvent, StreamToken, stream_event_from_pb
+from traductor_client.results import StreamEvent, stream_event_from_pb
 from traductor_client.v1 import translator_pb2
 
 
@@ -68,11 +68,11 @@ class AsyncTranslatorClient(_base.ClientBase):
             await self._sleep(delay)
 
     async def stream(self, text: str, **kwargs: Any) -> AsyncIterator[str]:
-        """The translation's text pieces as they are generated."""
+        """The translation's text pieces as they are generated; joined, they are the whole translation."""
         events = self.stream_events(text, **kwargs)
         try:
             async for event in events:
-                if isinstance(event, StreamToken) and event.text:
+                if event.text:  # the final message's too (text kept as it is, from the memory, the end)
                     yield event.text
         finally:
             await events.aclose()

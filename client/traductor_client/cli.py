@@ -20,6 +20,7 @@ from traductor_client import __version__, po, translate_file
 from traductor_client._cliargs import (
     UsageError,
     add_decoding_flags,
+    add_route_flags,
     connection_parser,
     connection_settings,
     decoding_options,
@@ -81,7 +82,7 @@ def _stream_one(client: TranslatorClient, text: str, args: argparse.Namespace, o
             record.update(dataclasses.asdict(event))
             print(json.dumps(record, ensure_ascii=False), flush=True)
         elif isinstance(event, StreamFinal):
-            print(flush=True)
+            print(event.text, flush=True)
         else:
             sys.stdout.write(event.text)
             sys.stdout.flush()
@@ -96,7 +97,7 @@ def _cmd_health(args: argparse.Namespace) -> int:
 
 def _cmd_info(args: argparse.Namespace) -> int:
     with _client(args) as client:
-        info = client.model_info()
+        info = client.model_info(args.model)
     fields = dataclasses.asdict(info)
     if args.json:
         print(json.dumps(fields, indent=2))
@@ -104,6 +105,20 @@ def _cmd_info(args: argparse.Namespace) -> int:
         width = max(len(name) for name in fields)
         for name, value in fields.items():
             print(f"{name:<{width}}  {value}")
+    return 0
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        models = client.list_models()
+    if args.json:
+        print(json.dumps([dataclasses.asdict(m) for m in models], indent=2))
+        return 0
+    width = max([len(m.name) for m in models] + [5])
+    print(f"{'model':<{width}}  languages  default  serving")
+    for m in models:
+        pairs = ",".join(f"{s}->{t}" for s, t in m.languages)
+        print(f"{m.name:<{width}}  {pairs:<9}  {'yes' if m.is_default else '':<7}  {'yes' if m.serving else 'no'}")
     return 0
 
 
@@ -130,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     translate.add_argument("--batch", action="store_true", help="send all texts in one TranslateBatch call")
     translate.add_argument("--json", action="store_true", help="print full results as JSON lines")
     translate.add_argument("--request-id", default=None, help="request id to send (and log)")
+    add_route_flags(translate)
     add_decoding_flags(translate)
     translate.set_defaults(handler=_cmd_translate)
 
@@ -138,8 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
     health.set_defaults(handler=_cmd_health)
 
     info = commands.add_parser("info", parents=[conn], help="show the model and server limits")
+    info.add_argument("--model", default="", help="a served model's name (default: the server's default model)")
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(handler=_cmd_info)
+
+    models = commands.add_parser("models", parents=[conn], help="list the served models and their languages")
+    models.add_argument("--json", action="store_true", help="print JSON")
+    models.set_defaults(handler=_cmd_models)
 
     loadtest_command.add_subparser(commands, conn)
     po.add_subparser(commands, conn)

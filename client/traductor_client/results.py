@@ -8,7 +8,7 @@ serialised (``dataclasses.asdict``) without protobuf knowledge.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Union
+from typing import List, Optional, Tuple, Union
 
 from traductor_client.v1 import translator_pb2
 
@@ -99,13 +99,16 @@ class StreamToken:
 
 @dataclass(frozen=True)
 class StreamFinal:
-    """The last message of a stream; ``num_tokens`` is how many tokens came before it."""
+    """The last message of a stream; ``num_tokens`` is how many tokens came before it. ``text``
+    is the translation's text not sent yet (segments kept as they are or answered from the
+    translation memory, the end of the text): it belongs after every token's text."""
 
     finish_reason: str
     usage: Usage
     timings: Timings
     request_id: str
     num_tokens: int
+    text: str = ""
 
 
 StreamEvent = Union[StreamToken, StreamFinal]
@@ -120,6 +123,7 @@ def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse, with_s
             timings=Timings.from_pb(message.timings),
             request_id=message.request_id,
             num_tokens=message.index,
+            text=message.text_delta,
         )
     return StreamToken(
         text=message.text_delta,
@@ -131,7 +135,8 @@ def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse, with_s
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """What ``GetModelInfo`` reports: the model's shape, the server's limits and its version."""
+    """What ``GetModelInfo`` (or ``ListModels``, per model) reports: the model's name and
+    languages, its shape, the server's limits and its version."""
 
     name: str = ""
     source_language: str = ""
@@ -150,7 +155,11 @@ class ModelInfo:
     version: str = ""
     max_input_chars: int = 0  # characters of one text (0: a server that does not say)
     max_segments: int = 0  # segments to translate in one text
+    languages: Tuple[Tuple[str, str], ...] = ()  # every (source, target) pair the model translates
+    is_default: bool = False  # the model of calls that name none
+    serving: bool = False  # False while its engine restarts (a server without models: False)
 
     @classmethod
     def from_pb(cls, message: translator_pb2.ModelInfo) -> "ModelInfo":
-        return cls(**{name: getattr(message, name) for name in cls.__dataclass_fields__})
+        fields = {name: getattr(message, name) for name in cls.__dataclass_fields__ if name != "languages"}
+        return cls(languages=tuple((p.source, p.target) for p in message.languages), **fields)

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional
 import grpc
 
 from traductor_client import _base, errors, health
-from traductor_client.results import StreamEvent, StreamToken, stream_event_from_pb
+from traductor_client.results import StreamEvent, stream_event_from_pb
 from traductor_client.v1 import translator_pb2
 
 
@@ -67,10 +67,10 @@ class TranslatorClient(_base.ClientBase):
             self._sleep(delay)
 
     def stream(self, text: str, **kwargs: Any) -> Iterator[str]:
-        """Yield the translation's text pieces as they are generated (the final message, with
-        usage and timings, is dropped: use :meth:`stream_events` to see it)."""
+        """Yield the translation's text pieces as they are generated; joined, they are the whole
+        translation (the final message's usage and timings are dropped: use :meth:`stream_events`)."""
         for event in self.stream_events(text, **kwargs):
-            if isinstance(event, StreamToken) and event.text:
+            if event.text:  # the final message's too (text kept as it is, from the memory, the end)
                 yield event.text
 
     def health(self, service: str = "", *, timeout: Optional[float] = None) -> str:

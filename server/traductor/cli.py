@@ -41,10 +41,14 @@ def _translator(args):
         from .model.translator import TorchTranslator
 
         return TorchTranslator.load(args.model)
-    from .engine.bundle import default_bundle
+    from .engine.bundle import packaged_bundle
     from .engine.translator import OnnxTranslator
 
-    return OnnxTranslator.load(Path(args.model) if args.model else default_bundle(), threads=args.threads)
+    source, target = getattr(args, "source", None) or "", getattr(args, "to", None) or ""
+    if args.model and (source or target):
+        raise CommandError("--model and --from/--to are exclusive: --from/--to pick among the packaged models")
+    bundle = Path(args.model) if args.model else packaged_bundle(source, target)
+    return OnnxTranslator.load(bundle, threads=args.threads)
 
 
 def _memory(translator, use: bool) -> dict[str, str]:
@@ -179,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_engine_args(p)
     p.add_argument("--format", choices=["text", "html"], default="text", help="how each line is read")
+    p.add_argument("--to", metavar="LANG", help="target language: the packaged model that translates into it")
+    p.add_argument(
+        "--from", dest="source", metavar="LANG", help="source language (with --to: among the packaged models)"
+    )
     p.add_argument("--no-memory", action="store_true", help="do not use the bundle's translation memory")
     p.add_argument(
         "--target-language", help="a multilingual model's target (NLLB: fra_Latn; multi-target OPUS-MT: fra)"

@@ -29,6 +29,11 @@ class NotFound(TraductorError):
     or expired."""
 
 
+class ModelNotFound(NotFound):
+    """The call names a model or a language pair this server does not serve; the message names
+    what it serves (gRPC NOT_FOUND)."""
+
+
 class QueueFull(TraductorError):
     """The scheduler's waiting queue is at its limit; the caller may retry later."""
 
@@ -59,7 +64,8 @@ class EngineFailure(TraductorError):
 
 
 class EngineDown(EngineFailure):
-    """The engine process exited; the calls it held are lost, and the server stops (to be restarted)."""
+    """A model's engine process exited: the calls it held are lost (UNAVAILABLE, retryable), and
+    the server starts it again (service/registry.py)."""
 
 
 class TranslationError(EngineFailure):

@@ -131,6 +131,9 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
 
     def GetModelInfo(self, request, context):
         self._enter("GetModelInfo", context)
+        return self._info()
+
+    def _info(self) -> pb.ModelInfo:
         return pb.ModelInfo(
             name="fake-reverse",
             source_language="en",
@@ -139,7 +142,14 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
             max_beam_size=4,
             quantization="none",
             version="test",
+            languages=[pb.LanguagePair(source="en", target="es")],
+            is_default=True,
+            serving=True,
         )
+
+    def ListModels(self, request, context):
+        self._enter("ListModels", context)
+        return pb.ListModelsResponse(models=[self._info()], default_model="fake-reverse")
 
 
 class FakeServer:

@@ -131,7 +131,7 @@ samples = [(dict(re.findall(r'(\w+)="([^"]*)"', labels)), float(v))
            for labels, v in re.findall(r"^traductor_requests_total\{([^}]*)\} (\S+)", text, re.M)]
 def total(rpc_pattern, code):
     return sum(v for labels, v in samples if re.fullmatch(rpc_pattern, labels.get("rpc", "")) and labels.get("code") == code)
-gauges = {name: float(v) for name, v in re.findall(r"^(traductor_active_sequences|traductor_queue_depth) (\S+)", text, re.M)}
+gauges = {name: float(v) for name, v in re.findall(r"^(traductor_active_sequences|traductor_queue_depth)\{[^}]*\} (\S+)", text, re.M)}
 ok, refused = total(r"Translate.*", "OK"), total(r"Translate.*", "UNAUTHENTICATED")
 print(f"    /metrics: Translate* OK {ok:.0f}, UNAUTHENTICATED {refused:.0f}; gauges {gauges}")
 if not ok:

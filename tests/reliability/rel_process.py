@@ -23,7 +23,7 @@ class ServeProcess:
             "-m",
             "traductor.cli",
             "serve",
-            "--model",
+            "--model" if (Path(bundle) / "config.json").is_file() else "--model-repository",  # a bundle or a repository
             str(bundle),
             "--host",
             "127.0.0.1",

@@ -16,7 +16,13 @@ from rel_harness import ServiceThread, stub_of, vm_rss_kib
 
 from traductor_client.v1 import translator_pb2 as pb
 
-ALLOWED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED}
+# NOT_FOUND: random bytes that parse as a `model` (or language) field name a model that is not served
+ALLOWED = {
+    grpc.StatusCode.OK,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.NOT_FOUND,
+}
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 METHOD = "/traductor.v1.Translator/Translate"
 

@@ -148,7 +148,7 @@ def test_status_for_a_call_already_ended_is_dropped_quietly(remaining, caplog):
     wrapper = ErrorInterceptor(metrics)._unary("Translate", behaviour)
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(wrapper(pb.TranslateRequest(text="uno"), _EndedCallContext(remaining)))
-    labels = {"protocol": "grpc", "rpc": "Translate", "code": "DEADLINE_EXCEEDED"}
+    labels = {"protocol": "grpc", "rpc": "Translate", "code": "DEADLINE_EXCEEDED", "model": ""}
     assert metrics.registry.get_sample_value("traductor_requests_total", labels) == 1
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     dropped = [r for r in caplog.records if "ended in gRPC before its status" in r.getMessage()]
@@ -223,6 +223,6 @@ def test_stream_ending_after_its_deadline_sends_no_status(caplog):
 
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(drain())
-    labels = {"protocol": "grpc", "rpc": "TranslateStream", "code": "DEADLINE_EXCEEDED"}
+    labels = {"protocol": "grpc", "rpc": "TranslateStream", "code": "DEADLINE_EXCEEDED", "model": ""}
     assert metrics.registry.get_sample_value("traductor_requests_total", labels) == 1
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

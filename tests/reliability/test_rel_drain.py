@@ -139,7 +139,7 @@ def test_metrics_port_is_separate_from_the_api_port(serve):
     p = serve()
     stub_of(p.channel).Translate(pb.TranslateRequest(text="uno"), timeout=30)
     text = p.metrics_text()
-    assert 'traductor_requests_total{code="OK",protocol="grpc",rpc="Translate"} 1.0' in text
+    assert 'traductor_requests_total{code="OK",model="tiny",protocol="grpc",rpc="Translate"} 1.0' in text
     with pytest.raises((urllib.error.URLError, http.client.HTTPException, OSError)):  # not HTTP/1.1
         urllib.request.urlopen(f"http://127.0.0.1:{p.port}/metrics", timeout=5).read()
     with grpc.insecure_channel(f"127.0.0.1:{p.metrics_port}") as other:

@@ -120,15 +120,17 @@ def _engine_process_of(pid: int) -> int:
     return engines[0]
 
 
-def test_serve_exits_when_its_engine_process_dies(tiny_bundle, tmp_path):
-    """kill -9 of the engine process: `traductor serve` stops at once and exits 2, naming the cause,
-    so that its supervisor (compose, Kubernetes) restarts it."""
-    server = ServeProcess(tiny_bundle, tmp_path / "serve.log")  # the engine process is the default
+def test_serve_exits_when_its_engine_process_cannot_be_restarted(tiny_bundle, tmp_path):
+    """kill -9 of the engine process with --max-restarts 0: `traductor serve` gives the model up,
+    stops at once and exits 2, naming the cause, so that its supervisor (compose, Kubernetes)
+    restarts it. (With restarts left, the model is started again: tests/reliability/test_rel_models.py.)"""
+    server = ServeProcess(tiny_bundle, tmp_path / "serve.log", "--max-restarts", "0")  # engine process: the default
     try:
         assert server.wait_status("SERVING")
         os.kill(_engine_process_of(server.proc.pid), signal.SIGKILL)
         assert server.proc.wait(30) == 2
         log = (tmp_path / "serve.log").read_text()
         assert "the engine process exited (killed by signal 9)" in log and "Traceback" not in log
+        assert "model tiny: its engine process could not be restarted (0 tries in a row" in log
     finally:
         server.close()

@@ -86,9 +86,10 @@ def test_a_full_queue_is_refused_by_the_front(tiny_bundle):
 
 
 def test_a_dead_engine_process_fails_its_calls_unavailable(tiny_bundle):
-    """kill -9 of the engine process: the stream in flight ends UNAVAILABLE, the server says
-    NOT_SERVING and refuses new calls UNAVAILABLE (the `serve` command then exits)."""
-    svc = ServerThread(make_settings(tiny_bundle, engine_process=True))
+    """kill -9 of the engine process, with no restart allowed (--max-restarts 0): the stream in
+    flight ends UNAVAILABLE, the server says NOT_SERVING and refuses new calls UNAVAILABLE (the
+    `serve` command then exits 2). Restarts: tests/reliability/test_rel_models.py."""
+    svc = ServerThread(make_settings(tiny_bundle, engine_process=True, max_restarts=0))
     try:
         svc.gate.close()
         call = svc.stub.TranslateStream(translate_request("uno dos", **LONG), timeout=WAIT)

@@ -81,20 +81,20 @@ def translate_texts(
     return outcomes
 
 
-def _check_language(client: TranslatorClient, wanted: Optional[str]) -> None:
-    """``--to LANG`` must be a language the server translates into."""
+def _check_language(client: TranslatorClient, wanted: Optional[str], model: Optional[str]) -> None:
+    """``--to LANG`` must be a language the server (the ``--model``, when given) translates into."""
     if not wanted:
         return
-    served = client.model_info().target_language
-    if served and wanted != served:
-        raise FileError(f"the server translates into {served}, not {wanted} (nothing was written)")
+    served = sorted({t for m in client.list_models() if not model or m.name == model for _, t in m.languages})
+    if served and wanted not in served:
+        raise FileError(f"the server translates into {', '.join(served)}, not {wanted} (nothing was written)")
 
 
 def run_service(args: argparse.Namespace, job: Job) -> Dict[Tuple[str, str], Outcome]:
     settings = connection_settings(args)
     try:
         with TranslatorClient(settings.pop("target"), **settings) as client:
-            _check_language(client, getattr(args, "to", None))
+            _check_language(client, getattr(args, "to", None), getattr(args, "opt_model", None))
             if not job.text_count:
                 return {}
             limit = client.model_info().max_batch_texts or args.batch_size
@@ -104,7 +104,10 @@ def run_service(args: argparse.Namespace, job: Job) -> Dict[Tuple[str, str], Out
             try:
                 for fmt, texts in job.requests.items():
                     size = min(args.batch_size, limit)
-                    outcomes.update(translate_texts(client, texts, fmt, decoding_options(args), size, bar))
+                    options = decoding_options(args)  # with --model
+                    if getattr(args, "to", None):  # the model that translates into it
+                        options["target_language"] = args.to
+                    outcomes.update(translate_texts(client, texts, fmt, options, size, bar))
             finally:
                 bar.close()
             return outcomes
@@ -128,6 +131,7 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="progress bar on stderr (default: when stderr is a terminal)",
     )
+    parser.add_argument("--model", dest="opt_model", default=None, help="a served model's name (see `models`)")
     add_decoding_flags(parser, scores=False)
 
 

@@ -11,7 +11,13 @@ import sys
 from typing import Any, Dict, List
 
 from traductor_client import __version__
-from traductor_client._cliargs import UsageError, add_decoding_flags, connection_settings, decoding_options
+from traductor_client._cliargs import (
+    UsageError,
+    add_decoding_flags,
+    add_route_flags,
+    connection_settings,
+    decoding_options,
+)
 from traductor_client.async_client import AsyncTranslatorClient
 from traductor_client.loadtest import inputs, plot
 from traductor_client.loadtest.progress import Progress
@@ -101,6 +107,7 @@ def add_subparser(commands: Any, conn: argparse.ArgumentParser) -> None:
         default=None,
         help="live progress line on stderr (default: when stderr is a terminal)",
     )
+    add_route_flags(parser)
     add_decoding_flags(parser)
     parser.set_defaults(handler=run_command)
 

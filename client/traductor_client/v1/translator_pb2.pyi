@@ -48,16 +48,22 @@ class DecodingOptions(_message.Message):
     def __init__(self, max_new_tokens: _Optional[int] = ..., min_new_tokens: _Optional[int] = ..., beam_size: _Optional[int] = ..., temperature: _Optional[float] = ..., top_k: _Optional[int] = ..., top_p: _Optional[float] = ..., seed: _Optional[int] = ..., return_scores: _Optional[bool] = ...) -> None: ...
 
 class TranslateRequest(_message.Message):
-    __slots__ = ("text", "options", "request_id", "format")
+    __slots__ = ("text", "options", "request_id", "format", "model", "source_language", "target_language")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     text: str
     options: DecodingOptions
     request_id: str
     format: Format
-    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ...) -> None: ...
+    model: str
+    source_language: str
+    target_language: str
+    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens")
@@ -122,16 +128,22 @@ class TranslateStreamResponse(_message.Message):
     def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
-    __slots__ = ("texts", "options", "request_id", "format")
+    __slots__ = ("texts", "options", "request_id", "format", "model", "source_language", "target_language")
     TEXTS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     texts: _containers.RepeatedScalarFieldContainer[str]
     options: DecodingOptions
     request_id: str
     format: Format
-    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ...) -> None: ...
+    model: str
+    source_language: str
+    target_language: str
+    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ...) -> None: ...
 
 class TranslateBatchResponse(_message.Message):
     __slots__ = ("results",)
@@ -140,11 +152,33 @@ class TranslateBatchResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[TranslateResponse, _Mapping]]] = ...) -> None: ...
 
 class GetModelInfoRequest(_message.Message):
+    __slots__ = ("model",)
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    def __init__(self, model: _Optional[str] = ...) -> None: ...
+
+class ListModelsRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class ListModelsResponse(_message.Message):
+    __slots__ = ("models", "default_model")
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_MODEL_FIELD_NUMBER: _ClassVar[int]
+    models: _containers.RepeatedCompositeFieldContainer[ModelInfo]
+    default_model: str
+    def __init__(self, models: _Optional[_Iterable[_Union[ModelInfo, _Mapping]]] = ..., default_model: _Optional[str] = ...) -> None: ...
+
+class LanguagePair(_message.Message):
+    __slots__ = ("source", "target")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    target: str
+    def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
+
 class ModelInfo(_message.Message):
-    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version", "max_input_chars", "max_segments")
+    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version", "max_input_chars", "max_segments", "languages", "is_default", "serving")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
@@ -162,6 +196,9 @@ class ModelInfo(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_INPUT_CHARS_FIELD_NUMBER: _ClassVar[int]
     MAX_SEGMENTS_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGES_FIELD_NUMBER: _ClassVar[int]
+    IS_DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    SERVING_FIELD_NUMBER: _ClassVar[int]
     name: str
     source_language: str
     target_language: str
@@ -179,4 +216,7 @@ class ModelInfo(_message.Message):
     version: str
     max_input_chars: int
     max_segments: int
-    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ..., max_input_chars: _Optional[int] = ..., max_segments: _Optional[int] = ...) -> None: ...
+    languages: _containers.RepeatedCompositeFieldContainer[LanguagePair]
+    is_default: bool
+    serving: bool
+    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ..., max_input_chars: _Optional[int] = ..., max_segments: _Optional[int] = ..., languages: _Optional[_Iterable[_Union[LanguagePair, _Mapping]]] = ..., is_default: _Optional[bool] = ..., serving: _Optional[bool] = ...) -> None: ...

@@ -59,6 +59,11 @@ class TranslatorStub:
                 request_serializer=traductor__client_dot_v1_dot_translator__pb2.GetModelInfoRequest.SerializeToString,
                 response_deserializer=traductor__client_dot_v1_dot_translator__pb2.ModelInfo.FromString,
                 _registered_method=True)
+        self.ListModels = channel.unary_unary(
+                '/traductor.v1.Translator/ListModels',
+                request_serializer=traductor__client_dot_v1_dot_translator__pb2.ListModelsRequest.SerializeToString,
+                response_deserializer=traductor__client_dot_v1_dot_translator__pb2.ListModelsResponse.FromString,
+                _registered_method=True)
 
 
 class TranslatorServicer:
@@ -94,7 +99,15 @@ class TranslatorServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetModelInfo(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """One served model: the one named, else the default model.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListModels(self, request, context):
+        """Every served model, by name.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -121,6 +134,11 @@ def add_TranslatorServicer_to_server(servicer, server):
                     servicer.GetModelInfo,
                     request_deserializer=traductor__client_dot_v1_dot_translator__pb2.GetModelInfoRequest.FromString,
                     response_serializer=traductor__client_dot_v1_dot_translator__pb2.ModelInfo.SerializeToString,
+            ),
+            'ListModels': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListModels,
+                    request_deserializer=traductor__client_dot_v1_dot_translator__pb2.ListModelsRequest.FromString,
+                    response_serializer=traductor__client_dot_v1_dot_translator__pb2.ListModelsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -236,6 +254,33 @@ class Translator:
             '/traductor.v1.Translator/GetModelInfo',
             traductor__client_dot_v1_dot_translator__pb2.GetModelInfoRequest.SerializeToString,
             traductor__client_dot_v1_dot_translator__pb2.ModelInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListModels(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/traductor.v1.Translator/ListModels',
+            traductor__client_dot_v1_dot_translator__pb2.ListModelsRequest.SerializeToString,
+            traductor__client_dot_v1_dot_translator__pb2.ListModelsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -15,7 +15,9 @@
 `to_dict()`, the engine reads it back with `from_dict()`, which checks every field and names
 the one that is wrong. This module knows nothing of torch or of how the graphs were made.
 
-`default_bundle()` is the default model's bundle in the package's model repository (models/en-es/).
+`default_bundle()` is the default model's bundle in the package's model repository (models/en-es/);
+`scan(directory)` lists a model repository's bundles; `packaged_bundle(source, target)` picks the
+packaged model of a language pair (`traductor translate --to`).
 """
 
 from __future__ import annotations
@@ -269,3 +271,31 @@ def default_bundle() -> Path:
             "set TRADUCTOR_BUNDLE, or export one there with `traductor export --out " + str(DEFAULT_BUNDLE_DIR) + "`"
         )
     return DEFAULT_BUNDLE_DIR
+
+
+def scan(directory: Path | str) -> dict[str, Path]:
+    """The models of a repository: name -> bundle directory, by name (a subdirectory without a
+    config.json is not a model and is skipped)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise BundleError(f"model repository {directory} is not a directory")
+    return {d.name: d for d in sorted(directory.iterdir()) if d.is_dir() and (d / "config.json").is_file()}
+
+
+def packaged_bundle(source: str = "", target: str = "") -> Path:
+    """The packaged model that translates source -> target (either empty: any): the default model
+    if it does, else the first by name; a BundleError lists the packaged pairs."""
+    if not source and not target:
+        return default_bundle()
+    found = []
+    for name, path in scan(MODELS_DIR).items():
+        langs = read_config(path).languages
+        if (not source or langs.source == source) and (not target or langs.target == target):
+            found.append((name != DEFAULT_MODEL, name, path))
+    if not found:
+        pairs = ", ".join(
+            f"{n} ({read_config(p).languages.source}->{read_config(p).languages.target})"
+            for n, p in scan(MODELS_DIR).items()
+        )
+        raise BundleError(f"no packaged model translates {source or 'any'}->{target or 'any'}; the models are: {pairs}")
+    return min(found)[2]

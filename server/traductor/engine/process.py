@@ -47,6 +47,7 @@ class EngineSpec:
     max_queue: int
     log_level: str = "INFO"
     before_step: Callable[[], None] | None = None  # a test hook (tests/server_harness.py): picklable to cross
+    cpus: tuple[int, ...] = ()  # the engine process runs on these cores only (empty: any; --cpu-sharing split)
 
     def scheduler(self, bundle: Bundle | None = None) -> Scheduler:
         bundle = bundle or load_bundle(self.bundle, verify=False)  # the front verified the checksums
@@ -196,6 +197,8 @@ def main(jobs, events, spec: EngineSpec) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=spec.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    if spec.cpus:  # before ONNX Runtime makes its threads: they inherit it
+        os.sched_setaffinity(0, spec.cpus)
     try:
         scheduler = spec.scheduler()
     except Exception as e:  # the front raises it: one line from the command, or a traceback of ours here

@@ -8,10 +8,13 @@
     await queue.get()  ◀──────────────────    deliver(batch): the step's events, by key
     finally: core.cancel(unfinished keys) ─▶  next step: the requests leave, their rows are freed
 
-The core is where the steps run: `engine_process.ProcessCore` (a process of its own, the default) or
-`engine_thread.ThreadCore` (an engine thread in this process, `--no-engine-process`). Each request
-has a key; the core hands back (key, event) pairs and never sees a queue. ONNX Runtime never runs
-on the event loop, so it stays free for health checks and new requests while the model works.
+The core is where the steps run (`engine_core.EngineCore`): `engine_process.ProcessCore` (a process
+of its own, the default) or `engine_thread.ThreadCore` (an engine thread in this process,
+`--no-engine-process`). Each request has a key; the core hands back (key, event) pairs and never
+sees a queue. ONNX Runtime never runs on the event loop, so it stays free for health checks and
+new requests while the model works. One AsyncEngine per served model (service/registry.py); when
+its engine process dies, the calls it held fail (UNAVAILABLE) and the registry gives it a new
+core (`replace_core`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from ..errors import Draining, EngineDown, InvalidInput
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits, resolve
 from ..text import TextLimits
-from .metrics import Metrics
+from .engine_core import EngineCore
+from .metrics import ModelMetrics
 
 log = logging.getLogger("traductor.engine")
 
@@ -56,11 +60,11 @@ def _summarize(event: FinishEvent) -> None:
 class AsyncEngine:
     def __init__(
         self,
-        core,
+        core: EngineCore,
         tokenizer: Tokenizer,
         limits: Limits,
         max_input_chars: int,
-        metrics: Metrics,
+        metrics: ModelMetrics,
         max_segments: int = TextLimits.max_segments,
         memory: dict[str, str] | None = None,
     ):
@@ -76,12 +80,23 @@ class AsyncEngine:
         self._idle.set()
         self._keys = itertools.count()
         self._waiters: dict[int, tuple[asyncio.Queue, int]] = {}  # key -> (its call's queue, position)
-        self.down = asyncio.Event()  # set when the core exited: the server must stop (server.serve)
+        self.down = asyncio.Event()  # set when the core exited: the registry restarts it
         self.down_error: EngineDown | None = None
+
+    @property
+    def model(self) -> str:
+        return self.metrics.model
 
     def start(self) -> None:
         """Start the core's steps; call from the event loop that will make the requests."""
         self.core.start(self._deliver, self._core_down)
+
+    def replace_core(self, core: EngineCore) -> None:
+        """Serve from `core` (started here) after the old one died: new calls are taken again."""
+        self.core = core
+        self.down_error = None
+        self.down = asyncio.Event()
+        self.start()
 
     def stop(self) -> None:
         self.core.stop()
@@ -94,7 +109,8 @@ class AsyncEngine:
                 queue.put_nowait((position, event))
 
     def _core_down(self, error: EngineDown) -> None:
-        """The engine process died: every request in flight ends with `error` (UNAVAILABLE)."""
+        """The engine process died: every request in flight ends with `error` (UNAVAILABLE), and so
+        does every new one until `replace_core`."""
         self.down_error = error
         self._deliver([(key, failed(error)) for key in list(self._waiters)])
         self.down.set()

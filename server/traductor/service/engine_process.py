@@ -28,15 +28,15 @@ from typing import Callable
 from ..engine import process
 from ..engine.process import EngineSpec, Job, Report
 from ..errors import EngineDown, EngineFailure, QueueFull
-from .engine_thread import Deliver
-from .metrics import Metrics
+from .engine_core import CoreStats, Deliver
+from .metrics import ModelMetrics
 
 log = logging.getLogger("traductor.engine")
 START_SECONDS = 120.0  # loading a bundle takes seconds; a process silent this long is stuck
 
 
 class ProcessCore:
-    def __init__(self, spec: EngineSpec, metrics: Metrics):
+    def __init__(self, spec: EngineSpec, metrics: ModelMetrics):
         self.spec, self.metrics = spec, metrics
         self.max_queue = spec.max_queue
         self._report: Report | None = None
@@ -117,6 +117,11 @@ class ProcessCore:
     def queue_depth(self) -> int:
         r = self._report
         return self._sent - (r.received - r.queued if r else 0)
+
+    def stats(self) -> CoreStats:
+        r = self._report
+        alive = self.process is not None and not self._stopping
+        return CoreStats(self.queue_depth(), r.rows if r else 0, r.cache_bytes if r else 0, alive)
 
     def _readable(self) -> None:
         try:

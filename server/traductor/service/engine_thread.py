@@ -9,8 +9,7 @@
 ONNX Runtime only ever runs on the engine thread, so the event loop stays free for health checks
 and new requests while the model works; but the two share this process's interpreter, and each
 waits while the other holds it. `engine_process.ProcessCore` runs the same steps in a process of
-their own. Both offer what `AsyncEngine` uses: start, submit, cancel, queue_depth, max_queue,
-stop. This module knows nothing of gRPC.
+their own. Both implement `engine_core.EngineCore`. This module knows nothing of gRPC.
 """
 
 from __future__ import annotations
@@ -24,15 +23,14 @@ from typing import Callable
 from ..engine.process import Job, cancel, step_when_work
 from ..engine.request import FinishEvent, Request, TokenEvent
 from ..engine.scheduler import Scheduler
-from .metrics import Metrics
+from .engine_core import CoreStats, Deliver
+from .metrics import ModelMetrics
 
 log = logging.getLogger("traductor.engine")
 
-Deliver = Callable[[list[tuple[int, TokenEvent | FinishEvent]]], None]
-
 
 class ThreadCore:
-    def __init__(self, scheduler: Scheduler, metrics: Metrics):
+    def __init__(self, scheduler: Scheduler, metrics: ModelMetrics):
         self.scheduler, self.metrics = scheduler, metrics
         self.max_queue = scheduler.max_queue
         self.requests: dict[int, Request] = {}  # key -> request, until its FinishEvent
@@ -71,6 +69,10 @@ class ThreadCore:
 
     def queue_depth(self) -> int:
         return self.scheduler.queue_depth()
+
+    def stats(self) -> CoreStats:
+        s = self.scheduler
+        return CoreStats(s.queue_depth(), s.cache.rows, s.cache.nbytes(), not self._stop.is_set())
 
     # ---- the engine thread ----------------------------------------------------------------
 

@@ -56,7 +56,7 @@ def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, f"{exc}; retry later"
     if isinstance(exc, Draining):
         return grpc.StatusCode.UNAVAILABLE, str(exc)
-    if isinstance(exc, EngineDown):  # the server stops, to be restarted: another replica can answer
+    if isinstance(exc, EngineDown):  # the model's engine is restarted: a retry (here or elsewhere) can succeed
         return grpc.StatusCode.UNAVAILABLE, "the translation engine stopped; retry"
     if isinstance(exc, DeadlinePassed):
         return grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)
@@ -152,14 +152,15 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         if code is grpc.StatusCode.INTERNAL:
             log.error("rpc=%s request_id=%s failed", rpc, getattr(request, "request_id", ""), exc_info=exc)
         if isinstance(exc, QueueFull):
-            self.metrics.record_shed("grpc", rpc, getattr(exc, "stage", "queue"))
+            model = (request_summary.get() or {}).get("model", "")
+            self.metrics.record_shed("grpc", rpc, getattr(exc, "stage", "queue"), model)
             if self.admission is not None:
                 trailers = self.admission.trailers()
         return code, message, trailers
 
     def _record(self, rpc: str, request, code: grpc.StatusCode, start: float) -> None:
         elapsed = time.monotonic() - start
-        self.metrics.record_request("grpc", rpc, code.name, elapsed)
+        self.metrics.record_request("grpc", rpc, code.name, elapsed, (request_summary.get() or {}).get("model", ""))
         line = {
             "protocol": "grpc",
             "rpc": rpc,

@@ -1,5 +1,10 @@
 """Prometheus metrics of the service. One `Metrics` object, created by the server and passed to
-whoever records something (no module-level globals: tests build their own registry)."""
+whoever records something (no module-level globals: tests build their own registry).
+
+Every per-request and per-step metric has a `model` label: the served model's name (the
+registry's). A request refused before its model was known (overload at accept, a malformed
+message, an unknown model) has model="". Each model's engine records through its own
+`ModelMetrics` (`Metrics.for_model(name)`), so no engine can write another's series."""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ class Metrics:
         self.requests = Counter(
             "traductor_requests",
             "Requests by protocol, method and status code",
-            ["protocol", "rpc", "code"],
+            ["protocol", "rpc", "code", "model"],
             registry=r,
         )
         # calls refused for overload (also counted above, code RESOURCE_EXHAUSTED); stage: where they were
@@ -26,72 +31,124 @@ class Metrics:
         self.shed = Counter(
             "traductor_shed_requests",
             "Calls refused for overload (RESOURCE_EXHAUSTED with a retry hint) by protocol, method and stage",
-            ["protocol", "rpc", "stage"],
+            ["protocol", "rpc", "stage", "model"],
             registry=r,
         )
         self.request_duration = Histogram(
             "traductor_request_duration_seconds",
             "Request wall time",
-            ["protocol", "rpc"],
+            ["protocol", "rpc", "model"],
             buckets=REQUEST_BUCKETS,
             registry=r,
         )
         self.ttft = Histogram(
-            "traductor_time_to_first_token_seconds", "Accepted -> first token", buckets=REQUEST_BUCKETS, registry=r
+            "traductor_time_to_first_token_seconds",
+            "Accepted -> first token",
+            ["model"],
+            buckets=REQUEST_BUCKETS,
+            registry=r,
         )
         self.tpot = Histogram(
-            "traductor_time_per_output_token_seconds", "Decode time / output tokens", buckets=STEP_BUCKETS, registry=r
+            "traductor_time_per_output_token_seconds",
+            "Decode time / output tokens",
+            ["model"],
+            buckets=STEP_BUCKETS,
+            registry=r,
         )
         self.queue_wait = Histogram(
-            "traductor_queue_wait_seconds", "Accepted -> joined the batch", buckets=REQUEST_BUCKETS, registry=r
+            "traductor_queue_wait_seconds",
+            "Accepted -> joined the batch",
+            ["model"],
+            buckets=REQUEST_BUCKETS,
+            registry=r,
         )
         self.encoder = Histogram(
-            "traductor_encoder_duration_seconds", "Encoder run (per admitted group)", buckets=STEP_BUCKETS, registry=r
+            "traductor_encoder_duration_seconds",
+            "Encoder run (per admitted group)",
+            ["model"],
+            buckets=STEP_BUCKETS,
+            registry=r,
         )
         self.step = Histogram(
             "traductor_decode_step_duration_seconds",
             "One decoder step for the whole batch",
+            ["model"],
             buckets=STEP_BUCKETS,
             registry=r,
         )
         self.batch_size = Histogram(
-            "traductor_batch_size", "Rows (sequences) per decode step", buckets=BATCH_BUCKETS, registry=r
+            "traductor_batch_size", "Rows (sequences) per decode step", ["model"], buckets=BATCH_BUCKETS, registry=r
         )
-        self.active = Gauge("traductor_active_sequences", "Rows being decoded", registry=r)
-        self.queue_depth = Gauge("traductor_queue_depth", "Requests waiting to join the batch", registry=r)
-        self.input_tokens = Counter("traductor_input_tokens", "Source tokens accepted", registry=r)
-        self.output_tokens = Counter("traductor_output_tokens", "Tokens generated", registry=r)
-        self.kv_cache_bytes = Gauge("traductor_kv_cache_bytes", "KV cache bytes held by active rows", registry=r)
+        self.active = Gauge("traductor_active_sequences", "Rows being decoded", ["model"], registry=r)
+        self.queue_depth = Gauge("traductor_queue_depth", "Requests waiting to join the batch", ["model"], registry=r)
+        self.input_tokens = Counter("traductor_input_tokens", "Source tokens accepted", ["model"], registry=r)
+        self.output_tokens = Counter("traductor_output_tokens", "Tokens generated", ["model"], registry=r)
+        self.kv_cache_bytes = Gauge(
+            "traductor_kv_cache_bytes", "KV cache bytes held by active rows", ["model"], registry=r
+        )
+
+        self.restarts = Counter(
+            "traductor_model_restarts", "Engine processes started again after one died, by model", ["model"], registry=r
+        )
+        self.serving = Gauge(
+            "traductor_model_serving", "1 while the model takes calls, 0 while it restarts", ["model"], registry=r
+        )
+
+    def for_model(self, model: str) -> ModelMetrics:
+        """What one model's engine records, under its name."""
+        return ModelMetrics(self, model)
+
+    def forget(self, model: str) -> None:
+        """Drop a model's series (it was unloaded): its gauges would otherwise stay at their last value."""
+        for metric in (self.active, self.queue_depth, self.kv_cache_bytes, self.serving):
+            try:
+                metric.remove(model)
+            except KeyError:
+                pass
 
     def serve(self, port: int, host: str = "0.0.0.0") -> None:
         start_http_server(port, addr=host, registry=self.registry)
 
-    def record_request(self, protocol: str, rpc: str, code: str, seconds: float) -> None:
+    def record_request(self, protocol: str, rpc: str, code: str, seconds: float, model: str = "") -> None:
         """Called once per gRPC call or HTTP request when it ends (code: a gRPC status code name)."""
-        self.requests.labels(protocol, rpc, code).inc()
-        self.request_duration.labels(protocol, rpc).observe(seconds)
+        self.requests.labels(protocol, rpc, code, model).inc()
+        self.request_duration.labels(protocol, rpc, model).observe(seconds)
 
-    def record_shed(self, protocol: str, rpc: str, stage: str) -> None:
+    def record_shed(self, protocol: str, rpc: str, stage: str, model: str = "") -> None:
         """Called once per call refused for overload, besides `record_request`."""
-        self.shed.labels(protocol, rpc, stage).inc()
+        self.shed.labels(protocol, rpc, stage, model).inc()
+
+
+class ModelMetrics:
+    """One model's engine metrics: what its core records after each step and each request."""
+
+    def __init__(self, metrics: Metrics, model: str):
+        self.metrics, self.model = metrics, model
 
     def observe_step(self, stats, rows: int, queued: int, cache_bytes: int) -> None:
-        """Called by the engine thread after every step."""
+        """Called by the engine core after every step."""
+        m, name = self.metrics, self.model
         if stats.rows:
-            self.step.observe(stats.step_seconds)
-            self.batch_size.observe(stats.rows)
+            m.step.labels(name).observe(stats.step_seconds)
+            m.batch_size.labels(name).observe(stats.rows)
         if stats.admitted:
-            self.encoder.observe(stats.encode_seconds)
-        self.active.set(rows)
-        self.queue_depth.set(queued)
-        self.kv_cache_bytes.set(cache_bytes)
+            m.encoder.labels(name).observe(stats.encode_seconds)
+        m.active.labels(name).set(rows)
+        m.queue_depth.labels(name).set(queued)
+        m.kv_cache_bytes.labels(name).set(cache_bytes)
 
     def observe_finish(self, event) -> None:
         """Called once per finished request."""
-        t = event.timings
-        self.input_tokens.inc(event.input_tokens)
-        self.output_tokens.inc(len(event.token_ids))
-        self.queue_wait.observe(t.queue)
+        m, name, t = self.metrics, self.model, event.timings
+        m.input_tokens.labels(name).inc(event.input_tokens)
+        m.output_tokens.labels(name).inc(len(event.token_ids))
+        m.queue_wait.labels(name).observe(t.queue)
         if event.token_ids:
-            self.ttft.observe(t.first_token)
-            self.tpot.observe(t.decode / len(event.token_ids))
+            m.ttft.labels(name).observe(t.first_token)
+            m.tpot.labels(name).observe(t.decode / len(event.token_ids))
+
+    def set_serving(self, serving: bool) -> None:
+        self.metrics.serving.labels(self.model).set(1 if serving else 0)
+
+    def restarted(self) -> None:
+        self.metrics.restarts.labels(self.model).inc()

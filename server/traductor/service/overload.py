@@ -10,9 +10,11 @@ earliest first (`stage`):
     queue     the engine core's `submit` finds the queue full (QueueFull): the authoritative check,
               after tokenizing, for the calls that passed the first two together
 
-The first two ask `Admission.refusal()`: the engine's queue is full, or as many Translator calls
-are in progress as the engine can hold (`capacity` = rows + queue slots; each accepted call
-holds at least one of them). GetModelInfo and health checks are never refused.
+The first two ask `Admission.refusal()`, before the call's model is known: every model's queue
+is full, or as many Translator calls are in progress as the engines can hold together
+(`capacity` = models x (rows + queue slots); each accepted call holds at least one of them).
+One model's full queue is found by the third check only, so a flood on one model never refuses
+the calls of another. GetModelInfo, ListModels and health checks are never refused.
 
 Why not `grpc.aio.server(maximum_concurrent_rpcs=...)`: grpcio then refuses by itself, but every
 method alike (health probes too), with no retry hint and unseen by the metrics.
@@ -35,15 +37,20 @@ ENGINE_RPCS = frozenset({"Translate", "TranslateStream", "TranslateBatch"})  # t
 class Admission:
     """Counts the Translator calls in progress (event loop only) and says when to refuse one."""
 
-    def __init__(self, core, capacity: int, pushback_ms: int):
-        self.core, self.capacity, self.pushback_ms = core, capacity, pushback_ms
+    def __init__(self, models, capacity: int, pushback_ms: int):
+        # models: the Registry (models come and go on SIGHUP); capacity: of one model
+        self.models, self.per_model, self.pushback_ms = models, capacity, pushback_ms
         self.calls = 0
+
+    @property
+    def capacity(self) -> int:
+        return self.per_model * max(1, len(self.models))
 
     def refusal(self) -> str | None:
         """Why a new call cannot be taken now, or None."""
-        s = self.core  # the engine core (service/engine_thread.py, engine_process.py): its queue
-        if s.queue_depth() >= s.max_queue:
-            return f"the queue is full ({s.max_queue} waiting requests)"
+        cores = [m.engine.core for m in self.models]  # engine_core.EngineCore
+        if cores and all(c.queue_depth() >= c.max_queue for c in cores):
+            return f"the queue is full ({cores[0].max_queue} waiting requests)"
         if self.calls >= self.capacity:
             return f"the server is at capacity ({self.calls} calls in progress)"
         return None

@@ -1,25 +1,31 @@
 """Building and running the gRPC server.
 
-signal handlers -> load bundle (off the event loop) -> engine process, which loads the model itself
-(or, with --no-engine-process, runner + scheduler -> engine thread) -> warm-up -> HTTP API (with
---http-port) -> health SERVING
+signal handlers -> the models (service/registry.py): for each, load its bundle (off the event loop)
+-> its engine process, which loads the model itself (or, with --no-engine-process, runner +
+scheduler -> engine thread) -> warm-up of each -> HTTP API (with --http-port) -> health SERVING
 SIGTERM/SIGINT during start-up -> stop at once, exit 0
+SIGHUP when serving -> the models rescanned: added, removed (after their calls finish), replaced
+(the new version takes the calls once warm), a bad bundle refused (registry.Registry.reload)
 SIGTERM/SIGINT when serving -> health NOT_SERVING at once -> calls still served for prestop_seconds
 (while balancers and DNS drop this replica) -> the gRPC listener closes and connections get GOAWAY
 (a new call is refused at connect time, so a balancer or client retries it elsewhere; no call that
 never started gets an UNAVAILABLE from us) -> calls in flight finish (up to drain_seconds, then
 cancelled); HTTP: new requests 503 while its in-flight ones finish -> engine thread stops -> exit 0
-the engine process dies -> its calls fail UNAVAILABLE, NOT_SERVING, the server stops -> exit 2
+a model's engine process dies -> its calls fail UNAVAILABLE, that model is NOT_SERVING and started
+again with backoff (registry.Registry._watch); the other models never notice; a model that cannot
+be started again (max_restarts tries in a row) stops the server -> exit 2
+
+Health: each model under `traductor.v1.Translator/<model>` (SERVING, or NOT_SERVING while it
+restarts); the overall service ("" and `traductor.v1.Translator`) is SERVING while the server is
+not draining and at least one model serves: a replica whose one model restarts for a few seconds
+stays ready for the others (its calls to that model get UNAVAILABLE, which clients retry).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
-import os
 import signal
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,17 +36,14 @@ from grpc_reflection.v1alpha import reflection
 
 from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
-from ..engine.bundle import Bundle, default_bundle, load_bundle
-from ..engine.process import EngineSpec
-from ..options import DecodingOptions, Limits
+from ..options import DecodingOptions
 from .async_engine import AsyncEngine
-from .engine_process import ProcessCore
-from .engine_thread import ThreadCore
 from .http import HttpServer, start_http
 from .interceptors import AuthInterceptor, ErrorInterceptor, quiet_ended_calls
 from .metrics import Metrics
 from .overload import Admission
-from .servicer import TranslatorServicer, model_info
+from .registry import Model, ModelLoader, Registry, default_name, model_paths, off_loop
+from .servicer import TranslatorServicer
 from .settings import Settings
 
 log = logging.getLogger("traductor.server")
@@ -53,32 +56,43 @@ class Service:
     """A running service: what tests and the CLI hold on to."""
 
     server: grpc.aio.Server
-    engine: AsyncEngine
+    registry: Registry
     health: health.aio.HealthServicer
     metrics: Metrics
     port: int
     settings: Settings
     http: HttpServer | None = None  # the LibreTranslate-compatible HTTP API, when settings.http_port
-    watcher: asyncio.Future | None = None  # watch_engine(), from start() on
+    watcher: asyncio.Future | None = None  # set when a model cannot be restarted (registry.fatal)
+    serving: bool = False
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The default model's engine."""
+        return self.registry.default.engine
 
     async def set_serving(self, serving: bool) -> None:
-        status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
-        for name in ("", SERVICE_NAME):
-            await self.health.set(name, status)
+        """The overall health (and every model's, see the module docstring)."""
+        self.serving = serving
+        await self.update_health()
 
-    async def watch_engine(self) -> None:
-        """NOT_SERVING once the engine is down (its process died): the calls it held have failed and
-        no new one can run; `serve` then stops, and the supervisor restarts the server."""
-        await self.engine.down.wait()
-        await self.set_serving(False)
+    async def update_health(self) -> None:
+        up = health_pb2.HealthCheckResponse.SERVING
+        down = health_pb2.HealthCheckResponse.NOT_SERVING
+        any_model = False
+        for model in self.registry:
+            await self.health.set(health_name(model.name), up if self.serving and model.serving else down)
+            any_model = any_model or model.serving
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, up if self.serving and any_model else down)
 
     async def abort(self) -> None:
-        """Stop at once (the engine is down): no pre-stop window, no grace."""
+        """Stop at once (a model cannot be restarted): no pre-stop window, no grace."""
         await self.set_serving(False)
+        self.registry.set_draining()
         await self.server.stop(None)
         if self.http is not None:
             await self.http.stop()
-        self.engine.stop()
+        self.registry.stop()
 
     async def drain(self, prestop_over: asyncio.Event | None = None) -> None:
         """NOT_SERVING, serve through the pre-stop window (cut short when `prestop_over` is set), stop
@@ -93,57 +107,25 @@ class Service:
                 pass
         log.info(
             "draining: closing the listener, %d request(s) in flight, grace %.1f s",
-            self.engine.in_flight,
+            self.registry.in_flight,
             s.drain_seconds,
         )
         end = time.monotonic() + s.drain_seconds
         await self.server.stop(grace=s.drain_seconds)  # cancels what is left at the end of the grace
-        self.engine.draining = True  # the HTTP API (still listening) answers 503 from now on
-        if not await self.engine.wait_idle(max(0.0, end - time.monotonic())):
-            log.warning("grace period over with %d request(s) in flight: cancelling them", self.engine.in_flight)
+        self.registry.set_draining()  # the HTTP API (still listening) answers 503 from now on
+        if not await self.registry.wait_idle(max(0.0, end - time.monotonic())):
+            log.warning("grace period over with %d request(s) in flight: cancelling them", self.registry.in_flight)
         if self.http is not None:
             await self.http.stop()
-        self.engine.stop()
+        self.registry.stop()
         if self.watcher is not None:
             self.watcher.cancel()
         log.info("stopped")
 
 
-def engine_threads(settings: Settings) -> int:
-    """ONNX Runtime's intra-op threads: `--threads`, or when 0, all cores (ONNX Runtime's own count)
-    for an engine thread, and all cores this process may use but one for an engine process, whose
-    front (gRPC, one message per streamed token) then has a core of its own (docs/performance.md)."""
-    if settings.threads or not settings.engine_process:
-        return settings.threads
-    return max(1, len(os.sched_getaffinity(0)) - 1)
-
-
-def build_engine(bundle: Bundle, settings: Settings, metrics: Metrics, before_step=None) -> AsyncEngine:
-    """The engine of a service; blocking (loads the model): call off the event loop. With
-    `engine_process` the model is loaded and run by a process of its own (service/engine_process.py)."""
-    rows = settings.max_active_sequences
-    spec = EngineSpec(
-        str(bundle.path),
-        engine_threads(settings),
-        settings.spin,
-        rows,
-        settings.max_queued_requests,
-        settings.log_level,
-        before_step,
-    )
-    if settings.engine_process:
-        core = ProcessCore(spec, metrics)
-        core.launch()
-    else:
-        core = ThreadCore(spec.scheduler(bundle), metrics)
-    limits = Limits(
-        max_input_tokens=min(settings.max_input_tokens, bundle.max_len),
-        max_new_tokens=min(settings.max_new_tokens, bundle.max_len - 1),
-        max_beam_size=min(settings.max_beam_size, rows),
-    )
-    memory = bundle.memory() if settings.use_memory else {}
-    tokenizer = bundle.tokenizer()
-    return AsyncEngine(core, tokenizer, limits, settings.max_input_chars, metrics, settings.max_segments, memory)
+def health_name(model: str) -> str:
+    """A model's own service name in grpc.health.v1."""
+    return f"{SERVICE_NAME}/{model}"
 
 
 def _credentials(s: Settings):
@@ -179,62 +161,58 @@ def _grpc_server(settings: Settings, interceptors: list) -> grpc.aio.Server:
     )
 
 
-async def _off_loop(fn):
-    """Run a blocking `fn` on a daemon thread, so that the event loop (signals) stays responsive and
-    a process stopped during start-up does not wait for it."""
-    done: concurrent.futures.Future = concurrent.futures.Future()
-
-    def run() -> None:
-        if not done.set_running_or_notify_cancel():
-            return
-        try:
-            done.set_result(fn())
-        except BaseException as e:  # noqa: BLE001  (handed to the awaiting coroutine)
-            done.set_exception(e)
-
-    threading.Thread(target=run, name="traductor-load", daemon=True).start()
-    return await asyncio.wrap_future(done)
-
-
 async def start(settings: Settings, metrics: Metrics | None = None, before_step=None) -> Service:
     """Start a service and return once it is SERVING (model loaded, warmed up); cancelled (a signal
     during start-up), it stops what it started."""
     metrics = metrics or Metrics()
-    bundle = await _off_loop(lambda: load_bundle(settings.model or default_bundle()))
-    engine = await _off_loop(lambda: build_engine(bundle, settings, metrics, before_step))
-    capacity = settings.max_active_sequences + settings.max_queued_requests
-    admission = Admission(engine.core, capacity, settings.retry_pushback_ms)
+    paths = model_paths(settings)
+    default = default_name(settings, list(paths))
+    loader = ModelLoader(settings, metrics, before_step)
+    models: list[Model] = []
+    try:
+        for i, (name, path) in enumerate(paths.items()):
+            models.append(await off_loop(lambda name=name, path=path, i=i: loader.build(name, path, i, len(paths))))
+    except BaseException:
+        for m in models:
+            m.engine.stop()
+        raise
+    registry = Registry(models, default, metrics)
+    admission = Admission(
+        registry, settings.max_active_sequences + settings.max_queued_requests, settings.retry_pushback_ms
+    )
     interceptors = [ErrorInterceptor(metrics, admission)]
     quiet_ended_calls()  # grpcio's traceback for an answer to a call core had just ended: INFO
     server = _grpc_server(settings, interceptors + ([AuthInterceptor(settings.token)] if settings.token else []))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    translator_pb2_grpc.add_TranslatorServicer_to_server(
-        TranslatorServicer(engine, model_info(bundle, settings, engine.limits)), server
-    )
+    translator_pb2_grpc.add_TranslatorServicer_to_server(TranslatorServicer(registry, settings), server)
     if settings.reflection:
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     address = f"{settings.host}:{settings.port}"
     creds = _credentials(settings)
     port = server.add_secure_port(address, creds) if creds else server.add_insecure_port(address)
-    service = Service(server, engine, health_servicer, metrics, port, settings)
+    service = Service(server, registry, health_servicer, metrics, port, settings)
     try:
         await service.set_serving(False)
         await server.start()
-        engine.start()
-        await warm_up(engine)
-        if settings.http_port:  # same loop, same engine (docs/http-api.md)
-            langs = bundle.config.languages
-            name = bundle.config.name or bundle.path.name
-            service.http = await start_http(engine, settings, metrics, langs.source, langs.target, name)
+        registry.start()
+        for model in registry:
+            await warm_up(model.engine)
+        if settings.http_port:  # same loop, same engines (docs/http-api.md)
+            service.http = await start_http(registry, settings, metrics)
             log.info("HTTP API (LibreTranslate-compatible) on %s, port %d", settings.host, service.http.port)
     except BaseException:
         await server.stop(None)
-        engine.stop()
+        registry.stop()
         raise
+    registry.on_change, registry.warm_up = service.update_health, warm_up
+    registry.supervise(loader)
     await service.set_serving(True)
-    service.watcher = asyncio.ensure_future(service.watch_engine())
-    log.info("serving %s (bundle %s) on %s, port %d", bundle.config.name, bundle.checksum[:12], settings.host, port)
+    service.watcher = asyncio.ensure_future(registry.fatal.wait())
+    for m in registry:
+        mark = " [default]" if m.name == default else ""
+        log.info("serving model %s (bundle %s)%s", m.describe(), m.bundle.checksum[:12], mark)
+    log.info("listening on %s, port %d", settings.host, port)
     return service
 
 
@@ -246,7 +224,9 @@ async def serve(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, lambda: prestop_over.set() if stop.is_set() else stop.set())
-    log.info("starting: model %s", settings.model or "(the default model)")
+    reloads: set[asyncio.Future] = set()
+    loop.add_signal_handler(signal.SIGHUP, lambda: log.info("SIGHUP during start-up: ignored"))
+    log.info("starting: model %s", settings.model or settings.model_repository or "(the packaged models)")
     metrics = Metrics()
     if settings.metrics_port:
         metrics.serve(settings.metrics_port, settings.host)
@@ -259,9 +239,17 @@ async def serve(settings: Settings) -> None:
         await asyncio.gather(starting, return_exceptions=True)
         return
     service = starting.result()  # a failed start raises here
+
+    def reload() -> None:  # SIGHUP: rescan the repository (registry.Registry.reload)
+        log.info("SIGHUP: rescanning the models")
+        task = asyncio.ensure_future(service.registry.reload())
+        reloads.add(task)
+        task.add_done_callback(reloads.discard)
+
+    loop.add_signal_handler(signal.SIGHUP, reload)
     await asyncio.wait({stopping, service.watcher}, return_when=asyncio.FIRST_COMPLETED)
-    if not stopping.done():  # the engine process died: stop now, exit non-zero
+    if not stopping.done():  # a model cannot be restarted: stop now, exit non-zero
         stopping.cancel()
         await service.abort()
-        raise service.engine.down_error
+        raise service.registry.fatal_error
     await service.drain(prestop_over)

@@ -1,4 +1,6 @@
-"""The Translator servicer: each RPC is a few lines; errors are mapped by the interceptor.
+"""The Translator servicer: each RPC is a few lines; errors are mapped by the interceptor. The
+registry (registry.py) picks each call's model from its `model`, `source_language` and
+`target_language`.
 
 Texts go through `texts.py` (segmentation, one engine group per request), the same functions the
 HTTP API calls, so both protocols give the same result for the same text."""
@@ -13,8 +15,10 @@ from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 from .. import __version__
 from ..engine.request import FinishEvent
 from . import texts
-from .async_engine import AsyncEngine, request_summary
+from .async_engine import request_summary
 from .convert import final_to_pb, format_from_pb, options_from_pb, response_to_pb, token_to_pb
+from .registry import Model, Registry
+from .settings import Settings
 
 
 def _request_id(request) -> str:
@@ -25,48 +29,66 @@ def _request_id(request) -> str:
     return rid
 
 
+def _model(registry: Registry, request) -> Model:
+    """The model a call goes to (registry.route), named in the RPC's log line and metrics."""
+    model = registry.route(request.model, request.source_language, request.target_language)
+    summary = request_summary.get()
+    if summary is not None:
+        summary["model"] = model.name
+    return model
+
+
 class TranslatorServicer(pb_grpc.TranslatorServicer):
-    def __init__(self, engine: AsyncEngine, model_info: pb.ModelInfo):
-        self.engine, self.model_info = engine, model_info
+    def __init__(self, registry: Registry, settings: Settings):
+        self.registry, self.settings = registry, settings
 
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
         rid = _request_id(request)
+        engine = _model(self.registry, request).engine
         options, format = options_from_pb(request.options), format_from_pb(request.format)
-        event = await texts.translate(self.engine, request.text, options, rid, context.time_remaining(), format)
+        event = await texts.translate(engine, request.text, options, rid, context.time_remaining(), format)
         return response_to_pb(event, rid, request.options.return_scores)
 
     async def TranslateStream(self, request: pb.TranslateRequest, context):
         rid = _request_id(request)
+        engine = _model(self.registry, request).engine
         options, format = options_from_pb(request.options), format_from_pb(request.format)
-        prepared = texts.prepare(self.engine, request.text, options, format)
-        async for event in texts.stream(self.engine, prepared, rid, context.time_remaining()):
+        prepared = texts.prepare(engine, request.text, options, format)
+        async for event in texts.stream(engine, prepared, rid, context.time_remaining()):
             yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
 
     async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
         rid = _request_id(request)
+        engine = _model(self.registry, request).engine
         options, format = options_from_pb(request.options), format_from_pb(request.format)
         events = await texts.translate_many(
-            self.engine,
+            engine,
             list(request.texts),
             options,
             rid,
             context.time_remaining(),
             format,
-            max_texts=self.model_info.max_batch_texts,
+            max_texts=self.settings.max_batch_texts,
         )
         return pb.TranslateBatchResponse(
             results=[response_to_pb(e, f"{rid}-{i}", request.options.return_scores) for i, e in enumerate(events)]
         )
 
-    async def GetModelInfo(self, request, context) -> pb.ModelInfo:
-        return self.model_info
+    async def GetModelInfo(self, request: pb.GetModelInfoRequest, context) -> pb.ModelInfo:
+        return model_info(self.registry.get(request.model), self.settings, self.registry.default_name)
+
+    async def ListModels(self, request: pb.ListModelsRequest, context) -> pb.ListModelsResponse:
+        default = self.registry.default_name
+        return pb.ListModelsResponse(
+            models=[model_info(m, self.settings, default) for m in self.registry], default_model=default
+        )
 
 
-def model_info(bundle, settings, limits) -> pb.ModelInfo:
-    """The limits reported are the engine's (`limits`): the settings capped by the bundle."""
-    m, c = bundle.model, bundle.config
+def model_info(model: Model, settings: Settings, default: str) -> pb.ModelInfo:
+    """The limits reported are the engine's (`engine.limits`): the settings capped by the bundle."""
+    m, c, limits = model.bundle.model, model.bundle.config, model.engine.limits
     return pb.ModelInfo(
-        name=c.name or bundle.path.name,
+        name=model.name,
         source_language=c.languages.source,
         target_language=c.languages.target,
         d_model=m.d_model,
@@ -80,7 +102,10 @@ def model_info(bundle, settings, limits) -> pb.ModelInfo:
         max_batch_texts=settings.max_batch_texts,
         max_input_chars=settings.max_input_chars,
         max_segments=settings.max_segments,
-        bundle_sha256=bundle.checksum,
+        bundle_sha256=model.bundle.checksum,
         quantization=c.quantization,
         version=__version__,
+        languages=[pb.LanguagePair(source=p.source, target=p.target) for p in model.languages],
+        is_default=model.name == default,
+        serving=model.serving,
     )

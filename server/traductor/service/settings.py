@@ -13,14 +13,19 @@ from dataclasses import dataclass, fields
 
 @dataclass(frozen=True)
 class Settings:
-    model: str = ""  # bundle directory; empty: the bundled default model
+    model: str = ""  # one bundle directory, served alone (exclusive with model_repository)
+    model_repository: str = ""  # a directory of bundles, one model per subdirectory; empty: the packaged models
+    default_model: str = ""  # the model of calls that name none (docs/service.md: how it is chosen when empty)
     host: str = "0.0.0.0"
     port: int = 50051
     metrics_port: int = 9090  # 0: no metrics server
     http_port: int = 0  # LibreTranslate-compatible HTTP API, same engine and TLS as gRPC (0: off)
-    threads: int = 0  # ONNX Runtime intra-op threads (0: all cores; with the engine process, all but one)
+    threads: int = 0  # ONNX Runtime intra-op threads of each model (0: its cores; with engine processes, all but one)
+    cpu_sharing: str = "shared"  # "shared": every model's engine may use every core; "split": each its own cores
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
     engine_process: bool = True  # the model in a process of its own, beside the gRPC front (docs/service.md)
+    max_restarts: int = 5  # a model's engine process that fails this many times in a row stops the server (exit 2)
+    restart_backoff_seconds: float = 0.5  # before restarting a dead engine process; doubles per failure in a row
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
     max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
     retry_pushback_ms: int = 250  # retry hint sent with RESOURCE_EXHAUSTED (trailer grpc-retry-pushback-ms)

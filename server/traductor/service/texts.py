@@ -1,7 +1,7 @@
 """Whole texts through the engine: the segmentation of the serving path, shared by every protocol.
 
-The gRPC servicer (Translate, TranslateStream, TranslateBatch) and the HTTP API (through
-`service/translate.py`) call these functions with plain Python values. A text is cut into
+The gRPC servicer (Translate, TranslateStream, TranslateBatch) and the HTTP API call these
+functions with plain Python values, with the engine of the model the call goes to. A text is cut into
 segments by the text layer (`traductor.text.plan`: lines, sentences, long sentences cut,
 pass-through pieces kept, HTML markup kept outside and around); all segments of a request (of
 every text of a batch) go to the engine as ONE group (`AsyncEngine.generate_many`), so the

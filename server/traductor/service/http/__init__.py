@@ -1,8 +1,9 @@
 """The LibreTranslate-compatible HTTP API (`traductor serve --http-port PORT`).
 
 It runs in the gRPC server's process and event loop and translates through the same service
-function as gRPC `Translate` (`service/translate.py`), so both protocols share the engine, the
-continuous batch, the limits, the token and the TLS certificate, and give the same text.
+functions as gRPC `Translate` (`service/texts.py`) with the same models (`service/registry.py`:
+`source`/`target` pick the model), so both protocols share the engines, the continuous batch, the
+limits, the token and the TLS certificate, and give the same text.
 
     app.py       aiohttp server, middleware (errors, CORS, metrics, log line), TLS
     handlers.py  the endpoints: /translate, /translate_stream, /detect, /languages, /frontend/settings
@@ -17,21 +18,18 @@ See docs/http-api.md and docs/http-api.yaml (OpenAPI).
 
 from __future__ import annotations
 
-from ..async_engine import AsyncEngine
 from ..metrics import Metrics
+from ..registry import Registry
 from ..settings import Settings
 from .app import HttpServer
 from .handlers import HttpApi
-from .params import Languages
 
 
-async def start_http(
-    engine: AsyncEngine, settings: Settings, metrics: Metrics, source: str, target: str, model: str = ""
-) -> HttpServer:
+async def start_http(registry: Registry, settings: Settings, metrics: Metrics) -> HttpServer:
     """Start the HTTP API on settings.host:settings.http_port; returns the running server."""
-    server = HttpServer(HttpApi(engine, settings, Languages(source, target), model), metrics)
+    server = HttpServer(HttpApi(registry, settings), metrics)
     await server.start()
     return server
 
 
-__all__ = ["HttpApi", "HttpServer", "Languages", "start_http"]
+__all__ = ["HttpApi", "HttpServer", "start_http"]

@@ -105,7 +105,7 @@ def middleware(metrics: Metrics, retry_pushback_ms: int = 1000):
 
 def _record(metrics: Metrics, request: web.Request, code: grpc.StatusCode, status: int, elapsed: float) -> None:
     rpc, summary = _route_name(request), request_summary.get() or {}
-    metrics.record_request("http", rpc, code.name, elapsed)
+    metrics.record_request("http", rpc, code.name, elapsed, summary.get("model", ""))
     line = {
         "protocol": "http",
         "rpc": rpc,

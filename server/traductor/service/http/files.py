@@ -34,7 +34,7 @@ from traductor_client import files
 from ...errors import InvalidInput, NotFound, QueueFull
 from ...options import DecodingOptions
 from ..async_engine import AsyncEngine, request_summary
-from ..translate import translate, translate_many
+from ..texts import translate, translate_many
 
 
 @dataclass

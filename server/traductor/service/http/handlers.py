@@ -1,12 +1,16 @@
 """The LibreTranslate endpoints: each reads its parameters, calls the service layer, answers JSON.
 
-    POST /translate          -> service.translate / translate_many (the gRPC Translate path)
+    POST /translate          -> texts.translate / translate_many (the gRPC Translate path)
     POST /detect             -> detect.detect (always "en", see there)
-    GET  /languages          -> the model's language pair
-    GET  /frontend/settings  -> what LibreTranslate's web page asks a server
+    GET  /languages          -> every language of the models, each with all its targets
+    GET  /frontend/settings  -> what LibreTranslate's web page asks a server (the default model's pair)
     POST /translate_stream   -> texts.stream (the gRPC TranslateStream path), as server-sent events
     POST /translate_file     -> files.translate_upload (a translation file, any supported format)
     GET  /download_file/{n}  -> the translated file, once
+
+`source` and `target` pick the model (registry.route; source "auto": the detected language when a
+model translates it into the target, else any model into the target); a pair no model translates
+is 400 with LibreTranslate's wording (params.check_pair).
 
 Handlers raise the error hierarchy (`errors.py`); `app.py` turns exceptions into statuses,
 counts and logs every request. No decoding option of the gRPC API is exposed: a
@@ -30,25 +34,34 @@ from ... import __version__
 from ...engine.request import FinishEvent
 from ...errors import InvalidInput, TraductorError
 from ...options import DecodingOptions
-from ..async_engine import AsyncEngine, request_summary
+from ..async_engine import request_summary
+from ..registry import Model, Registry, language_name
 from ..settings import Settings
-from ..texts import prepare, stream
-from ..translate import translate, translate_many
+from ..texts import prepare, stream, translate, translate_many
 from .cors import CORS_HEADERS
 from .detect import detect
 from .files import Results, translate_upload, upload
-from .params import Languages, check_key, check_pair, detect_text, read_values, translate_params
+from .params import check_key, check_pair, detect_text, read_values, translate_params
 from .statuses import http_error_for
 
 
 @dataclass(frozen=True)
 class HttpApi:
-    """What the endpoints need: the shared engine, the settings (limits, token) and the languages."""
+    """What the endpoints need: the models and the settings (limits, token)."""
 
-    engine: AsyncEngine
+    registry: Registry
     settings: Settings
-    languages: Languages
-    model: str = ""  # the served model's name, shown by the web page
+
+    def route(self, source: str, target: str, text: str = "") -> Model:
+        """The model of a checked pair (params.check_pair), named in the request's log line and metrics."""
+        if source == "auto":
+            detected = detect(text)["language"] if text else ""
+            source = detected if target in self.registry.languages().get(detected, []) else ""
+        model = self.registry.route("", source, target)
+        summary = request_summary.get()
+        if summary is not None:
+            summary["model"] = model.name
+        return model
 
 
 # JSON as LibreTranslate writes it: UTF-8 text, not \u escapes ("canción", not "canci\u00f3n")
@@ -86,8 +99,9 @@ class Handlers:
     async def translate(self, request: web.Request) -> web.Response:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
-        p = translate_params(values, self.api.languages)
-        rid, engine, options = request_id(), self.api.engine, DecodingOptions()
+        p = translate_params(values, self.api.registry.languages())
+        engine = self.api.route(p.source, p.target, p.texts[0]).engine
+        rid, options = request_id(), DecodingOptions()
         if p.batch:
             events = await translate_many(
                 engine, p.texts, options, rid, format=p.format, max_texts=self.api.settings.max_batch_texts
@@ -110,10 +124,10 @@ class Handlers:
         status; an error after it is an `event: error` with `{"error": ...}`."""
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
-        p = translate_params(values, self.api.languages)
+        p = translate_params(values, self.api.registry.languages())
         if p.batch:
             raise InvalidInput("Invalid request: q must be one text for a stream")
-        rid, engine = request_id(), self.api.engine
+        rid, engine = request_id(), self.api.route(p.source, p.target, p.texts[0]).engine
         prepared = prepare(engine, p.texts[0], DecodingOptions(), p.format)
         events = stream(engine, prepared, rid)
         response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
@@ -139,16 +153,14 @@ class Handlers:
         return json_response([detect(detect_text(values))])
 
     async def languages(self, request: web.Request) -> web.Response:
-        langs = self.api.languages
-        return json_response(
-            [
-                {"code": langs.source, "name": langs.name(langs.source), "targets": [langs.target]},
-                {"code": langs.target, "name": langs.name(langs.target), "targets": []},
-            ]
-        )
+        """Every language of the models, each with the targets it translates to (LibreTranslate's shape)."""
+        pairs = self.api.registry.languages()
+        codes = sorted(set(pairs) | {t for targets in pairs.values() for t in targets})
+        return json_response([{"code": c, "name": language_name(c), "targets": pairs.get(c, [])} for c in codes])
 
     async def frontend_settings(self, request: web.Request) -> web.Response:
-        s, langs = self.api.settings, self.api.languages
+        s, default = self.api.settings, self.api.registry.default
+        langs = default.languages[0]
         return json_response(
             {
                 "charLimit": s.max_input_chars,
@@ -159,12 +171,12 @@ class Handlers:
                 "filesTranslation": True,
                 "supportedFilesFormat": sorted(file_formats.EXTENSIONS),
                 "language": {
-                    "source": {"code": langs.source, "name": langs.name(langs.source)},
-                    "target": {"code": langs.target, "name": langs.name(langs.target)},
+                    "source": {"code": langs.source, "name": language_name(langs.source)},
+                    "target": {"code": langs.target, "name": language_name(langs.target)},
                 },
                 # traductor's additions, for its web page
                 "version": __version__,
-                "model": self.api.model,
+                "model": default.name,
                 "fileLimits": {"bytes": s.max_file_bytes, "units": s.max_file_units, "keptSeconds": s.file_ttl_seconds},
             }
         )
@@ -181,9 +193,10 @@ class Handlers:
         for field, value in (("source", source), ("target", target)):
             if not isinstance(value, str) or not value:
                 raise InvalidInput(f"Invalid request: missing {field} parameter")
-        check_pair(source, target, self.api.languages)
+        check_pair(source, target, self.api.registry.languages())
+        engine = self.api.route(source, target).engine
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
-        data, report = await translate_upload(self.api.engine, name, data, limits, request_id(), s.max_batch_texts)
+        data, report = await translate_upload(engine, name, data, limits, request_id(), s.max_batch_texts)
         key = self.results.put(name, data)
         url = f"{request.url.origin()}/download_file/{key}.{quote(name)}"
         return json_response({"translatedFileUrl": url, "report": report.as_json()})

@@ -22,22 +22,9 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from ...errors import InvalidInput, Unauthenticated
+from ..registry import language_name
 
 FORMATS = ("text", "html")
-
-
-@dataclass(frozen=True)
-class Languages:
-    """The model's one language pair, by ISO 639-1 code."""
-
-    source: str
-    target: str
-
-    def name(self, code: str) -> str:
-        return NAMES.get(code, code)
-
-
-NAMES = {"en": "English", "es": "Spanish"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +32,8 @@ class TranslateParams:
     texts: list[str]  # q as a list (a string q is a list of one)
     batch: bool  # q came as a list: the answer's translatedText is a list too
     auto: bool  # source was "auto": the answer carries detectedLanguage
+    source: str  # a language code, or "auto"
+    target: str
     format: str
     alternatives: int
 
@@ -99,16 +88,19 @@ def _texts(q: object) -> tuple[list[str], bool]:
     raise InvalidInput("Invalid request: q must be a string or a list of strings")
 
 
-def check_pair(source: str, target: str, langs: Languages) -> None:
-    """The pair must be one this server translates ("auto" reads as the source language)."""
-    known = (langs.source, langs.target)
+def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> None:
+    """A model must translate the pair (`pairs`: source -> targets, Registry.languages(); "auto":
+    any source), else LibreTranslate's refusals: a code no model knows, then a pair none translates."""
+    known = set(pairs) | {t for targets in pairs.values() for t in targets}
     for code in (source, target):
         if code not in known and not (code == source == "auto"):
             raise InvalidInput(f"{code} is not supported")
-    if source not in ("auto", langs.source) or target != langs.target:
-        src = langs.source if source == "auto" else source
+    sources = list(pairs) if source == "auto" else [source]
+    if not any(target in pairs.get(s, []) for s in sources):
+        src = sources[0] if sources else source
         raise InvalidInput(
-            f"{langs.name(target)} ({target}) is not available as a target language from {langs.name(src)} ({src})"
+            f"{language_name(target)} ({target}) is not available as a target language "
+            f"from {language_name(src)} ({src})"
         )
 
 
@@ -119,17 +111,18 @@ def _alternatives(value: object) -> int:
         raise InvalidInput("Invalid request: alternatives parameter is not a number") from None
 
 
-def translate_params(values: Mapping[str, object], langs: Languages) -> TranslateParams:
+def translate_params(values: Mapping[str, object], pairs: dict[str, list[str]]) -> TranslateParams:
     """Check a /translate request's parameters (everything but the key and the texts' sizes)."""
     texts, batch = _texts(_required(values, "q"))
     source, target = _required(values, "source"), _required(values, "target")
     if not isinstance(source, str) or not isinstance(target, str):
         raise InvalidInput("Invalid request: source and target must be language codes")
-    check_pair(source, target, langs)
+    check_pair(source, target, pairs)
     fmt = values.get("format") or "text"
     if fmt not in FORMATS:
         raise InvalidInput(f"{fmt} format is not supported")
-    return TranslateParams(texts, batch, source == "auto", str(fmt), _alternatives(values.get("alternatives")))
+    alternatives = _alternatives(values.get("alternatives"))
+    return TranslateParams(texts, batch, source == "auto", source, target, str(fmt), alternatives)
 
 
 def detect_text(values: Mapping[str, object]) -> str:

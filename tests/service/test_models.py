@@ -1,0 +1,231 @@
+"""A model repository (service/registry.py): three models with different language pairs in one
+server, routed by name and by pair over gRPC and HTTP; ListModels, NOT_FOUND, 400; the model
+label; health per model; start-up errors.
+
+The models are copies of the tiny bundle declaring other pairs, each answering MARKER with its
+own name from its translation memory (server_harness.make_repository), so every reply says which
+model made it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2
+from server_harness import MARKER, ServerThread, free_port, make_repository, make_settings
+
+from traductor.errors import BundleError
+from traductor.service.registry import default_name, model_paths
+from traductor_client.v1 import translator_pb2 as pb
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "http"))
+from http_harness import call  # noqa: E402
+
+PAIRS = {"de-en": ("de", "en"), "en-es": ("en", "es"), "en-fr": ("en", "fr")}
+
+
+@pytest.fixture(scope="module")
+def repository(tiny_bundle, tmp_path_factory) -> Path:
+    return make_repository(tiny_bundle, tmp_path_factory.mktemp("repo"), PAIRS)
+
+
+@pytest.fixture(scope="module")
+def server(repository):
+    settings = make_settings("", model_repository=str(repository), default_model="en-es", http_port=free_port())
+    s = ServerThread(settings)
+    s.url = f"http://127.0.0.1:{s.service.http.port}/"
+    yield s
+    s.close()
+
+
+def translate(server, text=MARKER, **route) -> str:
+    return server.stub.Translate(pb.TranslateRequest(text=text, **route), timeout=30).text
+
+
+def not_found(fn) -> str:
+    with pytest.raises(grpc.RpcError) as e:
+        fn()
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND, e.value
+    return e.value.details()
+
+
+def test_list_models_names_every_model_its_languages_and_the_default(server):
+    listed = server.stub.ListModels(pb.ListModelsRequest(), timeout=30)
+    assert [m.name for m in listed.models] == ["de-en", "en-es", "en-fr"] and listed.default_model == "en-es"
+    for m in listed.models:
+        assert [(p.source, p.target) for p in m.languages] == [PAIRS[m.name]]
+        assert (m.source_language, m.target_language) == PAIRS[m.name]
+        assert m.is_default == (m.name == "en-es") and m.serving
+    assert server.stub.GetModelInfo(pb.GetModelInfoRequest(), timeout=30).name == "en-es"
+    assert server.stub.GetModelInfo(pb.GetModelInfoRequest(model="de-en"), timeout=30).source_language == "de"
+
+
+@pytest.mark.parametrize(
+    "route, model",
+    [
+        ({}, "en-es"),  # nothing named: the default model
+        ({"model": "en-fr"}, "en-fr"),
+        ({"model": "de-en", "source_language": "de"}, "de-en"),
+        ({"target_language": "fr"}, "en-fr"),
+        ({"source_language": "de"}, "de-en"),
+        ({"source_language": "en"}, "en-es"),  # two candidates: the default among them
+        ({"source_language": "en", "target_language": "es"}, "en-es"),
+        ({"target_language": "en"}, "de-en"),
+    ],
+)
+def test_calls_go_to_the_model_named_or_the_one_of_their_pair(server, route, model):
+    assert translate(server, **route) == f"[{model}]"
+
+
+def test_batch_and_stream_are_routed_too(server):
+    batch = server.stub.TranslateBatch(
+        pb.TranslateBatchRequest(texts=[MARKER, MARKER], target_language="fr"), timeout=30
+    )
+    assert [r.text for r in batch.results] == ["[en-fr]", "[en-fr]"]
+    stream = server.stub.TranslateStream(pb.TranslateRequest(text=MARKER, model="de-en"), timeout=30)
+    assert "".join(m.text_delta for m in stream) == "[de-en]"
+
+
+def test_an_unknown_model_or_pair_is_not_found_naming_what_is_served(server):
+    served = "de-en (de->en), en-es (en->es), en-fr (en->fr)"
+    assert served in not_found(lambda: translate(server, model="xx-yy"))
+    assert "no model translates en->de" in not_found(
+        lambda: translate(server, source_language="en", target_language="de")
+    )
+    assert "does not translate any->fr" in not_found(lambda: translate(server, model="en-es", target_language="fr"))
+    batch = pb.TranslateBatchRequest(texts=["uno"], model="nope")
+    assert served in not_found(lambda: server.stub.TranslateBatch(batch, timeout=30))
+    assert served in not_found(lambda: server.stub.GetModelInfo(pb.GetModelInfoRequest(model="nope"), timeout=30))
+    assert server.metric("traductor_requests_total", {"rpc": "Translate", "code": "NOT_FOUND", "model": ""}) >= 3
+
+
+def test_each_model_has_its_own_metric_series(server):
+    before = {name: server.metric("traductor_input_tokens_total", {"model": name}) for name in PAIRS}
+    assert translate(server, "uno dos tres", model="de-en")
+    server.wait_idle()
+    after = {name: server.metric("traductor_input_tokens_total", {"model": name}) for name in PAIRS}
+    assert after["de-en"] > before["de-en"] and after["en-es"] == before["en-es"] and after["en-fr"] == before["en-fr"]
+    assert server.metric("traductor_requests_total", {"rpc": "Translate", "code": "OK", "model": "de-en"}) >= 1
+    assert server.gauge("traductor_model_serving", {"model": "en-fr"}) == 1
+
+
+def test_health_of_each_model_and_of_the_whole(server):
+    for name in ("", "traductor.v1.Translator", *(f"traductor.v1.Translator/{m}" for m in PAIRS)):
+        assert server.health_status(name) == health_pb2.HealthCheckResponse.SERVING, name
+    with pytest.raises(grpc.RpcError) as e:
+        server.health_status("traductor.v1.Translator/xx-yy")
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+# ---- HTTP: LibreTranslate's view of the same models ---------------------------------------------
+
+
+def test_http_languages_lists_every_source_with_all_its_targets(server):
+    answer = call(server.url + "languages")
+    assert answer.status == 200
+    assert answer.json() == [
+        {"code": "de", "name": "German", "targets": ["en"]},
+        {"code": "en", "name": "English", "targets": ["es", "fr"]},
+        {"code": "es", "name": "Spanish", "targets": []},
+        {"code": "fr", "name": "French", "targets": []},
+    ]
+    settings = call(server.url + "frontend/settings").json()["language"]
+    assert (settings["source"]["code"], settings["target"]["code"]) == ("en", "es")  # the default model's
+
+
+@pytest.mark.parametrize("source, target, model", [("en", "fr", "en-fr"), ("de", "en", "de-en"), ("en", "es", "en-es")])
+def test_http_translate_routes_by_source_and_target(server, source, target, model):
+    answer = call(server.url + "translate", "POST", json_body={"q": MARKER, "source": source, "target": target})
+    assert answer.status == 200 and answer.json() == {"translatedText": f"[{model}]"}
+    labels = {"protocol": "http", "rpc": "/translate", "code": "OK", "model": model}
+    assert server.wait_for(lambda: server.metric("traductor_requests_total", labels) >= 1)
+
+
+@pytest.mark.parametrize(
+    "source, target, error",
+    [
+        ("en", "de", "German (de) is not available as a target language from English (en)"),
+        ("fr", "en", "English (en) is not available as a target language from French (fr)"),
+        ("xx", "es", "xx is not supported"),
+        ("en", "yy", "yy is not supported"),
+    ],
+)
+def test_http_unsupported_pair_is_400_as_libretranslate_says(server, source, target, error):
+    answer = call(server.url + "translate", "POST", json_body={"q": "uno", "source": source, "target": target})
+    assert (answer.status, answer.json()) == (400, {"error": error})
+
+
+# ---- start-up --------------------------------------------------------------------------------------
+
+
+def test_the_default_model_is_chosen_or_start_up_names_the_choices(repository, tmp_path):
+    settings = make_settings("", model_repository=str(repository))
+    names = list(model_paths(settings))
+    assert names == ["de-en", "en-es", "en-fr"]
+    with pytest.raises(BundleError, match="3 models and no --default-model: choose one of de-en, en-es, en-fr"):
+        default_name(settings, names)
+    with pytest.raises(BundleError, match="--default-model xx: not served; the models are de-en, en-es, en-fr"):
+        default_name(make_settings("", model_repository=str(repository), default_model="xx"), names)
+    assert default_name(make_settings("", model_repository=str(repository), default_model="en-fr"), names) == "en-fr"
+    assert default_name(make_settings("", model_repository=str(repository)), ["de-en"]) == "de-en"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BundleError, match="holds no model"):
+        model_paths(make_settings("", model_repository=str(tmp_path / "empty")))
+
+
+def test_a_bad_bundle_stops_the_start_with_one_line_naming_it(tiny_bundle, tmp_path):
+    repo = make_repository(tiny_bundle, tmp_path / "repo", {"aa-bb": ("aa", "bb"), "cc-dd": ("cc", "dd")})
+    config = json.loads((repo / "cc-dd" / "config.json").read_text())
+    config["sha256"]["decoder.onnx"] = "0" * 64
+    (repo / "cc-dd" / "config.json").write_text(json.dumps(config))
+    command = [sys.executable, "-m", "traductor.cli", "serve", "--model-repository", str(repo)]
+    command += ["--default-model", "aa-bb", "--port", "0", "--metrics-port", "0", "--threads", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("traductor serve: error: model cc-dd:") and "checksum mismatch" in last
+    assert "Traceback" not in done.stderr
+
+
+# ---- the client library and CLIs -------------------------------------------------------------------
+
+
+def test_client_library_and_cli_pick_the_model(server, capsys):
+    from traductor_client import TranslatorClient
+    from traductor_client.cli import main
+
+    with TranslatorClient(server.target) as client:
+        models = client.list_models()
+        assert [(m.name, m.languages, m.is_default) for m in models] == [
+            ("de-en", (("de", "en"),), False),
+            ("en-es", (("en", "es"),), True),
+            ("en-fr", (("en", "fr"),), False),
+        ]
+        assert client.translate(MARKER, target_language="fr").text == "[en-fr]"
+        assert [t.text for t in client.translate_batch([MARKER], model="de-en")] == ["[de-en]"]
+        assert "".join(client.stream(MARKER, source_language="de")) == "[de-en]"
+        assert client.model_info("en-fr").target_language == "fr"
+    assert main(["--target", server.target, "translate", "--to", "fr", MARKER]) == 0
+    assert main(["--target", server.target, "translate", "--model", "de-en", MARKER]) == 0
+    assert capsys.readouterr().out.splitlines() == ["[en-fr]", "[de-en]"]
+    assert main(["--target", server.target, "models"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["model", "languages", "default", "serving"]
+    assert table[2].split() == ["en-es", "en->es", "yes", "yes"] and table[3].split() == ["en-fr", "en->fr", "yes"]
+    assert main(["--target", server.target, "translate", "--to", "de", "uno"]) == 1
+    assert "NOT_FOUND: no model translates any->de" in capsys.readouterr().err
+
+
+def test_traductor_translate_to_picks_among_the_packaged_models(capsys, monkeypatch):
+    import io
+
+    from traductor.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("file not found\n"))
+
+    assert main(["translate", "--to", "xx"]) == 2
+    assert "no packaged model translates any->xx; the models are: en-es (en->es)" in capsys.readouterr().err
