@@ -168,7 +168,9 @@ def test_nginx_balances_grpc_per_request():
     code = re.sub(r"#.*", "", conf)
     assert re.search(r"listen\s+50051\s+http2", code), "plaintext HTTP/2 for gRPC clients"
     assert re.search(r"grpc_pass\s+grpc://translator_replicas\s*;", code)
-    assert "stream {" not in code, "TCP balancing would pin each HTTP/2 connection to one replica"
+    assert not re.search(r"^\s*stream\s*\{", code, re.M), (
+        "TCP balancing would pin each HTTP/2 connection to one replica"
+    )
     assert not re.search(r"^\s*keepalive\s", code, re.M), "a connection per call lets a refused one be retried"
     assert re.search(r"grpc_next_upstream\s+error", code)
     assert re.search(r"include\s+@UPSTREAMS@\s*;", code)
@@ -257,3 +259,23 @@ def test_serving_image_pins_every_runtime_dependency():
         if "==" in line and not line.lstrip().startswith("#")
     }
     assert names <= pinned, f"not in deploy/requirements/serve.txt: {sorted(names - pinned)}"
+
+
+def test_file_uploads_and_downloads_reach_the_same_replica(tmp_path):
+    """/translate_file keeps its result in one replica's memory: the balancer sends the upload and
+    the download by the client's address to the same replica (entrypoint.sh's sticky upstream,
+    rendered here from two addresses), and the page's stream is not buffered."""
+    import subprocess
+
+    conf = (DEPLOY / "lb" / "nginx.conf.template").read_text()
+    files = re.search(r"location ~ \^/\(translate_file\|download_file/\) \{(.*?)\}", conf, re.S)
+    assert files and "proxy_pass http://translator_http_files;" in files[1] and "Host $http_host" in files[1]
+    assert re.search(r"location = /translate_stream \{[^}]*proxy_buffering off;", conf)
+    entrypoint = (DEPLOY / "lb" / "entrypoint.sh").read_text()
+    functions = "\n".join(re.findall(r"^(\w+\(\) \{.*?^\})", entrypoint, re.S | re.M))
+    script = f'UPSTREAMS={tmp_path}/up.conf\n{functions}\nprintf "10.0.0.2\\n10.0.0.3\\n" | render\n'
+    subprocess.run(["bash", "-c", script], check=True, env={"UPSTREAM_PORT": "50051", "UPSTREAM_HTTP_PORT": "5000"})
+    rendered = (tmp_path / "up.conf").read_text()
+    sticky = re.search(r"upstream translator_http_files \{(.*?)\}", rendered, re.S)[1]
+    assert "hash $remote_addr consistent;" in sticky and "backup" not in sticky
+    assert sticky.count("server 10.0.0.") == 2 and "upstream translator_http {" in rendered

@@ -48,6 +48,7 @@ render() {
         echo "# written by lb-entrypoint from the DNS answer for $UPSTREAM_HOST"
         upstream translator_replicas "$UPSTREAM_PORT"
         upstream translator_http "$UPSTREAM_HTTP_PORT"
+        sticky_upstream translator_http_files "$UPSTREAM_HTTP_PORT"
     } > "$UPSTREAMS.new"
     mv "$UPSTREAMS.new" "$UPSTREAMS"
 }
@@ -67,6 +68,22 @@ upstream() {
     # trying any. The same addresses as backups, never marked failed, are tried then instead.
     for address in $addresses; do
         echo "    server $address:$2 backup max_fails=0;"
+    done
+    [ "$found" = 1 ] || echo "    server 127.0.0.1:9 down;  # no replica resolved yet"
+    echo "}"
+}
+
+# The upstream of /translate_file and /download_file: a translated file waits in the memory of the
+# replica that made it, so a client's upload and download must reach the same replica. The
+# client's address picks it (consistent hashing: a replica joining or leaving moves few clients).
+# nginx allows no backup servers with hash balancing.
+sticky_upstream() {
+    echo "upstream $1 {"
+    echo "    hash \$remote_addr consistent;"
+    found=0
+    for address in $addresses; do
+        echo "    server $address:$2 max_fails=1 fail_timeout=5s;"
+        found=1
     done
     [ "$found" = 1 ] || echo "    server 127.0.0.1:9 down;  # no replica resolved yet"
     echo "}"

@@ -123,6 +123,14 @@ def test_bad_uploads_are_400_naming_the_problem(server, filename, data, fields, 
     assert answer.status == 400 and words in answer.json()["error"], answer.body
 
 
+def test_the_download_url_follows_the_host_and_scheme_the_client_used(server):
+    """Behind the compose balancer (TLS ends there) the URL must be the one the client can reach."""
+    body, headers = multipart({"source": "en", "target": "es"}, {"file": ("a.txt", b"uno dos")})
+    headers |= {"Host": "translate.example.org:5000", "X-Forwarded-Proto": "https"}
+    answer = call(server.url + "translate_file", "POST", data=body, headers=headers)
+    assert answer.json()["translatedFileUrl"].startswith("https://translate.example.org:5000/download_file/")
+
+
 def test_missing_file_field(server):
     body, headers = multipart({"source": "en", "target": "es"}, {})
     answer = call(server.url + "translate_file", "POST", data=body, headers=headers)

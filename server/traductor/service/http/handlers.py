@@ -85,6 +85,14 @@ def _sse(data: dict, event: str = "") -> bytes:
     return f"{head}data: {_dumps(data)}\n\n".encode()
 
 
+def _origin(request: web.Request) -> str:
+    """scheme://host[:port] as the client reached us: the Host header, and the scheme a proxy that
+    ended TLS says it received (X-Forwarded-Proto; the compose balancer sets both)."""
+    proto = request.headers.get("X-Forwarded-Proto", "").lower()
+    origin = request.url.origin()
+    return str(origin.with_scheme(proto)) if proto in ("http", "https") and proto != origin.scheme else str(origin)
+
+
 def request_id() -> str:
     """The id the middleware gave this request (app.py), from the request's summary."""
     return (request_summary.get() or {}).get("request_id", "")
@@ -198,7 +206,7 @@ class Handlers:
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
         data, report = await translate_upload(engine, name, data, limits, request_id(), s.max_batch_texts)
         key = self.results.put(name, data)
-        url = f"{request.url.origin()}/download_file/{key}.{quote(name)}"
+        url = f"{_origin(request)}/download_file/{key}.{quote(name)}"
         return json_response({"translatedFileUrl": url, "report": report.as_json()})
 
     async def download_file(self, request: web.Request) -> web.Response:
