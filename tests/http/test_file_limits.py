@@ -1,10 +1,11 @@
-"""/translate_file's limits and key on a server with small ones: the size and units limits are
-refused with their flag named, the key is required as for /translate, and a result that is not
-downloaded expires (the store's clock is the test's)."""
+"""A server with small file limits and a token: the size and units limits are refused with their
+flag named, the key is required by /translate_file as by /translate (and the page asks for it),
+and a result that is not downloaded expires (the store's clock is the test's)."""
 
 from __future__ import annotations
 
 import pytest
+from browser_flow import browser, missing, open_page, until
 from http_harness import call
 from test_http_files import multipart
 
@@ -50,3 +51,25 @@ def test_results_expire_and_are_bounded():
     assert len(results) == 0  # expired, unfetched
     with pytest.raises(NotFound, match="kept 600 s, until its first download"):
         results.take(first)
+
+
+@pytest.mark.skipif(bool(missing()), reason=missing() or "ok")
+def test_the_page_asks_for_the_key_when_one_is_required(server):
+    """On a server with a token the page shows the key field; without the key the translation is
+    refused with the server's message, with it the streamed translation equals /translate's."""
+    from selenium.webdriver.common.keys import Keys
+
+    driver = browser()
+    try:
+        open_page(driver, server.url)
+        assert driver.find_element("id", "key-field").is_displayed()
+        box = driver.find_element("id", "input")
+        box.send_keys("uno dos tres", Keys.CONTROL, Keys.ENTER)
+        until(driver, lambda d: d.find_element("id", "status").text == "Invalid API key", "the refusal")
+        driver.find_element("id", "api-key").send_keys("secret")
+        box.send_keys(Keys.CONTROL, Keys.ENTER)
+        body = {"q": "uno dos tres", "source": "en", "target": "es", "api_key": "secret"}
+        expected = call(server.url + "translate", "POST", json_body=body).json()["translatedText"]
+        until(driver, lambda d: d.find_element("id", "output").text == expected.strip(), "the translation")
+    finally:
+        driver.quit()
