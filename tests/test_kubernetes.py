@@ -17,6 +17,7 @@ import copy
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,8 @@ def _render() -> list[dict]:
         for doc in _docs(MANIFESTS / name):
             if doc["kind"] not in CLUSTER_SCOPED:
                 doc["metadata"]["namespace"] = k["namespace"]
-            for c in _pod_spec(doc).get("containers", []) if doc["kind"] == "Deployment" else []:
+            pod = _pod_spec(doc) if doc["kind"] == "Deployment" else {}
+            for c in pod.get("containers", []) + pod.get("initContainers", []):
                 image = tags.get(c["image"].split(":")[0])
                 if image:
                     c["image"] = f"{image.get('newName', c['image'].split(':')[0])}:{image['newTag']}"
@@ -479,6 +481,35 @@ def test_podman_adaptation_changes_only_what_it_prints(by_kind, tmp_path):
         for volume, source in zip(_pod_spec(undo)["volumes"], _pod_spec(original)["volumes"], strict=True):
             volume.clear()
             volume.update(source)
-        for mount in c["volumeMounts"]:
-            mount["name"] = mount["name"].removeprefix(f"{name}-")
+        for container in [c] + _pod_spec(undo).get("initContainers", []):
+            for mount in container["volumeMounts"]:
+                mount["name"] = mount["name"].removeprefix(f"{name}-")
         assert undo == original, name
+
+
+def test_the_translator_serves_the_repository_its_init_container_fills(by_kind, tmp_path):
+    """TRADUCTOR_MODEL_REPOSITORY is the `models` volume: the init container writes it, the
+    translator mounts it read-only there; the init container's command, run here into a folder,
+    makes a repository the server accepts, with the ConfigMap's default model in it."""
+    from dataclasses import replace
+
+    from traductor.service.registry import default_name, model_paths
+    from traductor.service.settings import Settings
+
+    config, spec = _config(by_kind), _pod_spec(by_kind["Deployment"]["traductor"])
+    (init,) = spec["initContainers"]
+    assert init["image"] == _container(by_kind, "traductor")["image"]
+    assert init["securityContext"] == _container(by_kind, "traductor")["securityContext"]
+    assert init["resources"] == _container(by_kind, "traductor")["resources"]  # Guaranteed QoS kept
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    (written,) = [m for m in init["volumeMounts"] if m["mountPath"] == config["TRADUCTOR_MODEL_REPOSITORY"]]
+    (read,) = [m for m in _container(by_kind, "traductor")["volumeMounts"] if m["name"] == written["name"]]
+    assert "emptyDir" in volumes[written["name"]] and not written.get("readOnly")
+    assert read["mountPath"] == config["TRADUCTOR_MODEL_REPOSITORY"] and read["readOnly"] is True
+    command = init["command"][-1].replace(config["TRADUCTOR_MODEL_REPOSITORY"], str(tmp_path / "models"))
+    subprocess.run([sys.executable, "-c", command], check=True, timeout=60)
+    settings = replace(
+        Settings(), model_repository=str(tmp_path / "models"), default_model=config["TRADUCTOR_DEFAULT_MODEL"]
+    )
+    names = list(model_paths(settings))
+    assert config["TRADUCTOR_DEFAULT_MODEL"] in names and default_name(settings, names) == "en-es"

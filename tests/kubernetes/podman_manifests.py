@@ -85,7 +85,7 @@ def _rename_volume(deployment: dict, old: str, new: str) -> None:
     spec = deployment["spec"]["template"]["spec"]
     for volume in spec["volumes"]:
         volume["name"] = new if volume["name"] == old else volume["name"]
-    for container in spec["containers"]:
+    for container in spec["containers"] + spec.get("initContainers", []):
         for mount in container.get("volumeMounts", []):
             mount["name"] = new if mount["name"] == old else mount["name"]
 
