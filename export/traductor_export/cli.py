@@ -12,12 +12,16 @@ from pathlib import Path
 
 from traductor.errors import require_torch
 
+# quantize.QUANTIZATIONS, repeated: that module needs onnx (tests/test_quantize.py checks they agree)
+QUANTIZE_CHOICES = ("int8",)
+QUANTIZE_HELP = "int8: each weight product in 8 bits, activations quantized per row (batch-invariant)"
+
 
 def register(sub) -> None:
     p = sub.add_parser("export", help="export a checkpoint to an ONNX bundle (encoder + KV-cached decoder step)")
     p.add_argument("--checkpoint", help="checkpoint directory (default: the bundled model's checkpoint)")
     p.add_argument("--out", required=True, help="bundle directory to write")
-    p.add_argument("--quantize", choices=["int8"], help="int8: dynamic int8 quantization of the matrix multiplications")
+    p.add_argument("--quantize", choices=QUANTIZE_CHOICES, help=QUANTIZE_HELP)
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
     p.add_argument("--parity-tsv", help="check parity on the sources of this TSV (default: a built-in set)")
     p.add_argument("--memory", help="translation memory to bundle (memory.tsv from `traductor corpus`)")
@@ -56,7 +60,7 @@ def register_import(sub) -> None:
     )
     p.add_argument("hf_dir", help="the checkpoint folder (config.json, model.safetensors, tokenizer files)")
     p.add_argument("--out", required=True, help="bundle directory to write")
-    p.add_argument("--quantize", choices=["int8"], help="int8: dynamic int8 quantization of the matrix multiplications")
+    p.add_argument("--quantize", choices=QUANTIZE_CHOICES, help=QUANTIZE_HELP)
     p.add_argument("--name", help="the name the bundle records (default: the folder's name)")
     p.add_argument("--target", help="a multilingual model's default target language (NLLB: e.g. fra_Latn)")
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")

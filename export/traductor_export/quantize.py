@@ -91,9 +91,10 @@ def _bias(name: str, weights: dict, n: int) -> np.ndarray | None:
     return b.astype(np.float32) if b.shape == (n,) else None
 
 
-def replace_products(graph: onnx.GraphProto, block: int) -> int:
+def replace_products(graph: onnx.GraphProto, block: int, accuracy_level: int = ACCURACY_LEVEL) -> int:
     """Rewrite every product with a stored weight as one MatMulNBits (8-bit, `block`), with its
-    bias (the Gemm's, or the constant Add that alone consumes a MatMul's output); returns how many."""
+    bias (the Gemm's, or the constant Add that alone consumes a MatMul's output); returns how many.
+    `accuracy_level` other than 4 exists for scripts/int8_variants.py (what was tried)."""
     weights = {t.name: t for t in graph.initializer}
     original = list(graph.node)
     consumers: dict[str, list[int]] = {}
@@ -141,7 +142,7 @@ def replace_products(graph: onnx.GraphProto, block: int) -> int:
                 N=n,
                 bits=8,
                 block_size=block,
-                accuracy_level=ACCURACY_LEVEL,
+                accuracy_level=accuracy_level,
             )
         )
         count += 1

@@ -1,0 +1,172 @@
+"""The int8 variants tried for batch invariance (issue 22), measured side by side in one run.
+
+Every variant quantizes the same graphs: the anchors' random Marian at the opus-mt shape
+(benchmarks/make_marian.py, as `traductor bench --anchors` uses), exported and optimized once.
+For each variant, in one process:
+
+- speed: the bench's own `run_engine` (output tokens/s at batch 1, 8 and 32, exactly 32 new tokens
+  per source, median of --runs) over --rounds rounds, the variants' order rotated every round;
+- batch invariance: the 32 batch-32 sources decoded alone, in batches of 8 and all 32 together:
+  how many sentences' tokens differ from the same sentence decoded alone;
+- agreement: sentences (and tokens) equal to fp32's.
+
+    python scripts/int8_variants.py --anchors-dir benchmarks --rounds 3 --out docs/perf/int8-variants.json
+
+Run it on quiet cores (`flock -x` on the project's CPU lock). It prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+import onnx
+
+from traductor.bench import anchor_model
+from traductor.bench_engine import NEW_TOKENS, anchor_sources, run_engine
+from traductor.engine.bundle import GRAPHS, load_bundle
+from traductor.engine.runner import ModelRunner
+from traductor.engine.scheduler import Scheduler
+from traductor.engine.translator import drive
+from traductor.options import DecodingOptions
+from traductor_export.convert import bundle_config, export_graphs, optimize
+from traductor_export.importers import transformer_from_pretrained
+from traductor_export.quantize import MS_DOMAIN, UNFUSED_FOR_QUANTIZATION, replace_products
+
+SHAPE = (512, 6, 8, 2048, 32000)  # opus-mt: d_model, layers, heads, d_ff, vocabulary
+BATCHES = [1, 8, 32]
+
+
+def dynamic_per_tensor(src: Path, dst: Path) -> None:
+    """The int8 shipped until issue 22: ONNX Runtime's quantize_dynamic, one weight scale per
+    matrix, activations quantized with one scale for the whole tensor (DynamicQuantizeMatMul)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        weight_type=QuantType.QInt8,
+        per_channel=False,
+        op_types_to_quantize=["MatMul", "Gemm"],
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
+
+
+def nbits(block: int, accuracy_level: int):
+    """8-bit MatMulNBits with `block` input values per scale; accuracy level 4 quantizes the
+    activations per block of each row (int8 products), level 1 computes in fp32 (weights only)."""
+
+    def make(src: Path, dst: Path) -> None:
+        model = onnx.load(str(src))
+        replace_products(model.graph, block, accuracy_level)
+        model.opset_import.append(onnx.helper.make_opsetid(MS_DOMAIN, 1))
+        onnx.save(model, str(dst))
+
+    return make
+
+
+VARIANTS = {
+    "fp32": None,
+    "dynamic int8, per tensor (DynamicQuantizeMatMul; shipped before)": dynamic_per_tensor,
+    "MatMulNBits 8-bit, block 32, accuracy 4 (now shipped)": nbits(32, 4),
+    "MatMulNBits 8-bit, block 64, accuracy 4": nbits(64, 4),
+    "MatMulNBits 8-bit, block 128, accuracy 4": nbits(128, 4),
+    "MatMulNBits 8-bit, block 32, accuracy 1 (fp32 products)": nbits(32, 1),
+}
+
+
+def build(model, root: Path) -> dict[str, Path]:
+    """One bundle directory per variant, all from the same exported graphs."""
+    raw, unfused = root / "raw", root / "unfused"
+    raw.mkdir()
+    unfused.mkdir()
+    names = export_graphs(model, raw)
+    for g in GRAPHS:
+        optimize(raw / g, unfused / g, UNFUSED_FOR_QUANTIZATION)
+    bundles = {}
+    for i, (variant, make) in enumerate(VARIANTS.items()):
+        out = root / f"v{i}"
+        out.mkdir()
+        for g in GRAPHS:
+            if make is None:
+                optimize(raw / g, out / g)
+            else:
+                make(unfused / g, out / g)
+        precision = None if make is None else "int8"
+        config = bundle_config(model, out, names, precision, "random", {"source": "en", "target": "es"})
+        (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+        bundles[variant] = out
+    return bundles
+
+
+def decode(runner: ModelRunner, sources: list[list[int]], batch: int) -> list[tuple[int, ...]]:
+    """Greedy tokens of each source, decoded in consecutive groups of `batch`."""
+    options = DecodingOptions(max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS)
+    tokens = []
+    for start in range(0, len(sources), batch):
+        group = sources[start : start + batch]
+        scheduler = Scheduler(runner, None, max_rows=batch, max_queue=batch)
+        tokens += [tuple(e.token_ids) for e in drive(scheduler, [(s, [], options) for s in group])]
+    return tokens
+
+
+def invariance(bundle_dir: Path, threads: int) -> dict:
+    bundle = load_bundle(bundle_dir, verify=False, tokenizer=False)
+    runner = ModelRunner(bundle, threads=threads, max_rows=32)
+    sources = anchor_sources(bundle.model, 32)
+    alone = decode(runner, sources, 1)
+    changed = {str(b): sum(a != t for a, t in zip(alone, decode(runner, sources, b))) for b in (8, 32)}
+    return {"alone": alone, "changed_vs_alone": changed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--anchors-dir", type=Path, default=Path("benchmarks"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+
+    model = transformer_from_pretrained(anchor_model(args.anchors_dir, SHAPE, print))
+    with tempfile.TemporaryDirectory(prefix="int8-variants-") as tmp:
+        bundles = build(model, Path(tmp))
+        names = list(bundles)
+        checks = {v: invariance(bundles[v], args.threads) for v in names}
+        speed: dict[str, list[dict]] = {v: [] for v in names}
+        for r in range(args.rounds):
+            for v in names[r % len(names) :] + names[: r % len(names)]:
+                speed[v].append(run_engine(bundles[v], BATCHES, args.runs, args.threads))
+                print(f"round {r + 1}: {v}: {speed[v][-1]}", flush=True)
+
+    fp32 = checks["fp32"]["alone"]
+    rows = {}
+    for v in names:
+        alone = checks[v]["alone"]
+        rows[v] = {
+            "tokens_per_s": {str(b): statistics.median(s[str(b)] for s in speed[v]) for b in BATCHES},
+            "rounds": speed[v],
+            "sentences_changed_vs_alone": checks[v]["changed_vs_alone"],
+            "sentences_equal_fp32": sum(a == f for a, f in zip(alone, fp32)),
+            "tokens_equal_fp32": sum(x == y for a, f in zip(alone, fp32) for x, y in zip(a, f)),
+        }
+    print(
+        "| variant | batch 1 | batch 8 | batch 32 | changed in batch 8 / 32 (of 32) | sentences = fp32 "
+        "| tokens = fp32 |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for v, row in rows.items():
+        tps, ch = row["tokens_per_s"], row["sentences_changed_vs_alone"]
+        print(
+            f"| {v} | {tps['1']:,.0f} | {tps['8']:,.0f} | {tps['32']:,.0f} | {ch['8']} / {ch['32']} | "
+            f"{row['sentences_equal_fp32']}/32 | {row['tokens_equal_fp32'] / (32 * NEW_TOKENS):.1%} |"
+        )
+    if args.out:
+        args.out.write_text(json.dumps({"shape": SHAPE, "threads": args.threads, "variants": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
