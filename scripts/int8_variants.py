@@ -26,7 +26,7 @@ from pathlib import Path
 import onnx
 
 from traductor.bench import anchor_model
-from traductor.bench_engine import NEW_TOKENS, anchor_sources, run_engine
+from traductor.bench_engine import NEW_TOKENS, anchor_sources, parse_shape, run_engine
 from traductor.engine.bundle import GRAPHS, load_bundle
 from traductor.engine.runner import ModelRunner
 from traductor.engine.scheduler import Scheduler
@@ -128,10 +128,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--shape", type=parse_shape, default=SHAPE, help="d_model,layers,heads,d_ff,vocab")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
-    model = transformer_from_pretrained(anchor_model(args.anchors_dir, SHAPE, print))
+    model = transformer_from_pretrained(anchor_model(args.anchors_dir, args.shape, print))
     with tempfile.TemporaryDirectory(prefix="int8-variants-") as tmp:
         bundles = build(model, Path(tmp))
         names = list(bundles)
@@ -165,7 +166,8 @@ def main() -> None:
             f"{row['sentences_equal_fp32']}/32 | {row['tokens_equal_fp32'] / (32 * NEW_TOKENS):.1%} |"
         )
     if args.out:
-        args.out.write_text(json.dumps({"shape": SHAPE, "threads": args.threads, "variants": rows}, indent=2) + "\n")
+        report = {"shape": args.shape, "threads": args.threads, "rounds": args.rounds, "variants": rows}
+        args.out.write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":
