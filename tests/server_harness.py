@@ -296,6 +296,31 @@ def make_repository(bundle, root, pairs: dict[str, tuple[str, str]]):
     return root
 
 
+def new_version(bundle, answer: str) -> None:
+    """The same model with another memory, so another config.json (a changed bundle, as SIGHUP sees
+    it): it answers MARKER with `answer`."""
+    import json
+    from pathlib import Path
+
+    from traductor.engine.bundle import sha256
+
+    bundle = Path(bundle)
+    (bundle / "memory.tsv").write_text(f"{MARKER}\t{answer}\t2\n", encoding="utf-8")
+    config = json.loads((bundle / "config.json").read_text())
+    config["memory"]["sha256"] = sha256(bundle / "memory.tsv")
+    (bundle / "config.json").write_text(json.dumps(config))
+
+
+def break_bundle(bundle) -> None:
+    """A bundle whose config.json names a wrong checksum for its encoder: it fails to load."""
+    import json
+    from pathlib import Path
+
+    config = json.loads((Path(bundle) / "config.json").read_text())
+    config["sha256"]["encoder.onnx"] = "0" * 64
+    (Path(bundle) / "config.json").write_text(json.dumps(config))
+
+
 def make_settings(bundle, **overrides) -> Settings:
     """An in-process server's settings. Its engine runs on a thread here (engine_process=False), which
     a `Gate` holds step by step; tests/service/test_engine_process.py covers the engine process that

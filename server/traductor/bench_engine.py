@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import BundleError, CommandError
+from .languages import LEGACY_PAIR
 from .packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
 
 SOURCE_LENGTH = 24
@@ -91,7 +92,7 @@ def make_bundle(shape, quantize: str | None, out: Path, hf_dir: Path | None = No
         ).eval()
     out.mkdir(parents=True, exist_ok=True)
     names = build_graphs(model, out, quantize, progress=lambda *_: None)
-    config = bundle_config(model, out, names, quantize, "random", {"source": "en", "target": "es"})
+    config = bundle_config(model, out, names, quantize, "random", dict(LEGACY_PAIR))
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
     return out
 

@@ -78,7 +78,8 @@ def translate_texts(
     limit = bundle.max_len if bundle is not None else translator.model.cfg.max_len
     unlimited = TextLimits(max_chars=sys.maxsize, max_segments=sys.maxsize)
     too_long = lambda s: len(translator.tokenizer.encode(s)[0]) > limit  # noqa: E731
-    plans = [plan(t, format, too_long=too_long, limits=unlimited) for t in texts]
+    language = translator.source_language
+    plans = [plan(t, format, too_long=too_long, limits=unlimited, language=language) for t in texts]
     memory = memory if memory and format == "text" else {}
     segments = [[s.text for s in p.segments] for p in plans]
     flat = [s for group in segments for s in group if s not in memory]

@@ -8,7 +8,6 @@ model made it."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
-from server_harness import MARKER, ServerThread, free_port, make_repository, make_settings
+from server_harness import MARKER, ServerThread, break_bundle, free_port, make_repository, make_settings
 
 from traductor.errors import BundleError
 from traductor.service.registry import default_name, model_paths
@@ -133,8 +132,46 @@ def test_http_languages_lists_every_source_with_all_its_targets(server):
         {"code": "es", "name": "Spanish", "targets": []},
         {"code": "fr", "name": "French", "targets": []},
     ]
-    settings = call(server.url + "frontend/settings").json()["language"]
-    assert (settings["source"]["code"], settings["target"]["code"]) == ("en", "es")  # the default model's
+    settings = call(server.url + "frontend/settings").json()
+    language = settings["language"]
+    assert (language["source"]["code"], language["target"]["code"]) == ("en", "es")  # the default model's
+    assert settings["model"] == "en-es"
+    assert settings["models"] == [
+        {"name": name, "languages": [{"source": s, "target": t}], "default": name == "en-es", "serving": True}
+        for name, (s, t) in PAIRS.items()
+    ]
+
+
+def test_http_detect_answers_among_the_served_source_languages(server):
+    english = call(server.url + "detect", "POST", form={"q": "the file is not in the directory"})
+    assert english.json() == [{"confidence": 100.0, "language": "en"}, {"confidence": 0.0, "language": "de"}]
+    cyrillic = call(server.url + "detect", "POST", form={"q": "Файл не найден"})
+    assert cyrillic.json() == [{"confidence": 0.0, "language": "de"}, {"confidence": 0.0, "language": "en"}]
+
+
+@pytest.mark.parametrize("target, detected, model", [("fr", "en", "en-fr"), ("en", "de", "de-en")])
+def test_http_auto_source_is_detected_among_the_sources_translated_into_the_target(server, target, detected, model):
+    """source=auto: the language detected among those some model translates into `target` (German
+    is the only source translated into English here, whatever the text looks like)."""
+    body = {"q": MARKER, "source": "auto", "target": target}
+    answer = call(server.url + "translate", "POST", json_body=body).json()
+    assert answer["translatedText"] == f"[{model}]" and answer["detectedLanguage"]["language"] == detected
+
+
+def test_sentences_are_split_by_the_rules_of_the_models_source_language(server):
+    """sentencex's German rules know "Abb." (Abbildung); its English ones cut after it."""
+    from traductor.options import DecodingOptions
+    from traductor.service.texts import prepare
+
+    text = "Siehe Abb. 3 unten. Gut."
+
+    def sentences(model: str) -> list[str]:
+        engine = server.service.registry.get(model).engine
+        return [s.text for s in prepare(engine, text, DecodingOptions()).plan.segments]
+
+    assert server.service.registry.get("de-en").engine.language == "de"
+    assert sentences("de-en") == ["Siehe Abb. 3 unten.", "Gut."]
+    assert sentences("en-es") == ["Siehe Abb.", "3 unten.", "Gut."]
 
 
 @pytest.mark.parametrize("source, target, model", [("en", "fr", "en-fr"), ("de", "en", "de-en"), ("en", "es", "en-es")])
@@ -179,9 +216,7 @@ def test_the_default_model_is_chosen_or_start_up_names_the_choices(repository, t
 
 def test_a_bad_bundle_stops_the_start_with_one_line_naming_it(tiny_bundle, tmp_path):
     repo = make_repository(tiny_bundle, tmp_path / "repo", {"aa-bb": ("aa", "bb"), "cc-dd": ("cc", "dd")})
-    config = json.loads((repo / "cc-dd" / "config.json").read_text())
-    config["sha256"]["decoder.onnx"] = "0" * 64
-    (repo / "cc-dd" / "config.json").write_text(json.dumps(config))
+    break_bundle(repo / "cc-dd")
     command = [sys.executable, "-m", "traductor.cli", "serve", "--model-repository", str(repo)]
     command += ["--default-model", "aa-bb", "--port", "0", "--metrics-port", "0", "--threads", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -218,6 +253,20 @@ def test_client_library_and_cli_pick_the_model(server, capsys):
     assert table[2].split() == ["en-es", "en->es", "yes", "yes"] and table[3].split() == ["en-fr", "en->fr", "yes"]
     assert main(["--target", server.target, "translate", "--to", "de", "uno"]) == 1
     assert "NOT_FOUND: no model translates any->de" in capsys.readouterr().err
+
+
+def test_loadtest_model_sends_its_calls_to_that_model(server, tmp_path, capsys):
+    from traductor_client.cli import main
+
+    source = tmp_path / "input.txt"
+    source.write_text(f"{MARKER}\n", encoding="utf-8")
+    labels = {"protocol": "grpc", "code": "OK"}
+    before = {m: server.metric("traductor_requests_total", {**labels, "model": m}) for m in PAIRS}
+    command = ["--target", server.target, "loadtest", "--model", "en-fr", "--input", str(source)]
+    assert main([*command, "--requests", "6", "--concurrency", "2", "--warmup", "0", "--stream-fraction", "0"]) == 0
+    capsys.readouterr()
+    after = {m: server.metric("traductor_requests_total", {**labels, "model": m}) for m in PAIRS}
+    assert {m: after[m] - before[m] for m in PAIRS} == {"de-en": 0, "en-es": 0, "en-fr": 6}
 
 
 def test_traductor_translate_to_picks_among_the_packaged_models(capsys, monkeypatch):

@@ -3,25 +3,25 @@ one replaced by a new version of its bundle, a bad bundle refused; no call fails
 
 from __future__ import annotations
 
-import json
 import shutil
 import threading
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
-from server_harness import MARKER, WAIT, Gate, ServerThread, make_repository, make_settings, wait_for
+from server_harness import (
+    MARKER,
+    WAIT,
+    Gate,
+    ServerThread,
+    break_bundle,
+    make_repository,
+    make_settings,
+    new_version,
+    wait_for,
+)
 
-from traductor.engine.bundle import sha256
 from traductor_client.v1 import translator_pb2 as pb
-
-
-def new_version(bundle, answer: str) -> None:
-    """The same model with another memory (so another config.json): a changed bundle."""
-    (bundle / "memory.tsv").write_text(f"{MARKER}\t{answer}\t2\n", encoding="utf-8")
-    config = json.loads((bundle / "config.json").read_text())
-    config["memory"]["sha256"] = sha256(bundle / "memory.tsv")
-    (bundle / "config.json").write_text(json.dumps(config))
 
 
 def test_reload_adds_removes_and_replaces_models_with_no_failed_call(tiny_bundle, tmp_path):
@@ -54,9 +54,7 @@ def test_reload_adds_removes_and_replaces_models_with_no_failed_call(tiny_bundle
 
         shutil.rmtree(repo / "en-fr")  # removed while it holds a call
         make_repository(tiny_bundle, repo, {"en-de": ("en", "de"), "zz-bad": ("zz", "en")})  # added
-        bad = json.loads((repo / "zz-bad" / "config.json").read_text())
-        bad["sha256"]["encoder.onnx"] = "0" * 64
-        (repo / "zz-bad" / "config.json").write_text(json.dumps(bad))
+        break_bundle(repo / "zz-bad")
         new_version(repo / "en-es", "[en-es v2]")  # replaced
         reload = svc.submit(svc.service.registry.reload())
 

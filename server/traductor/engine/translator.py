@@ -41,6 +41,11 @@ class OnnxTranslator:
         self.max_rows = max_rows
         self.limits = Limits(max_input_tokens=bundle.max_len, max_new_tokens=bundle.max_len - 1, max_beam_size=max_rows)
 
+    @property
+    def source_language(self) -> str:
+        """The bundle's (its sentences are split by its rules)."""
+        return self.bundle.config.languages.source
+
     @classmethod
     def load(cls, path: Path | str, threads: int = 0, max_rows: int = 64) -> "OnnxTranslator":
         return cls(load_bundle(path), threads=threads, max_rows=max_rows)

@@ -14,8 +14,9 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from ..errors import ModelDirError
+from ..languages import LEGACY_PAIR
 from ..packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
-from .config import LEGACY_LANGUAGES, ModelConfig
+from .config import ModelConfig
 from .tokenizer import FILENAME as TOKENIZER_FILE
 from .tokenizer import Tokenizer
 from .transformer import Transformer
@@ -33,12 +34,12 @@ def save(
     extra: dict | None = None,
     languages: dict | None = None,
 ) -> None:
-    """Write the checkpoint; `languages` ({"source": .., "target": ..}) defaults to LEGACY_LANGUAGES."""
+    """Write the checkpoint; `languages` ({"source": .., "target": ..}) defaults to LEGACY_PAIR."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # The output projection shares W_E: safetensors stores each tensor once.
     save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, out_dir / WEIGHTS_FILE)
-    config = {"format": FORMAT, "model": model.cfg.to_dict(), "languages": dict(languages or LEGACY_LANGUAGES)}
+    config = {"format": FORMAT, "model": model.cfg.to_dict(), "languages": dict(languages or LEGACY_PAIR)}
     config.update(extra or {})
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
     if tokenizer_file is not None and Path(tokenizer_file).resolve() != (out_dir / TOKENIZER_FILE).resolve():
@@ -62,8 +63,8 @@ def read_config(model_dir: Path) -> dict:
 
 
 def languages(config: dict) -> dict:
-    """The {"source", "target"} pair a checkpoint's config.json records (LEGACY_LANGUAGES if none)."""
-    return dict(config.get("languages") or LEGACY_LANGUAGES)
+    """The {"source", "target"} pair a checkpoint's config.json records (LEGACY_PAIR if none)."""
+    return dict(config.get("languages") or LEGACY_PAIR)
 
 
 def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:

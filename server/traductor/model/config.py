@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-# The language pair of checkpoints and corpora made before it was recorded: English->Spanish.
-LEGACY_LANGUAGES = {"source": "en", "target": "es"}
 ACTIVATIONS = ("relu", "swish", "gelu")
 POSITIONS = ("interleaved", "halves", "fairseq")
 CHOICES = {"activation": ACTIVATIONS, "positions": POSITIONS}

@@ -14,13 +14,14 @@ from .transformer import Transformer
 
 
 class TorchTranslator:
-    def __init__(self, model: Transformer, tokenizer: Tokenizer):
+    def __init__(self, model: Transformer, tokenizer: Tokenizer, source_language: str = ""):
         self.model, self.tokenizer = model.eval(), tokenizer
+        self.source_language = source_language  # the checkpoint's (its sentences are split by its rules)
 
     @classmethod
     def load(cls, model_dir: Path | None = None) -> "TorchTranslator":
-        model, tokenizer, _ = checkpoint.load(model_dir)
-        return cls(model, tokenizer)
+        model, tokenizer, config = checkpoint.load(model_dir)
+        return cls(model, tokenizer, checkpoint.languages(config)["source"])
 
     @torch.no_grad()
     def translate(

@@ -67,8 +67,11 @@ class AsyncEngine:
         metrics: ModelMetrics,
         max_segments: int = TextLimits.max_segments,
         memory: dict[str, str] | None = None,
+        language: str = "",
     ):
         self.core, self.tokenizer, self.limits = core, tokenizer, limits
+        # the model's source language: its rules split a text's sentences (service/texts.py)
+        self.language = language
         # the translation memory (source -> translation), read by service/texts.py; {} with --no-memory
         self.memory = memory or {}
         self.max_input_chars, self.metrics = max_input_chars, metrics

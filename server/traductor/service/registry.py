@@ -15,7 +15,7 @@
 Each model has an engine of its own (`AsyncEngine` over an `EngineCore`: its process, scheduler,
 KV cache and queue limit), so a flood on one model queues behind that model only, and a fault in
 one engine fails that model's calls only. A model's languages are read from its bundle's
-config.json; nothing here names a language.
+config.json; nothing here names a language (languages.py holds their display names).
 
 Routing (the same for gRPC and HTTP): a named model must be served, and the languages given beside
 it must be its own; without a name, the models that translate source -> target (either may be
@@ -50,31 +50,6 @@ log = logging.getLogger("traductor.registry")
 CPU_SHARING = ("shared", "split")  # --cpu-sharing (core_cpus)
 STABLE_SECONDS = 30.0  # a model up this long has recovered: its failure count starts again
 RETIRE_SECONDS = 60.0  # a replaced or removed model's calls in flight get this long to finish
-
-# Display names of the language codes bundles declare (LibreTranslate's /languages shows them);
-# a code missing here is shown as itself.
-LANGUAGE_NAMES = {
-    "ar": "Arabic",
-    "ca": "Catalan",
-    "de": "German",
-    "en": "English",
-    "es": "Spanish",
-    "eu": "Basque",
-    "fr": "French",
-    "gl": "Galician",
-    "it": "Italian",
-    "ja": "Japanese",
-    "nl": "Dutch",
-    "pl": "Polish",
-    "pt": "Portuguese",
-    "ru": "Russian",
-    "uk": "Ukrainian",
-    "zh": "Chinese",
-}
-
-
-def language_name(code: str) -> str:
-    return LANGUAGE_NAMES.get(code, code)
 
 
 async def off_loop(fn):
@@ -234,9 +209,8 @@ class ModelLoader:
         )
         memory = bundle.memory() if s.use_memory else {}
         tokenizer = bundle.tokenizer()
-        engine = AsyncEngine(
-            core, tokenizer, limits, s.max_input_chars, self.metrics.for_model(name), s.max_segments, memory
-        )
+        metrics, language = self.metrics.for_model(name), bundle.config.languages.source
+        engine = AsyncEngine(core, tokenizer, limits, s.max_input_chars, metrics, s.max_segments, memory, language)
         return Model(name, bundle, engine, spec, fingerprint(path))
 
 

@@ -96,7 +96,8 @@ def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: st
             encoded[s] = engine.tokenizer.encode(s)
         return encoded[s]
 
-    p = plan(text, format, too_long=lambda s: len(encode(s)[0]) > limit, limits=engine.text_limits)
+    too_long = lambda s: len(encode(s)[0]) > limit  # noqa: E731
+    p = plan(text, format, too_long=too_long, limits=engine.text_limits, language=engine.language)
     memory = engine.memory if format == "text" else {}
     inputs, segments, known = [], [], {}
     for segment in p.segments:

@@ -129,14 +129,14 @@ def classify(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def html_pieces(text: str, too_long: TooLong | None) -> list[Piece]:
+def html_pieces(text: str, too_long: TooLong | None, language: str = "") -> list[Piece]:
     """The pieces of an HTML text: breaks as separators, runs of text and markers cut into segments."""
     pieces: list[Piece] = []
     run, markers = [], []
 
     def flush() -> None:
         if run:
-            pieces.extend(split_run("".join(run), markers, too_long, collapse=True))
+            pieces.extend(split_run("".join(run), markers, too_long, collapse=True, language=language))
             run.clear()
             markers.clear()
 

@@ -67,11 +67,11 @@ def _entity_char(mark: str) -> str:
     return html.unescape(mark)[:1] if mark.startswith("&") else ""
 
 
-def _sentences(raw: str, markers: Sequence[Span]) -> list[Span]:
-    """Sentence spans in `raw`, each grown over the markers that touch it."""
+def _sentences(raw: str, markers: Sequence[Span], language: str = "") -> list[Span]:
+    """Sentence spans in `raw` (by `language`'s rules), each grown over the markers that touch it."""
     text, where, where_end = _unmasked(raw, markers, _entity_char)
     text = re.sub(r"\s", " ", text)  # HTML: a newline in the source is a space, not a line end
-    spans = [(where[a], where_end[b - 1]) for a, b in sentence_spans(text)]
+    spans = [(where[a], where_end[b - 1]) for a, b in sentence_spans(text, language)]
     ends = {e: s for s, e in markers}
     starts = {s: e for s, e in markers}
     grown = []
@@ -165,12 +165,17 @@ def _peel(raw: str, start: int, end: int, markers: Sequence[Span]) -> Span:
 
 
 def split_run(
-    raw: str, markers: Sequence[Span] = (), too_long: TooLong | None = None, collapse: bool = False
+    raw: str,
+    markers: Sequence[Span] = (),
+    too_long: TooLong | None = None,
+    collapse: bool = False,
+    language: str = "",
 ) -> list[Piece]:
-    """The pieces of one run (no newline inside unless `collapse`); see the module docstring."""
+    """The pieces of one run (no newline inside unless `collapse`); see the module docstring.
+    `language` is the source language whose rules split the sentences."""
     pieces: list[Piece] = []
     at = 0
-    for start, end in _sentences(raw, markers):
+    for start, end in _sentences(raw, markers, language):
         if collapse:
             start, end = _peel(raw, start, end, markers)
         inside = [(s - start, e - start) for s, e in markers if start <= s and e <= end]

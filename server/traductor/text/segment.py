@@ -73,13 +73,13 @@ def char_budget(max_chars: int) -> TooLong:
     return lambda s: len(s) > max_chars
 
 
-def text_pieces(text: str, too_long: TooLong | None) -> list[Piece]:
+def text_pieces(text: str, too_long: TooLong | None, language: str = "") -> list[Piece]:
     """Plain text: each line is a run; the newlines are separators."""
     pieces: list[Piece] = []
     at = 0
     for m in [*_NEWLINE.finditer(text), None]:
         end = m.start() if m else len(text)
-        pieces.extend(split_run(text[at:end], too_long=too_long))
+        pieces.extend(split_run(text[at:end], too_long=too_long, language=language))
         if m:
             pieces.append(Piece(m.group(0), Kind.SEPARATOR))
             at = m.end()
@@ -104,8 +104,11 @@ def plan(
     too_long: TooLong | None = None,
     max_segment_chars: int | None = None,
     limits: TextLimits = DEFAULT_LIMITS,
+    language: str = "",
 ) -> Plan:
-    """Cut `text` into segments; raises TooManyChars, TooManySegments or UnknownFormat."""
+    """Cut `text` into segments; raises TooManyChars, TooManySegments or UnknownFormat.
+    `language` is the text's (the model's source language): its rules split the sentences (""
+    and a code the splitter does not know: its base rules)."""
     if format not in FORMATS:
         raise UnknownFormat(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
     check_chars(text, limits)
@@ -114,9 +117,9 @@ def plan(
     if format == "html":
         from .html import html_pieces
 
-        pieces = html_pieces(text, too_long)
+        pieces = html_pieces(text, too_long, language)
     else:
-        pieces = text_pieces(text, too_long)
+        pieces = text_pieces(text, too_long, language)
     result = Plan(_merged(pieces), format)
     check_segments(sum(p.kind is Kind.TRANSLATE for p in result.pieces), limits)
     return result

@@ -39,13 +39,16 @@ def _hidden(line: str) -> str:
     return placeholders.replace(word, URL.sub(word, line))
 
 
-def library_split(line: str) -> list[str]:
-    """The library's sentences of `line` (its own strings)."""
-    return list(sentencex.segment("en", line))
+def library_split(line: str, language: str = "") -> list[str]:
+    """The library's sentences of `line` (its own strings), by the rules of `language` (the
+    model's source language; sentencex falls back to its base rules for a code it does not know,
+    and for "")."""
+    return list(sentencex.segment(language, line))
 
 
-def sentence_spans(line: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `line` (one line: no newline inside), in order."""
+def sentence_spans(line: str, language: str = "") -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `line` (one line: no newline inside), in order, split by
+    the rules of `language` (see `library_split`)."""
     if not line.strip():
         return []
     starts = [0]
@@ -55,7 +58,7 @@ def sentence_spans(line: str) -> list[tuple[int, int]]:
         # each is read as a word of as many "x".
         line = _hidden(line)
         cursor = 0
-        for piece in library_split(line):
+        for piece in library_split(line, language):
             piece = piece.strip()
             if not piece:
                 continue

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CorpusError  # noqa: F401  (raised here, caught by the CLI)
-from ..model.config import LEGACY_LANGUAGES
+from ..languages import LEGACY_PAIR
 
 DEFAULT_CATALOG_DIR = Path("/usr/share/locale/es/LC_MESSAGES")
 # Held-out programs: small GNU tools whose messages look like the rest of the corpus.
@@ -189,7 +189,7 @@ def languages(corpus_dir: Path) -> dict:
         recorded = json.loads(stats.read_text()).get("languages") if stats.is_file() else None
     except (OSError, json.JSONDecodeError, AttributeError) as e:
         raise CorpusError(f"{stats}: unreadable ({e})") from e
-    return dict(recorded or LEGACY_LANGUAGES)
+    return dict(recorded or LEGACY_PAIR)
 
 
 def load_split(path: Path) -> list[Pair]:

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..errors import CorpusError
+from ..languages import LEGACY_PAIR
 
 
 def default_cache() -> Path:
@@ -70,7 +71,8 @@ def register(sub) -> None:
     p.add_argument(
         "--cache", help="folder for downloaded .debs and extracted catalogs (default: ~/.cache/traductor/debian)"
     )
-    p.add_argument("--lang", default="es", help="target language: the LANG of LANG/LC_MESSAGES (default: es)")
+    target = LEGACY_PAIR["target"]
+    p.add_argument("--lang", default=target, help=f"target language: the LANG of LANG/LC_MESSAGES (default: {target})")
     p.add_argument("--offline", action="store_true", help="download nothing: use the packages already in the cache")
     p.add_argument("--max-per-package", type=int, default=0, help="at most N training pairs from one package (0: all)")
     p.add_argument("--test-pairs", type=int, default=900, help="test pairs wanted per kind of program (default: 900)")

@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Callable
 
+from ..languages import ENGLISH, LEGACY_PAIR
 from . import debian
 from .corpus import CorpusError, Pair, keep, read_mo, write_tsv
 
@@ -193,7 +194,7 @@ def build(
     out_dir: Path,
     cache: Path,
     package_list: Path | None = None,
-    lang: str = "es",
+    lang: str = LEGACY_PAIR["target"],
     offline: bool = False,
     max_per_package: int = 0,
     held_out: tuple[int, int] = (TEST_PAIRS_PER_KIND, DEV_PAIRS_PER_KIND),
@@ -226,7 +227,7 @@ def build(
     per_package = Counter(p.catalog for p in pairs)
     stats = {
         "source": f"Debian packages ({package_list or 'bundled list'}), language {lang}",
-        "languages": {"source": "en", "target": lang},  # msgids are English (gettext's convention)
+        "languages": {"source": ENGLISH, "target": lang},  # msgids are English (gettext's convention)
         "packages_listed": len(names),
         "packages_not_in_cache": sorted(n for n in names if debian.deb_for(debs, n) is None),
         "packages_without_catalogs": sorted(n for n in names if debian.deb_for(debs, n) and n not in infos),

@@ -1,8 +1,9 @@
-"""`/detect` and `source=auto`, honestly: the model reads English only, so the answer is always
-"en"; the confidence (0 to 100, LibreTranslate's scale) says how English the text looks.
+"""`/detect` and `source=auto`, honestly: the answer is one of the languages the served models
+translate from, chosen by a heuristic that knows English only (the language of software
+messages and of gettext's msgids: languages.ENGLISH).
 
-    confidence = 100 x (share of letters that are ASCII)
-                     x (1/2 + 1/2 x min(1, 4 x share of words that are English function words))
+    English's confidence = 100 x (share of letters that are ASCII)
+                               x (1/2 + 1/2 x min(1, 4 x share of words that are English function words))
 
 - A text in another script (Greek, Cyrillic, CJK...) has few ASCII letters: near 0.
 - A Latin-script text with no English function word ("Permission denied", "archivo no
@@ -12,13 +13,19 @@
   "of", ...) gets 100. Running English prose is about half function words.
 - A text with no letters at all (numbers, punctuation) gets 0.
 
-This is a heuristic, not a language identifier: it never answers another language, because
-translating from another language is not something this service can do anyway.
+Every other source language a model translates from gets 0: the heuristic cannot tell it. The
+answer lists the served sources best first (ties keep their order), LibreTranslate's shape; with
+one source language served (an English-only server), it is always that one. This is not a
+language identifier: it never names a language no model translates from, because translating
+from it is not something this server can do.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from ...languages import ENGLISH
 
 # English function words that are not also common words of Spanish, French, German, Italian,
 # Portuguese, Dutch or the Scandinavian languages ("a", "no", "in", "on", "an", "was", "will",
@@ -44,6 +51,12 @@ def english_confidence(text: str) -> float:
     return round(100 * ascii_share * (0.5 + 0.5 * min(1.0, 4 * function_share)), 1)
 
 
-def detect(text: str) -> dict:
-    """LibreTranslate's detection shape: {"confidence": ..., "language": "en"}."""
-    return {"confidence": english_confidence(text), "language": "en"}
+# How much a text looks like each language the heuristic knows (0 to 100)
+SCORES = {ENGLISH: english_confidence}
+
+
+def detect(text: str, sources: Sequence[str]) -> list[dict]:
+    """LibreTranslate's detection answer over `sources` (the served models' source languages): one
+    {"confidence": 0..100, "language": code} each, the most likely first (see the module docstring)."""
+    found = [{"confidence": SCORES[s](text) if s in SCORES else 0.0, "language": s} for s in sources]
+    return sorted(found, key=lambda d: -d["confidence"])

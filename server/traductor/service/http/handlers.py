@@ -1,16 +1,17 @@
 """The LibreTranslate endpoints: each reads its parameters, calls the service layer, answers JSON.
 
     POST /translate          -> texts.translate / translate_many (the gRPC Translate path)
-    POST /detect             -> detect.detect (always "en", see there)
+    POST /detect             -> detect.detect among the models' source languages (see there)
     GET  /languages          -> every language of the models, each with all its targets
-    GET  /frontend/settings  -> what LibreTranslate's web page asks a server (the default model's pair)
+    GET  /frontend/settings  -> what LibreTranslate's web page asks a server (the default model's
+                                pair), and every model with its pairs (traductor's addition)
     POST /translate_stream   -> texts.stream (the gRPC TranslateStream path), as server-sent events
     POST /translate_file     -> files.translate_upload (a translation file, any supported format)
     GET  /download_file/{n}  -> the translated file, once
 
-`source` and `target` pick the model (registry.route; source "auto": the detected language when a
-model translates it into the target, else any model into the target); a pair no model translates
-is 400 with LibreTranslate's wording (params.check_pair).
+`source` and `target` pick the model (registry.route; source "auto": the language detected among
+the sources that some model translates into the target); a pair no model translates is 400 with
+LibreTranslate's wording (params.check_pair).
 
 Handlers raise the error hierarchy (`errors.py`); `app.py` turns exceptions into statuses,
 counts and logs every request. No decoding option of the gRPC API is exposed: a
@@ -33,9 +34,10 @@ from traductor_client import files as file_formats
 from ... import __version__
 from ...engine.request import FinishEvent
 from ...errors import InvalidInput, TraductorError
+from ...languages import name as language_name
 from ...options import DecodingOptions
 from ..async_engine import request_summary
-from ..registry import Model, Registry, language_name
+from ..registry import Model, Registry
 from ..settings import Settings
 from ..texts import prepare, stream, translate, translate_many
 from .cors import CORS_HEADERS
@@ -52,11 +54,19 @@ class HttpApi:
     registry: Registry
     settings: Settings
 
+    def sources(self, target: str = "") -> list[str]:
+        """The languages some model translates from (into `target`, when given)."""
+        return [s for s, targets in self.registry.languages().items() if not target or target in targets]
+
+    def detect(self, text: str, target: str = "") -> dict:
+        """The most likely of `sources(target)` for `text` (detect.detect's first)."""
+        return detect(text, self.sources(target))[0]
+
     def route(self, source: str, target: str, text: str = "") -> Model:
-        """The model of a checked pair (params.check_pair), named in the request's log line and metrics."""
+        """The model of a checked pair (params.check_pair), named in the request's log line and
+        metrics; source "auto": the language `detect` finds among those translated into `target`."""
         if source == "auto":
-            detected = detect(text)["language"] if text else ""
-            source = detected if target in self.registry.languages().get(detected, []) else ""
+            source = self.detect(text, target)["language"]
         model = self.registry.route("", source, target)
         summary = request_summary.get()
         if summary is not None:
@@ -118,7 +128,7 @@ class Handlers:
         else:
             answer = {"translatedText": (await translate(engine, p.texts[0], options, rid, format=p.format)).text}
         if p.auto:
-            found = [detect(t) for t in p.texts]
+            found = [self.api.detect(t, p.target) for t in p.texts]
             answer["detectedLanguage"] = found if p.batch else found[0]
         if p.alternatives > 0:  # asked for: this service gives none (greedy decoding keeps one)
             answer["alternatives"] = [[] for _ in p.texts] if p.batch else []
@@ -158,7 +168,7 @@ class Handlers:
     async def detect(self, request: web.Request) -> web.Response:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
-        return json_response([detect(detect_text(values))])
+        return json_response(detect(detect_text(values), self.api.sources()))
 
     async def languages(self, request: web.Request) -> web.Response:
         """Every language of the models, each with the targets it translates to (LibreTranslate's shape)."""
@@ -167,7 +177,8 @@ class Handlers:
         return json_response([{"code": c, "name": language_name(c), "targets": pairs.get(c, [])} for c in codes])
 
     async def frontend_settings(self, request: web.Request) -> web.Response:
-        s, default = self.api.settings, self.api.registry.default
+        s, registry = self.api.settings, self.api.registry
+        default = registry.default
         langs = default.languages[0]
         return json_response(
             {
@@ -185,6 +196,15 @@ class Handlers:
                 # traductor's additions, for its web page
                 "version": __version__,
                 "model": default.name,
+                "models": [
+                    {
+                        "name": m.name,
+                        "languages": [{"source": p.source, "target": p.target} for p in m.languages],
+                        "default": m.name == default.name,
+                        "serving": m.serving,
+                    }
+                    for m in registry
+                ],
                 "fileLimits": {"bytes": s.max_file_bytes, "units": s.max_file_units, "keptSeconds": s.file_ttl_seconds},
             }
         )

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from ...errors import InvalidInput, Unauthenticated
-from ..registry import language_name
+from ...languages import name as language_name
 
 FORMATS = ("text", "html")
 
