@@ -59,6 +59,24 @@ class ServeProcess:
             time.sleep(0.05)
         return False
 
+    def engine_processes(self) -> list[int]:
+        """The live engine processes `traductor serve` spawned, one per model (not multiprocessing's
+        resource tracker, its other child, nor a dead one not yet reaped: no command line)."""
+        children, engines = [], []
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            try:
+                children += (task / "children").read_text().split()
+            except OSError:  # a thread that ended meanwhile
+                continue
+        for child in children:
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:  # gone meanwhile
+                continue
+            if command and b"resource_tracker" not in command:
+                engines.append(int(child))
+        return engines
+
     def metrics_text(self) -> str:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as r:
             return r.read().decode()

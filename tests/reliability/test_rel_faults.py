@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
 import grpc
 import pytest
 from rel_harness import stub_of
 from rel_process import ServeProcess
+from server_harness import wait_for
 
 from traductor.options import DecodingOptions
 from traductor_client.v1 import translator_pb2 as pb
@@ -109,28 +109,32 @@ def test_engine_survives_a_step_that_raises(make_service, channel_for):
     assert [stub.Translate(pb.TranslateRequest(text=t), timeout=30).text != "" for t in TEXTS] == [True] * 3
 
 
-def _engine_process_of(pid: int) -> int:
-    """The engine process that `traductor serve` spawned (not multiprocessing's
-    resource tracker, its other child)."""
-    children = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        children += (task / "children").read_text().split()
-    engines = [int(c) for c in children if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
-    assert len(engines) == 1, engines
-    return engines[0]
-
-
-def test_serve_exits_when_its_engine_process_cannot_be_restarted(tiny_bundle, tmp_path):
-    """kill -9 of the engine process with --max-restarts 0: `traductor serve` gives the model up,
-    stops at once and exits 2, naming the cause, so that its supervisor (compose, Kubernetes)
-    restarts it. (With restarts left, the model is started again: tests/reliability/test_rel_models.py.)"""
-    server = ServeProcess(tiny_bundle, tmp_path / "serve.log", "--max-restarts", "0")  # engine process: the default
+@pytest.mark.parametrize("max_restarts", [0, 2])
+def test_serve_exits_when_its_engine_process_cannot_be_restarted(tiny_bundle, tmp_path, max_restarts):
+    """kill -9 of the engine process, again and again: `traductor serve` starts it again
+    --max-restarts times in a row (each counted, SERVING again), and at the next death gives the
+    model up, stops at once and exits 2 with one line naming it and the count, so that its
+    supervisor (compose, Kubernetes) restarts it. (The other models go on meanwhile:
+    tests/reliability/test_rel_models.py.)"""
+    flags = ("--max-restarts", str(max_restarts), "--restart-backoff-seconds", "0.05")
+    server = ServeProcess(tiny_bundle, tmp_path / "serve.log", *flags)  # engine process: the default
+    restarts = 'traductor_model_restarts_total{model="tiny"}'
     try:
         assert server.wait_status("SERVING")
-        os.kill(_engine_process_of(server.proc.pid), signal.SIGKILL)
-        assert server.proc.wait(30) == 2
+        for restart in range(1, max_restarts + 1):
+            [engine] = server.engine_processes()
+            os.kill(engine, signal.SIGKILL)
+            wait_for(lambda n=restart: server.metric(restarts) == n, what=f"restart {restart}")
+            assert server.wait_status("SERVING") and server.proc.poll() is None
+        [engine] = server.engine_processes()
+        os.kill(engine, signal.SIGKILL)
+        assert server.proc.wait(60) == 2
         log = (tmp_path / "serve.log").read_text()
         assert "the engine process exited (killed by signal 9)" in log and "Traceback" not in log
-        assert "model tiny: its engine process could not be restarted (0 tries in a row" in log
+        last = log.strip().splitlines()[-1]
+        assert last.startswith(
+            f"traductor serve: error: model tiny: its engine process failed {max_restarts + 1} times in a row, "
+            f"given up after --max-restarts {max_restarts} restarts; last: "
+        ), last
     finally:
         server.close()

@@ -1,11 +1,14 @@
-"""Faults stay inside one model: two models, each in its own engine process; kill -9 of one fails
-only that model's calls in flight (UNAVAILABLE), it is started again (counted in
-traductor_model_restarts_total) and serves again, while the other answers throughout."""
+"""Faults and changes stay inside one model: two models, each in its own engine process; kill -9 of
+one fails only that model's calls in flight (UNAVAILABLE), it is started again (counted in
+traductor_model_restarts_total) and serves again, while the other answers throughout; SIGHUP to
+`traductor serve` rescans its repository while the other models answer throughout."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import re
+import shutil
 import signal
 import threading
 import time
@@ -13,9 +16,20 @@ import time
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
-from server_harness import MARKER, WAIT, ServerThread, make_repository, make_settings, wait_for
+from rel_process import ServeProcess
+from server_harness import (
+    MARKER,
+    WAIT,
+    ServerThread,
+    break_bundle,
+    make_repository,
+    make_settings,
+    new_version,
+    wait_for,
+)
 
 from traductor_client.v1 import translator_pb2 as pb
+from traductor_client.v1 import translator_pb2_grpc
 
 SERVING, NOT_SERVING = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
 
@@ -120,3 +134,68 @@ def test_the_whole_stays_serving_while_one_model_restarts(two_models):
         es.serving = registry.get("en-fr").serving = True
         svc.run(svc.service.update_health())
     assert svc.health_status() == SERVING
+
+
+def test_sighup_to_traductor_serve_adds_refuses_replaces_and_removes_models(tiny_bundle, tmp_path):
+    """The signal itself, on the `traductor serve` command: each SIGHUP rescans the repository; a
+    new model serves, a bad bundle is logged and refused while the others serve, a changed bundle
+    takes over, a removed model is NOT_FOUND; a caller of another model sees no failure throughout.
+    (The same under held calls, in-process: tests/service/test_reload.py.)"""
+    repo = make_repository(tiny_bundle, tmp_path / "repo", {"de-en": ("de", "en"), "en-es": ("en", "es")})
+    log = tmp_path / "serve.log"
+    server = ServeProcess(repo, log, "--default-model", "en-es")
+    stub = translator_pb2_grpc.TranslatorStub(server.channel)
+    answers, failures, stop = [], [], threading.Event()
+
+    def translate(text=MARKER, **route) -> str:
+        return stub.Translate(pb.TranslateRequest(text=text, **route), timeout=WAIT).text
+
+    def names() -> list[str]:
+        return [m.name for m in stub.ListModels(pb.ListModelsRequest(), timeout=WAIT).models]
+
+    def other_model() -> None:  # de-en is called throughout
+        while not stop.is_set():
+            try:
+                answers.append(translate(model="de-en"))
+            except grpc.RpcError as e:
+                failures.append((e.code(), e.details()))
+
+    def reload(what: str, done) -> None:
+        server.proc.send_signal(signal.SIGHUP)
+        wait_for(done, what=what)
+        count = len(answers)
+        wait_for(lambda: len(answers) > count, what="de-en to go on answering")
+
+    caller = threading.Thread(target=other_model)
+    try:
+        assert server.wait_status("SERVING")
+        caller.start()
+        make_repository(tiny_bundle, repo, {"en-fr": ("en", "fr")})
+        reload("en-fr to serve", lambda: names() == ["de-en", "en-es", "en-fr"])
+        assert translate(target_language="fr") == "[en-fr]"
+
+        make_repository(tiny_bundle, repo, {"zz-bad": ("zz", "en")})
+        break_bundle(repo / "zz-bad")
+        reload("the refusal in the log", lambda: "reload: model zz-bad refused:" in log.read_text())
+        assert "checksum mismatch" in log.read_text() and names() == ["de-en", "en-es", "en-fr"]
+        assert translate() == "[en-es]" and server.proc.poll() is None
+        shutil.rmtree(repo / "zz-bad")
+
+        new_version(repo / "en-es", "[en-es v2]")
+        reload("en-es v2 to take over", lambda: translate() == "[en-es v2]")
+
+        shutil.rmtree(repo / "en-fr")
+        reload("en-fr to be removed", lambda: names() == ["de-en", "en-es"])
+        with pytest.raises(grpc.RpcError) as gone:
+            translate(model="en-fr")
+        assert gone.value.code() == grpc.StatusCode.NOT_FOUND
+        wait_for(lambda: re.search(r"model en-fr \(bundle \w+\) unloaded", log.read_text()), what="the unload")
+    finally:
+        stop.set()
+        if caller.is_alive():
+            caller.join(WAIT)
+        server.close()
+    assert failures == [] and set(answers) == {"[de-en]"}
+    text = log.read_text()
+    assert "reload: added ['en-fr']" in text and "reload: replaced ['en-es']" in text
+    assert "reload: removed ['en-fr']" in text and "Traceback" not in text

@@ -413,9 +413,10 @@ class Registry:
     async def _watch(self, model: Model) -> None:
         """When the model's engine process dies: its calls in flight have failed (UNAVAILABLE), the
         model is NOT_SERVING (its new calls: UNAVAILABLE), and a new engine process is launched
-        after a backoff (restart_backoff_seconds, doubling, at most 16 x). A model that fails
-        max_restarts times in a row (a launch that fails, or a death within STABLE_SECONDS of its
-        start) is given up: `fatal` is set and `serve` exits 2. The other models never notice."""
+        after a backoff (restart_backoff_seconds, doubling, at most 16 x). A model is restarted at
+        most max_restarts times in a row: its next failure (a launch that fails, or a death within
+        STABLE_SECONDS of its start; a model up longer starts counting again) gives it up: `fatal`
+        is set and `serve` exits 2. The other models never notice."""
         s, failures = self._loader.settings, 0
         metrics = self.metrics.for_model(model.name)
         while True:
@@ -433,8 +434,8 @@ class Registry:
                 failures += 1
                 if failures > s.max_restarts:
                     self.fatal_error = EngineDown(
-                        f"model {model.name}: its engine process could not be restarted "
-                        f"({s.max_restarts} tries in a row; last: {error})"
+                        f"model {model.name}: its engine process failed {failures} times in a row, "
+                        f"given up after --max-restarts {s.max_restarts} restarts; last: {error}"
                     )
                     log.error("%s", self.fatal_error)
                     self.fatal.set()

@@ -13,7 +13,7 @@ never started gets an UNAVAILABLE from us) -> calls in flight finish (up to drai
 cancelled); HTTP: new requests 503 while its in-flight ones finish -> engine thread stops -> exit 0
 a model's engine process dies -> its calls fail UNAVAILABLE, that model is NOT_SERVING and started
 again with backoff (registry.Registry._watch); the other models never notice; a model that cannot
-be started again (max_restarts tries in a row) stops the server -> exit 2
+be kept running (it failed again after max_restarts restarts in a row) stops the server -> exit 2
 
 Health: each model under `traductor.v1.Translator/<model>` (SERVING, or NOT_SERVING while it
 restarts); the overall service ("" and `traductor.v1.Translator`) is SERVING while the server is

@@ -24,7 +24,7 @@ class Settings:
     cpu_sharing: str = "shared"  # "shared": every model's engine may use every core; "split": each its own cores
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
     engine_process: bool = True  # the model in a process of its own, beside the gRPC front (docs/service.md)
-    max_restarts: int = 5  # a model's engine process that fails this many times in a row stops the server (exit 2)
+    max_restarts: int = 5  # a model's engine process is restarted this many times in a row; its next failure: exit 2
     restart_backoff_seconds: float = 0.5  # before restarting a dead engine process; doubles per failure in a row
     max_active_sequences: int = 64  # rows decoded together (a beam request uses beam_size rows)
     max_queued_requests: int = 256  # beyond this, RESOURCE_EXHAUSTED at once
