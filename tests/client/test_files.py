@@ -274,3 +274,32 @@ def test_icu_plural_is_never_sent():
 
     assert "ICU" in unsafe("{count, plural, one {# file} other {# files}}")
     assert unsafe("{gender, select, male {he} other {they}}") and not unsafe("Hello {name}")
+
+
+HOSTILE_TEXTS = [
+    "{{" + " " * 20_000,
+    "{{-" + "a " * 10_000,
+    "$t(" * 6_000,
+    "{" + "a" * 20_000,
+    "{ a" + " " * 20_000 + ",",
+    "%" * 20_000,
+    "%(" + "a" * 20_000,
+    "%L" * 10_000,
+    "<a" + " x" * 10_000,
+    "`" * 20_000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=lambda t: repr(t[:6]))
+def test_placeholder_checks_take_linear_time_on_hostile_texts(text):
+    """A text of 20,000 characters (the service's --max-input-chars) is checked in well under a
+    second, whatever it holds (a backtracking pattern once took minutes on 5,000 spaces)."""
+    import time
+
+    from traductor_client.files.placeholders import problem, unsafe
+
+    start = time.perf_counter()
+    unsafe(text)
+    problem(text, "x", tags=True)
+    problem(text, text, tags=True)
+    assert time.perf_counter() - start < 1.0

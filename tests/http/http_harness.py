@@ -31,9 +31,10 @@ def call(
     headers=None,
     data: bytes | None = None,
     context: ssl.SSLContext | None = None,
+    timeout: float = 60,
 ) -> Answer:
     """One HTTP request; a 4xx/5xx answer is returned like any other (no exception). `context`:
-    the client's TLS context for an https URL."""
+    the client's TLS context for an https URL; `timeout`: seconds to wait for the answer."""
     headers = dict(headers or {})
     if json_body is not None:
         data, headers["Content-Type"] = json.dumps(json_body).encode(), "application/json"
@@ -48,7 +49,7 @@ def call(
         handlers.append(urllib.request.HTTPSHandler(context=context))
     opener = urllib.request.build_opener(*handlers)
     try:
-        with opener.open(request, timeout=60) as r:
+        with opener.open(request, timeout=timeout) as r:
             return Answer(r.status, {k.lower(): v for k, v in r.headers.items()}, r.read())
     except urllib.error.HTTPError as e:
         return Answer(e.code, {k.lower(): v for k, v in e.headers.items()}, e.read())

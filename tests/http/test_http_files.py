@@ -148,3 +148,31 @@ def test_frontend_settings_lists_the_extensions(server):
 def test_unknown_download_is_404(server):
     answer = call(server.url + "download_file/nothing.po")
     assert answer.status == 404 and "no such translated file" in answer.json()["error"]
+
+
+def test_a_files_checks_never_hold_the_other_requests(server, monkeypatch):
+    """Reading, checking and writing a file run in a worker thread: while a file's placeholder
+    checks are held here, the event loop still answers /languages at once."""
+    import threading
+
+    from traductor_client.files import placeholders
+
+    entered, release = threading.Event(), threading.Event()
+    check = placeholders.problems
+
+    def held(*args, **kwargs):
+        entered.set()
+        release.wait(60)
+        return check(*args, **kwargs)
+
+    monkeypatch.setattr(placeholders, "problems", held)
+    answers = []
+    uploading = threading.Thread(target=lambda: answers.append(upload(server, "en.json", b'{"a": "uno dos"}')))
+    uploading.start()
+    try:
+        assert entered.wait(60), "the file's checks never started"
+        assert call(server.url + "languages", timeout=5).status == 200
+    finally:
+        release.set()
+        uploading.join(60)
+    assert answers and answers[0].status == 200, answers

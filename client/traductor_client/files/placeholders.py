@@ -28,8 +28,11 @@ from typing import List, Optional, Sequence
 
 from traductor_client import po_formats
 
+# Every pattern runs in time linear in the text: no two repeats in a row can match the same
+# characters (an earlier {{-?\s*[^{}]*?\s*}} backtracked cubically: "{{" and 5,000 spaces
+# took six minutes). tests/client/test_files.py times them on hostile texts.
 _ICU = re.compile(r"\{\s*[\w.-]+\s*,\s*(?:plural|select|selectordinal)\s*,")
-_I18NEXT = re.compile(r"\{\{-?\s*[^{}]*?\s*\}\}|\$t\([^()]*\)")
+_I18NEXT = re.compile(r"\{\{-?[^{}]*\}\}|\$t\([^()]*\)")
 _BRACES = re.compile(r"\{[\w.$-]*(?::[^{}]*)?\}")
 _QT = re.compile(r"%L?(?:\d\d?|n)\b")
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")

@@ -2,7 +2,8 @@
 
     multipart file, source, target, api_key
       -> the upload's checks: key, parameters, language pair, extension, size (--max-file-bytes)
-      -> traductor_client.files.read (in a worker thread: parsing never holds the event loop)
+      -> traductor_client.files.read (in a worker thread, as every step that reads, checks or
+         writes the file: none holds the event loop that serves the other requests)
          refuses what it cannot parse, XML entities, more units than --max-file-units: 400
       -> Job: the distinct texts, sent through texts.translate_many in batches of
          --max-batch-texts (the engine, queue and limits of /translate and gRPC TranslateBatch)
@@ -120,11 +121,12 @@ async def translate_upload(engine: AsyncEngine, name: str, data: bytes, limits: 
         document = await asyncio.to_thread(files.read, name, data, limits)
     except files.FileError as error:
         raise InvalidInput(str(error)) from None
-    job = files.Job(document)
+    job = await asyncio.to_thread(files.Job, document)
     outcomes = {}
     for fmt, texts in job.requests.items():
         outcomes.update(await _translate_texts(engine, texts, fmt, rid, batch))
-    filled = job.finish(outcomes, mark_review=True)
+    # the placeholder checks of thousands of units, and rendering, also off the event loop
+    filled = await asyncio.to_thread(job.finish, outcomes, True)
     rendered = await asyncio.to_thread(document.render, filled)
     summary = request_summary.get()
     if summary is not None:
