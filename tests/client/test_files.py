@@ -303,3 +303,92 @@ def test_placeholder_checks_take_linear_time_on_hostile_texts(text):
     problem(text, "x", tags=True)
     problem(text, text, tags=True)
     assert time.perf_counter() - start < 1.0
+
+
+def test_xliff_translate_no_and_seg_source():
+    """translate="no" on a unit or on its <group> (XLIFF 1.2) or <file> (2.0) is left alone; a
+    new <target> goes after <seg-source>, where the 1.2 schema wants it."""
+    data = b"""<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+  <file original="a" source-language="en" target-language="es" datatype="plaintext"><body>
+    <trans-unit id="brand" translate="no"><source>Traductor</source></trans-unit>
+    <group id="g" translate="no"><trans-unit id="inside"><source>Kept here</source></trans-unit></group>
+    <trans-unit id="seg"><source>Hello.</source>
+      <seg-source><mrk mtype="seg" mid="1">Hello.</mrk></seg-source></trans-unit>
+  </body></file>
+</xliff>
+"""
+    out, report = fill("a.xlf", data)
+    for unchanged in ("brand", "inside"):
+        xp = f"//x:trans-unit[@id='{unchanged}']"
+        assert element_bytes(out, xp, X1) == element_bytes(data, xp, X1)
+    root = etree.fromstring(out)
+    (seg,) = root.xpath("//x:trans-unit[@id='seg']", namespaces=X1)
+    assert [etree.QName(child).localname for child in seg] == ["source", "seg-source", "target"]
+    assert report.not_translatable == 2 and report.filled == 1
+    data2 = SAMPLES["app2.xliff"].replace(b'<unit id="hello">', b'<unit id="hello" translate="no">')
+    out, report = fill("app2.xliff", data2)
+    xp = "//x:unit[@id='hello']"
+    assert element_bytes(out, xp, X2) == element_bytes(data2, xp, X2) and report.not_translatable == 1
+
+
+ANDROID_MORE = b"""<?xml version="1.0" encoding="utf-8"?>
+<resources xmlns:xliff="urn:oasis:names:tc:xliff:document:1.2">
+    <string name="welcome">Welcome, <xliff:g id="user" example="Bob">%1$s</xliff:g>!</string>
+    <string name="alias">@string/welcome</string>
+    <string name="color">?android:attr/textColorPrimary</string>
+    <string name="bold">Press <b>OK</b> now</string>
+    <string-array name="planets">
+        <item>Mercury\\'s moon</item>
+        <item>@string/alias</item>
+        <item>Venus &amp; <b>Mars</b></item>
+    </string-array>
+    <string-array name="codes" translatable="false"><item>ES</item></string-array>
+</resources>
+"""
+
+
+def test_android_references_markup_arrays_and_line_breaks():
+    from translate.storage import aresource
+
+    out, report = fill("strings.xml", ANDROID_MORE)
+    lines, before = out.decode().splitlines(), ANDROID_MORE.decode().splitlines()
+    assert len(lines) == len(before)  # every element on its own line, as it was
+    for kept in ("alias", "color", "codes"):  # references and translatable="false": untouched
+        assert next(line for line in before if f'"{kept}"' in line) in lines
+    # inline markup: sent as HTML, tags kept and checked
+    assert '    <string name="bold">[es] Press <b>OK</b> now</string>' in lines
+    assert '<xliff:g id="user" example="Bob">%1$s</xliff:g>' in lines[2]
+    assert "        <item>[es] Mercury\\'s moon</item>" in lines and "        <item>@string/alias</item>" in lines
+    assert "inline markup" in reasons(report.skipped)['name "planets" item 3']
+    assert report.filled == 3 and report.not_translatable == 4
+    store = aresource.AndroidResourceFile.parsestring(out)  # still Android resources
+    assert {u.getid() for u in store.units} == {"welcome", "alias", "color", "bold"}
+
+
+def test_html_nested_too_deep_is_refused_at_once():
+    """translate-toolkit's HTML reader slows down with the depth (100,000 nested <div> did not end
+    in 10 minutes): deeper than 256 is refused, naming the line."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(FileError, match=r"deep.html: line 1: elements nested more than 256 deep"):
+        read("deep.html", b"<div>" * 100_000 + b"x")
+    assert time.perf_counter() - start < 5
+    read("ok.html", b"<div>" * 200 + b"<p>x</p>" + b"</div>" * 200)
+
+
+def test_xml_units_are_counted_before_the_slow_reader():
+    """An XML file over the units limit is refused from the fast safe parse (30,000 Qt messages,
+    which translate-toolkit reads in over a minute)."""
+    import time
+
+    message = b'<message><source>x</source><translation type="unfinished"/></message>'
+    ts = b'<TS version="2.1"><context><name>a</name>' + message * 30_000 + b"</context></TS>"
+    start = time.perf_counter()
+    with pytest.raises(FileError, match=r"30000 units, more than the limit of 5000 \(--max-file-units\)"):
+        read("big.ts", ts, Limits(max_units=5000))
+    assert time.perf_counter() - start < 10
+    strings = b'<resources><string name="a">x</string><string-array name="b"><item>1</item><item>2</item>'
+    with pytest.raises(FileError, match="3 units, more than the limit of 2"):
+        read("strings.xml", strings + b"</string-array></resources>", Limits(max_units=2))

@@ -8,11 +8,18 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import polib
 import pytest
 from http_harness import call, http_requests
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "client"))
+from file_samples import SAMPLES  # noqa: E402 - the client tests' files of every format
 
 PO = """msgid ""
 msgstr ""
@@ -112,7 +119,20 @@ def test_json_and_srt_files(server):
         ("a.po", PO.encode(), {"target": ""}, "Invalid request: missing target parameter"),
         ("a.po", PO.encode(), {"target": "fr"}, "fr is not supported"),
         ("a.po", b"", {}, "Invalid request: empty file"),
-        ("a.docx", b"PK\x03\x04", {}, ".docx is not a supported file format"),
+        ("a.docx", b"PK\x03\x04", {}, "Invalid request: file format not supported (a.docx; supported: .htm"),
+        ("program.exe", b"MZ\x90\x00", {"target": "zz"}, "Invalid request: file format not supported"),
+        ("a.txt", b"uno", {"target": "zz"}, "zz is not supported"),
+        ("a.txt", b"uno", {"source": "zz"}, "zz is not supported"),
+        ("a.txt", b"uno", {"source": ""}, "Invalid request: missing source parameter"),
+        # hostile uploads: each a 400 naming the problem, fast, the server unharmed
+        ("deep.html", b"<div>" * 100_000, {}, "deep.html: line 1: elements nested more than 256 deep"),
+        ("deep.json", b"[" * 100_000 + b"]" * 100_000, {}, "deep.json: not a valid JSON file (RecursionError"),
+        ("deep.xlf", b"<xliff>" + b"<g>" * 10_000 + b"</g>" * 10_000 + b"</xliff>", {}, "Excessive depth"),
+        ("utf16.txt", "uno dos".encode("utf-16"), {}, "utf16.txt: not UTF-8 text"),
+        ("latin1.po", 'msgid "caf\xe9"\nmsgstr ""\n'.encode("latin-1"), {}, "latin1.po: not a PO file"),
+        ("zipped.xlf", b"PK\x03\x04\x14\x00\x00\x00\x08\x00", {}, "zipped.xlf: not well-formed XML"),
+        ("gzipped.po", b"\x1f\x8b\x08\x00\x00\x00\x00\x00", {}, "gzipped.po: not a PO file"),
+        ("laughs.ts", b'<!DOCTYPE TS [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;">]><TS>&b;</TS>', {}, "entity"),
         ("a.xml", b'<!DOCTYPE r [<!ENTITY a "aaaa">]><resources>&a;</resources>', {}, "entity declarations"),
         ("a.xlf", b"<xliff><file>", {}, "not well-formed XML"),
         ("a.json", b'{"a": [1, ', {}, "not valid JSON"),
@@ -145,9 +165,12 @@ def test_frontend_settings_lists_the_extensions(server):
     )
 
 
-def test_unknown_download_is_404(server):
-    answer = call(server.url + "download_file/nothing.po")
+def test_unknown_download_is_404_and_a_name_never_given_is_400(server):
+    answer = call(server.url + "download_file/" + "A" * 22 + ".po")
     assert answer.status == 404 and "no such translated file" in answer.json()["error"]
+    for name in ("..", "nothing.po", "%2e%2e%2fapp.py"):  # as LibreTranslate answers a traversal
+        answer = call(server.url + "download_file/" + name)
+        assert (answer.status, answer.json()) == (400, {"error": "Invalid filename"}), name
 
 
 def test_a_files_checks_never_hold_the_other_requests(server, monkeypatch):
@@ -176,3 +199,67 @@ def test_a_files_checks_never_hold_the_other_requests(server, monkeypatch):
         release.set()
         uploading.join(60)
     assert answers and answers[0].status == 200, answers
+
+
+def test_xml_uploads_never_reach_the_network(server):
+    """A DTD, an XInclude, a schema location and a stylesheet pointing at a web server here: the
+    upload is translated or refused, and that web server is never asked for anything."""
+    import http.server
+    import threading
+
+    asked = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the standard library's name
+            asked.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'<!ENTITY x "leaked">')
+
+        def log_message(self, *args):
+            pass
+
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    there = f"http://127.0.0.1:{web.server_port}"
+    files = {
+        "dtd.ts": f'<?xml version="1.0"?><!DOCTYPE TS SYSTEM "{there}/ts.dtd"><TS version="2.1"><context>'
+        "<name>a</name><message><source>uno dos</source><translation type='unfinished'/></message></context></TS>",
+        "include.xlf": '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2" '
+        'xmlns:xi="http://www.w3.org/2001/XInclude"><file original="a" source-language="en" datatype="plaintext">'
+        f'<body><trans-unit id="a"><source>uno <xi:include href="{there}/x.txt" parse="text"/></source>'
+        "</trans-unit></body></file></xliff>",
+        "schema.xml": '<resources xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+        f'xsi:schemaLocation="urn:x {there}/x.xsd"><string name="a">uno dos</string></resources>',
+        "style.xlf": f'<?xml version="1.0"?><?xml-stylesheet type="text/xsl" href="{there}/x.xsl"?>'
+        '<xliff version="1.2"><file original="a" source-language="en" datatype="plaintext"><body>'
+        '<trans-unit id="a"><source>uno dos</source></trans-unit></body></file></xliff>',
+        "entity.xlf": f'<!DOCTYPE xliff [<!ENTITY x SYSTEM "{there}/x.ent">]><xliff version="1.2">&x;</xliff>',
+    }
+    try:
+        for name, text in files.items():
+            answer = upload(server, name, text.encode())
+            assert answer.status in (200, 400), (name, answer.body)
+            if answer.status == 200:
+                assert b"leaked" not in call(answer.json()["translatedFileUrl"]).body
+    finally:
+        web.shutdown()
+    assert asked == []
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_uploads_are_translated_or_400_never_500(server, name, data):
+    """Mutated real files of every format (bytes replaced, cut short) through the endpoint: a
+    translated file or a 400 naming the problem, never a 500, and the server goes on answering."""
+    original = SAMPLES[name]
+    cut = data.draw(st.integers(0, len(original)))
+    at = data.draw(st.integers(0, max(0, cut - 1)))
+    noise = data.draw(st.binary(max_size=4))
+    answer = upload(server, name, original[:at] + noise + original[at + len(noise) : cut])
+    assert answer.status in (200, 400), answer.body
+    if answer.status == 400:
+        assert answer.json()["error"]
+    else:
+        assert call(answer.json()["translatedFileUrl"]).status == 200

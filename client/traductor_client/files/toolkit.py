@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+from dataclasses import dataclass
 from typing import Any, Callable, List, Tuple
 
 from lxml import etree
@@ -139,6 +141,8 @@ class Xliff1Document(XmlDocument):
         return tt_unit.getlanguageNode(lang=None, index=1)
 
     def state(self, tt_unit: Any) -> str:
+        if tt_unit.xmlelement.xpath("ancestor-or-self::*[@translate='no']"):  # the unit's, or a <group>'s
+            return FIXED
         target = self._target(tt_unit)
         if target is None or not "".join(target.itertext()).strip():
             return TODO
@@ -151,9 +155,10 @@ class Xliff1Document(XmlDocument):
         element, approved = tt_unit.xmlelement, tt_unit.xmlelement.get("approved")
         source = tt_unit.getlanguageNode(lang=None, index=0)
         target = self._target(tt_unit)
-        if target is None:
+        if target is None:  # after <seg-source> when there is one: the schema's order
             target = etree.Element(source.tag.replace("source", "target"))
-            _append_after(element, target, source)
+            segmented = element.find(source.tag.replace("source", "seg-source"))
+            _append_after(element, target, source if segmented is None else segmented)
         for child in list(target):
             target.remove(child)
         target.text = translations[0]
@@ -170,6 +175,8 @@ class Xliff2Document(XmlDocument):
         return xliff2.Xliff2File.parsestring(data)
 
     def state(self, tt_unit: Any) -> str:
+        if tt_unit.xmlelement.xpath("ancestor-or-self::*[@translate='no']"):  # a unit's, <group>'s, <file>'s
+            return FIXED
         target = tt_unit.getlanguageNode(lang=None, index=1)
         if target is None or not "".join(target.itertext()).strip():
             return TODO
@@ -222,8 +229,38 @@ class TsDocument(XmlDocument):
             tt_unit._gettargetnode().tail = tail
 
 
+# a resource reference (@string/name, @android:string/ok, @null, ?attr/name) is not text
+_ANDROID_REFERENCE = re.compile(r"\s*(?:@\+?(?:[\w.]+:)?\w+/[\w.]+|@null|\?(?:[\w.]+:)?(?:attr/)?[\w.]+)\s*")
+
+
+@dataclass
+class ArrayItem:
+    """An <item> of a <string-array> (translate-toolkit reads only <string> and <plurals>)."""
+
+    element: Any
+
+
 class AndroidDocument(XmlDocument):
+    """<string>, <plurals> and <string-array> items. A resource reference is not translatable; a
+    string with inline markup (<b>, <xliff:g>...) is sent as HTML and its tags are checked; the
+    line break after a filled string stays (translate-toolkit rebuilds the element without it)."""
+
     kind = "Android strings.xml"
+
+    def __init__(self, data: bytes, name: str) -> None:
+        super().__init__(data, name)
+        root = self.store.document.getroot()
+        for array in root.iterchildren("string-array"):
+            state = FIXED if array.get("translatable") == "false" else TODO
+            for index, item in enumerate(array.iterchildren("item")):
+                text = "".join(item.itertext())
+                if not text.strip():
+                    continue
+                source = aresource.AndroidResourceUnit(None, xmlelement=item).source
+                unit = Unit(f'name "{array.get("name")}" item {index + 1}', len(self.units), [source], state)
+                unit.handle = ArrayItem(item)
+                self._classify(unit, item)
+                self.units.append(unit)
 
     def parse(self, data: bytes) -> Any:
         parser = etree.XMLParser(resolve_entities=False, no_network=True)
@@ -234,13 +271,33 @@ class AndroidDocument(XmlDocument):
     def state(self, tt_unit: Any) -> str:
         return TODO if tt_unit.istranslatable() else FIXED
 
+    def _classify(self, unit: Unit, element: Any) -> None:
+        """A reference is not translatable; markup makes the unit HTML; ICU is left whole."""
+        if all(_ANDROID_REFERENCE.fullmatch(source) for source in unit.sources):
+            unit.state = FIXED
+        if any(len(node) for node in element.iter()):
+            if isinstance(unit.handle, ArrayItem):
+                unit.skip = "inline markup in a string-array item: left for a translator"
+            unit.format = "html"
+        unit.skip = unit.skip or next((placeholders.unsafe(s) for s in unit.sources if placeholders.unsafe(s)), "")
+
     def unit(self, tt_unit: Any, position: int) -> Any:
         if not isinstance(tt_unit.source, str) or not tt_unit.source.strip():
             return None
         sources = _forms(tt_unit.source)
         unit = Unit(f'name "{tt_unit.getid()}"', position, sources, state=self.state(tt_unit), handle=tt_unit)
-        unit.skip = next((placeholders.unsafe(s) for s in sources if placeholders.unsafe(s)), "")
+        self._classify(unit, tt_unit.xmlelement)
         return unit
+
+    def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
+        if isinstance(tt_unit, ArrayItem):  # escaped as a <string> would be, into the <item>
+            written = aresource.AndroidResourceUnit("")
+            written.target = translations[0]
+            tt_unit.element.text = written.xmlelement.text
+            return
+        tail = tt_unit.xmlelement.tail
+        super().write(tt_unit, translations, mark_review)
+        tt_unit.xmlelement.tail = tail
 
 
 class JsonDocument(StoreDocument):
@@ -331,15 +388,22 @@ class CallbackDocument(StoreDocument):
         return store.filesrc.encode("utf-8")
 
 
+MAX_HTML_DEPTH = 256  # elements open at once (libxml2's own limit for XML)
+
+
 class HtmlDocument(CallbackDocument):
     kind = "HTML"
 
     def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
         from translate.storage import html
 
+        name = self.name
+
         class HtmlFile(html.htmlfile):
             """translate-toolkit's reader, which also leaves alone elements marked translate="no"
-            (HTML's own attribute; the reader knows only its data-translate-ignore)."""
+            (HTML's own attribute; the reader knows only its data-translate-ignore) and refuses
+            elements nested deeper than MAX_HTML_DEPTH (its work per element grows with the
+            depth: 4,000 nested <div> took 7 s, 100,000 did not end in 10 minutes)."""
 
             def handle_starttag(self, tag: str, attrs: list) -> None:
                 if any(k == "translate" and (v or "").strip().lower() == "no" for k, v in attrs):
@@ -347,6 +411,9 @@ class HtmlDocument(CallbackDocument):
                     self.ignore_depth += 1
                     self.ignore_tag_stack.append(tag)
                 super().handle_starttag(tag, attrs)
+                if len(self.tag_path) > MAX_HTML_DEPTH:
+                    line = self.getpos()[0]
+                    raise FileError(f"{name}: line {line}: elements nested more than {MAX_HTML_DEPTH} deep")
 
         return HtmlFile(inputfile=io.BytesIO(data), callback=callback)
 

@@ -23,6 +23,7 @@ What this module does not know: any file format (traductor_client.files does).
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -36,6 +37,8 @@ from ...errors import InvalidInput, NotFound, QueueFull
 from ...options import DecodingOptions
 from ..async_engine import AsyncEngine, request_summary
 from ..texts import translate, translate_many
+
+_KEY = re.compile(r"[\w-]{22}")  # secrets.token_urlsafe(16)
 
 
 @dataclass
@@ -66,6 +69,8 @@ class Results:
         return key
 
     def take(self, key: str) -> Result:
+        if not _KEY.fullmatch(key):  # not a name this server gives (LibreTranslate's answer)
+            raise InvalidInput("Invalid filename")
         self._expire()
         result = self._items.pop(key, None)
         if result is None:
@@ -91,6 +96,9 @@ def upload(values, field: str = "file") -> tuple[str, bytes]:
     data = item.file.read()
     if not name:
         raise InvalidInput("Invalid request: the file has no name (its extension says its format)")
+    if files.formats.extension(name) not in files.EXTENSIONS:  # LibreTranslate's words, then which
+        known = " ".join(sorted(files.EXTENSIONS))
+        raise InvalidInput(f"Invalid request: file format not supported ({name}; supported: {known})")
     if not data:
         raise InvalidInput("Invalid request: empty file")
     return name, data
