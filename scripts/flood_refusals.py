@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent / "soak"))
 from soak import free_port  # noqa: E402
 from soak_flood import percentiles, run_burst  # noqa: E402
 

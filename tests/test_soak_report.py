@@ -1,4 +1,4 @@
-"""scripts/soak_report.py and soak_mix.classify: which outcomes of a soak run count as unexpected,
+"""scripts/soak/soak_report.py and soak_mix.classify: which outcomes of a soak run count as unexpected,
 which refusals fall in a flood burst, which failures belong to a restart, and the RSS growth."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts" / "soak"
 
 
 def _load(name: str):

@@ -42,6 +42,7 @@ from .bench_engine import (  # noqa: F401  (make_bundle, sources: also used by s
     sources,
 )
 from .errors import CommandError
+from .model.tokenizer import FILENAME as TOKENIZER_FILE
 
 DEFAULT_SHAPE = "512,6,8,2048,32000"  # the opus-mt size
 DEFAULT_PRECISIONS = "fp32,int8"
@@ -143,7 +144,7 @@ def _models(shape, precisions: list[str], bundle, tmp: Path, progress, hf_dir: P
         # The server needs a tokenizer to take text; any will do for random weights (ids it does
         # not know are skipped when their output becomes text): the shipped model's, copied into
         # the bench's own temporary directory.
-        shutil.copy(DEFAULT_TOKENIZER, out / "tokenizer.model")
+        shutil.copy(DEFAULT_TOKENIZER, out / TOKENIZER_FILE)
         yield precision, out
 
 
@@ -153,7 +154,7 @@ def _service(model_dir: Path, precision: str, levels, seconds, threads, input_fi
 
     with tempfile.TemporaryDirectory(prefix="traductor-bench-texts-") as tmp:
         max_len = read_config(model_dir).model.max_len
-        texts, inputs = prepare_inputs(input_file, model_dir / "tokenizer.model", max_len, Path(tmp))
+        texts, inputs = prepare_inputs(input_file, model_dir / TOKENIZER_FILE, max_len, Path(tmp))
         progress(f"service: traductor serve, unary and streams at concurrency {levels}")
         measured = run_service(model_dir, levels, seconds, threads, texts, progress, engine == "process")
     return {"precision": precision, "input": inputs, **measured}

@@ -23,13 +23,14 @@ import numpy as np
 
 from .errors import BundleError, CommandError
 from .languages import LEGACY_PAIR
+from .model.tokenizer import FILENAME as TOKENIZER_FILE
 from .packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
 
 SOURCE_LENGTH = 24
 NEW_TOKENS = 32
 # fp32, then the quantizations of `traductor export --quantize` (traductor_export/quantize.py)
 PRECISIONS = ("fp32", "int8")
-DEFAULT_TOKENIZER = CHECKPOINTS_DIR / DEFAULT_MODEL / "tokenizer.model"
+DEFAULT_TOKENIZER = CHECKPOINTS_DIR / DEFAULT_MODEL / TOKENIZER_FILE
 ANCHOR_SEED = 1234  # benchmarks/common.py: DEFAULT_SEED, the seed of the anchors' weights and sources
 
 

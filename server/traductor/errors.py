@@ -20,10 +20,6 @@ class InvalidInput(TraductorError, ValueError):
     """A request or an option the caller must change: empty text, too long, bad option value."""
 
 
-# kept for readers of older code: decoding options raised OptionsError before the hierarchy
-OptionsError = InvalidInput
-
-
 class NotFound(TraductorError):
     """What the caller asks for does not exist (any more): a translated file already downloaded
     or expired."""

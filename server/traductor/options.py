@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import InvalidInput as OptionsError  # an option out of range; the message names it
+from .errors import InvalidInput  # an option out of range; the message names it
 
 
 @dataclass(frozen=True)
@@ -44,26 +44,26 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
     """Check every option against the limits; fill in the automatic max_new_tokens."""
     o = options
     if source_tokens > limits.max_input_tokens:
-        raise OptionsError(f"input is {source_tokens} tokens, over the limit of {limits.max_input_tokens}")
+        raise InvalidInput(f"input is {source_tokens} tokens, over the limit of {limits.max_input_tokens}")
     if not 0 <= o.max_new_tokens <= limits.max_new_tokens:
-        raise OptionsError(
+        raise InvalidInput(
             f"max_new_tokens must be between 1 and {limits.max_new_tokens} (0 for automatic), got {o.max_new_tokens}"
         )
     max_new = o.max_new_tokens or auto_max_new_tokens(source_tokens, limits.max_new_tokens)
     if not 0 <= o.min_new_tokens <= max_new:
-        raise OptionsError(f"min_new_tokens must be between 0 and max_new_tokens ({max_new}), got {o.min_new_tokens}")
+        raise InvalidInput(f"min_new_tokens must be between 0 and max_new_tokens ({max_new}), got {o.min_new_tokens}")
     if not 1 <= o.beam_size <= limits.max_beam_size:
-        raise OptionsError(f"beam_size must be between 1 and {limits.max_beam_size}, got {o.beam_size}")
+        raise InvalidInput(f"beam_size must be between 1 and {limits.max_beam_size}, got {o.beam_size}")
     if not (math.isfinite(o.temperature) and 0 <= o.temperature <= 100):
-        raise OptionsError(f"temperature must be a finite number between 0 and 100, got {o.temperature}")
+        raise InvalidInput(f"temperature must be a finite number between 0 and 100, got {o.temperature}")
     if not (math.isfinite(o.top_p) and 0 < o.top_p <= 1):
-        raise OptionsError(f"top_p must be in (0, 1], got {o.top_p}")
+        raise InvalidInput(f"top_p must be in (0, 1], got {o.top_p}")
     if o.top_k < 0:
-        raise OptionsError(f"top_k must be >= 0, got {o.top_k}")
+        raise InvalidInput(f"top_k must be >= 0, got {o.top_k}")
     if o.seed < 0:
-        raise OptionsError(f"seed must be >= 0, got {o.seed}")
+        raise InvalidInput(f"seed must be >= 0, got {o.seed}")
     if o.sampling and o.beam_size > 1:
-        raise OptionsError("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
+        raise InvalidInput("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
     return DecodingOptions(
         max_new,
         o.min_new_tokens,

@@ -25,7 +25,7 @@ def test_full_queue_is_429_and_the_accepted_request_completes(server):
     server.gate.close()
     with ThreadPoolExecutor(1) as pool:
         accepted = pool.submit(call, server.url + "translate", "POST", json_body=body)
-        wait_for(lambda: engine.core.scheduler.queue_depth() == 1, what="the first request to be queued")
+        wait_for(lambda: engine.core.stats().queued == 1, what="the first request to be queued")
         steps = server.gate.steps
         refused = call(server.url + "translate", "POST", json_body=body)  # the queue is full
         assert refused.status == 429 and "queue is full" in refused.json()["error"]

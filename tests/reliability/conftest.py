@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from rel_harness import ServiceThread, StepGate
+from rel_harness import reliability_server
+from server_harness import Gate, ServerThread
 
 
 @pytest.fixture
-def gate() -> StepGate:
-    return StepGate()
+def gate() -> Gate:
+    return Gate()
 
 
 @pytest.fixture
 def make_service(tiny_bundle):
-    """make_service(**settings) -> a started ServiceThread, drained and stopped after the test."""
-    started: list[ServiceThread] = []
+    """make_service(**settings) -> a started reliability_server, drained and stopped after the test."""
+    started: list[ServerThread] = []
 
-    def make(before_step=None, **overrides) -> ServiceThread:
-        svc = ServiceThread(tiny_bundle, before_step=before_step, **overrides)
+    def make(before_step=None, **overrides) -> ServerThread:
+        svc = reliability_server(tiny_bundle, before_step=before_step, **overrides)
         started.append(svc)
         return svc
 

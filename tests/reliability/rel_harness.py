@@ -1,20 +1,17 @@
-"""The reliability tests' names for the one server harness (tests/server_harness.py), plus the
-two helpers only they use."""
+"""The reliability tests' server (tests/server_harness.py with their defaults), plus the two
+helpers only they use."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import grpc
-from server_harness import Gate, ServerThread, free_port, make_settings
+from server_harness import ServerThread, make_settings
 
 from traductor_client.v1 import translator_pb2_grpc
 
-StepGate = Gate
-__all__ = ["ServiceThread", "StepGate", "free_port", "stub_of", "vm_rss_kib"]
 
-
-def ServiceThread(bundle: Path, before_step=None, **overrides) -> ServerThread:  # noqa: N802  (was a class)
+def reliability_server(bundle: Path, before_step=None, **overrides) -> ServerThread:
     """A started server with the reliability tests' defaults (8 rows, 64 queued, 2 s drain)."""
     values = dict(max_active_sequences=8, max_queued_requests=64, drain_seconds=2.0)
     values.update(overrides)

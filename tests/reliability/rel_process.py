@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from rel_harness import free_port
+from server_harness import free_port
 
 
 class ServeProcess:

@@ -22,10 +22,10 @@ def test_overflow_is_refused_at_once_and_accepted_requests_complete(make_service
 
     gate.close()
     first = [stub.Translate.future(request, timeout=60) for _ in range(N)]
-    assert svc.wait_for(lambda: svc.service.engine.core.scheduler.queue_depth() == N)
+    assert svc.wait_for(lambda: svc.service.engine.core.stats().queued == N)
     gate.allow(1)  # one step: the N requests take the N rows
     assert gate.wait_held()
-    assert svc.service.engine.core.scheduler.cache.rows == N and svc.service.engine.core.scheduler.queue_depth() == 0
+    assert svc.service.engine.core.stats().rows == N and svc.service.engine.core.stats().queued == 0
     assert svc.gauge("traductor_active_sequences") == N and svc.gauge("traductor_kv_cache_bytes") > 0
 
     steps = gate.steps
@@ -35,7 +35,7 @@ def test_overflow_is_refused_at_once_and_accepted_requests_complete(make_service
     refused = [f for f in rest if f.done()]
     assert [f.exception().code() for f in refused] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * K
     assert "queue is full" in refused[0].exception().details()
-    assert svc.service.engine.core.scheduler.queue_depth() == Q
+    assert svc.service.engine.core.stats().queued == Q
     assert gate.steps == steps
     assert svc.service.engine.in_flight == N + Q
 

@@ -12,7 +12,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rel_harness import ServiceThread, stub_of, vm_rss_kib
+from rel_harness import reliability_server, stub_of, vm_rss_kib
 
 from traductor_client.v1 import translator_pb2 as pb
 
@@ -29,7 +29,7 @@ METHOD = "/traductor.v1.Translator/Translate"
 
 @pytest.fixture(scope="module")
 def service(tiny_bundle):
-    svc = ServiceThread(tiny_bundle, max_active_sequences=8, max_queued_requests=64)
+    svc = reliability_server(tiny_bundle, max_active_sequences=8, max_queued_requests=64)
     channel = grpc.insecure_channel(svc.target)
     svc.channel, svc.stub = channel, stub_of(channel)
     svc.raw = {

@@ -32,7 +32,7 @@ def _assert_stopped_within_one_step(svc, gate, request, tokens):
     assert svc.wait_for(lambda: request.done)
     assert len(request.tokens) == tokens  # no token decoded after the cancel
     assert svc.wait_for(lambda: svc.gauge("traductor_active_sequences") == 0)
-    assert svc.service.engine.core.scheduler.cache.rows == 0
+    assert svc.service.engine.core.stats().rows == 0
 
 
 def test_cancelled_stream_stops_within_one_step(make_service, gate, channel_for):

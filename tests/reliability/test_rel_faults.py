@@ -57,7 +57,7 @@ def test_poison_request_fails_alone(make_service, gate, channel_for, rpc):
         poisoned = stub.Translate.future(pb.TranslateRequest(text=POISON), timeout=10)
     else:
         poisoned = stub.TranslateStream(pb.TranslateRequest(text=POISON), timeout=10)
-    assert svc.wait_for(lambda: svc.service.engine.core.scheduler.queue_depth() == len(TEXTS) + 1)
+    assert svc.wait_for(lambda: svc.service.engine.core.stats().queued == len(TEXTS) + 1)
     gate.open()  # all four are admitted in the same step
 
     with pytest.raises(grpc.RpcError) as e:

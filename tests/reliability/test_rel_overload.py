@@ -56,7 +56,7 @@ def test_flood_gets_only_ok_and_resource_exhausted(make_service, gate, caplog):
     try:
         assert svc.wait_for(lambda: refused() == total - QUEUE, timeout=300), refused()
         assert gate.steps == steps  # refused without any engine work
-        assert svc.service.engine.core.scheduler.queue_depth() == QUEUE
+        assert svc.service.engine.core.stats().queued == QUEUE
         assert svc.health_status() == health_pb2.HealthCheckResponse.SERVING  # health is never shed
         assert svc.stub.GetModelInfo(pb.GetModelInfoRequest(), timeout=30).max_input_tokens  # nor model info
         with pytest.raises(grpc.RpcError) as e:  # a stream is refused the same way, before it starts

@@ -91,7 +91,7 @@ def test_32_concurrent_requests_equal_their_alone_results(server, alone):
     )
     server.gate.close()
     futures = [server.stub.Translate.future(translate_request(t), timeout=WAIT) for t in texts]
-    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == 32, what="32 queued requests")
+    wait_for(lambda: server.service.engine.core.stats().queued == 32, what="32 queued requests")
     server.gate.open()
     results = [f.result() for f in futures]
     assert [list(r.token_ids) for r in results] == expected
@@ -115,7 +115,7 @@ def test_greedy_beam_and_sampling_in_one_batch_equal_their_alone_results(server,
     expected = [alone(t, **o).token_ids for t, o in cases]
     server.gate.close()
     futures = [server.stub.Translate.future(translate_request(t, **o), timeout=WAIT) for t, o in cases]
-    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == len(cases), what="queued requests")
+    wait_for(lambda: server.service.engine.core.stats().queued == len(cases), what="queued requests")
     server.gate.open()
     assert [list(f.result().token_ids) for f in futures] == expected
 

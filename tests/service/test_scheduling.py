@@ -33,7 +33,7 @@ def test_late_request_joins_while_another_is_decoding(server, alone):
     assert [next(first).index, next(first).index] == [0, 1]
 
     second = server.stub.TranslateStream(translate_request("siete"), timeout=WAIT)
-    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == 1, what="the second request to queue")
+    wait_for(lambda: server.service.engine.core.stats().queued == 1, what="the second request to queue")
     rows_sum = server.metric("traductor_batch_size_sum")
     gate.step()  # the second joins: both decode in this step
     second_first = next(second)
@@ -102,11 +102,11 @@ def test_full_queue_refuses_at_once(server):
     gate.close()
     running = [server.stub.Translate.future(translate_request(t, **LONG), timeout=WAIT) for t in ("uno", "dos")]
     gate.wait_held()
-    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == 2, what="two queued requests")
+    wait_for(lambda: server.service.engine.core.stats().queued == 2, what="two queued requests")
     gate.step()  # both admitted: the 2 rows are taken
     assert len(server.service.engine.core.scheduler.active) == 2
     queued = [server.stub.Translate.future(translate_request(t), timeout=WAIT) for t in ("tres", "cuatro")]
-    wait_for(lambda: server.service.engine.core.scheduler.queue_depth() == 2, what="a full queue")
+    wait_for(lambda: server.service.engine.core.stats().queued == 2, what="a full queue")
 
     refused_before = server.requests("Translate", "RESOURCE_EXHAUSTED")
     with pytest.raises(grpc.RpcError) as e:

@@ -31,13 +31,13 @@ from pathlib import Path
 from ..errors import BundleError
 from ..model.config import ModelConfig
 from ..model.generation import GenerationConfig
+from ..model.tokenizer import FILENAME as TOKENIZER
 from ..model.tokenizer import Tokenizer, TokenizerConfig, open_tokenizer
 from ..packaged import DEFAULT_MODEL, MODELS_DIR
 from .memory import MemoryFile, read_memory
 
 FORMAT = "traductor-bundle"
 GRAPHS = ("encoder.onnx", "decoder.onnx")
-TOKENIZER = "tokenizer.model"
 DEFAULT_BUNDLE_DIR = MODELS_DIR / DEFAULT_MODEL
 IO_KEYS = ("encoder_inputs", "encoder_outputs", "decoder_inputs", "decoder_outputs")
 

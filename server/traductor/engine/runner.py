@@ -14,7 +14,7 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import BundleError
-from .bundle import Bundle
+from .bundle import GRAPHS, Bundle
 
 
 def session_options(threads: int, spin: bool = True) -> ort.SessionOptions:
@@ -42,10 +42,10 @@ class ModelRunner:
     def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64, spin: bool = True):
         self.bundle = bundle
         opts = session_options(threads, spin)
-        self.encoder = _session(bundle, "encoder.onnx", opts)
-        self.decoder = _session(bundle, "decoder.onnx", opts)
-        io = bundle.config.io
-        self.enc_out = io["encoder_outputs"]
+        encoder, decoder = GRAPHS
+        self.encoder, self.decoder = _session(bundle, encoder, opts), _session(bundle, decoder, opts)
+        io = bundle.config.io  # the graphs' input and output names, as the bundle records them
+        self.enc_in, self.enc_out = io["encoder_inputs"], io["encoder_outputs"]
         self.dec_in, self.dec_out = io["decoder_inputs"], io["decoder_outputs"]
         L, h, dk = bundle.n_layers, bundle.n_heads, bundle.d_k
         self.n_layers = L
@@ -63,8 +63,7 @@ class ModelRunner:
 
     def encode(self, source_ids: np.ndarray, source_padding: np.ndarray) -> list[np.ndarray]:
         """(B, n) ids and padding -> [cross_key_0, cross_value_0, ...], each (B, h, n, d_k)."""
-        outputs = self.encoder.run(self.enc_out[1:], {"source_ids": source_ids, "source_padding": source_padding})
-        return outputs
+        return self.encoder.run(self.enc_out[1:], dict(zip(self.enc_in, (source_ids, source_padding), strict=True)))
 
     def step(
         self,

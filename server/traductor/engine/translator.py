@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import TranslationError
+from ..model.tokenizer import clip_source
 from ..options import DecodingOptions, Limits, resolve
 from .bundle import Bundle, load_bundle
 from .request import FinishEvent, FinishReason, Request
@@ -82,7 +83,7 @@ class OnnxTranslator:
     ) -> list[str]:
         encoded = [self.tokenizer.encode(t, target_language or None) for t in texts]
         limit = self.bundle.max_len
-        sources = [ids[: limit - 1] + [ids[-1]] if len(ids) > limit else ids for ids, _ in encoded]
+        sources = [clip_source(ids, limit) for ids, _ in encoded]
         options = DecodingOptions(max_new_tokens=max_new_tokens, beam_size=beam_size, target_language=target_language)
         events = self.generate(sources, options, batch_size, [v for _, v in encoded])
         return [e.text for e in events]

@@ -29,6 +29,13 @@ FILENAME = "tokenizer.model"
 SAMPLE_LINES = 400_000
 
 
+def clip_source(ids: list[int], max_len: int) -> list[int]:
+    """A source of at most `max_len` tokens for the offline translators (`traductor translate`,
+    `evaluate`): a longer one keeps its first max_len - 1 tokens and its last one, EOS. (The
+    server cuts a text into segments that fit instead: text/longsplit.py.)"""
+    return ids[: max_len - 1] + [ids[-1]] if len(ids) > max_len else ids
+
+
 def train_sentencepiece(lines: Iterable[str], out_file: Path, vocab_size: int) -> None:
     """Train a unigram SentencePiece model on (already masked) lines."""
     model = io.BytesIO()

@@ -9,7 +9,7 @@ import torch
 from ..options import auto_max_new_tokens
 from . import checkpoint
 from .generate import beam_search, greedy
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, clip_source
 from .transformer import Transformer
 
 
@@ -30,7 +30,7 @@ class TorchTranslator:
         """Translate `texts` in batches of similar length; results come back in input order."""
         encoded = [self.tokenizer.encode(t) for t in texts]
         limit = self.model.cfg.max_len
-        sources = [ids[: limit - 1] + [ids[-1]] if len(ids) > limit else ids for ids, _ in encoded]
+        sources = [clip_source(ids, limit) for ids, _ in encoded]
         # Each sentence gets its own length limit, as in the ONNX engine: batches hold sentences
         # of the same limit (sorted by length, so neighbours mostly share it).
         max_new = [max_new_tokens or auto_max_new_tokens(len(s), limit - 1) for s in sources]

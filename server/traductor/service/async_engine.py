@@ -74,7 +74,7 @@ class AsyncEngine:
         self.language = language
         # the translation memory (source -> translation), read by service/texts.py; {} with --no-memory
         self.memory = memory or {}
-        self.max_input_chars, self.metrics = max_input_chars, metrics
+        self.metrics = metrics
         # the text-level limits of one request (a text is cut into segments: service/texts.py)
         self.text_limits = TextLimits(max_chars=max_input_chars, max_segments=max_segments)
         self.draining = False
@@ -121,11 +121,9 @@ class AsyncEngine:
     # ---- called on the event loop ---------------------------------------------------------
 
     def prepare(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str], DecodingOptions]:
-        """Tokenize and check a request; raises InvalidInput with a message for the caller."""
-        if not text or not text.strip():
-            raise InvalidInput("text is empty")
-        if len(text) > self.max_input_chars:
-            raise InvalidInput(f"text is {len(text)} characters, over the limit of {self.max_input_chars}")
+        """Tokenize one segment and check its options; raises InvalidInput with a message for the
+        caller. (A caller's whole text is checked, empty or too long, by texts.prepare, which cuts
+        it into segments.)"""
         languages = self.tokenizer.languages  # a multilingual model's; a one-target model has none
         if options.target_language and languages and options.target_language not in languages:
             known = ", ".join(sorted(languages))

@@ -1,4 +1,4 @@
-"""The compose side of scripts/soak.py: the translator replicas of a running compose project
+"""The compose side of scripts/soak/soak.py: the translator replicas of a running compose project
 under Podman, their RSS, rolling restarts under load, and their logs.
 
 The stack is started by the caller (docs/compose.md); this module only finds its containers by

@@ -1,20 +1,20 @@
 """Soak test: the production mix against `traductor serve` or a compose stack, for a bounded time.
 
-    python scripts/soak.py --minutes 10 --json-out soak.json                       # a local server
-    python scripts/soak.py --target 127.0.0.1:50051 --project traductor-soak \\
+    python scripts/soak/soak.py --minutes 10 --json-out soak.json                       # a local server
+    python scripts/soak/soak.py --target 127.0.0.1:50051 --project traductor-soak \\
         --minutes 30 --flood-every 4 --restart-every 4 --json-out soak.json          # compose
 
 Without --target it starts `traductor serve` as a subprocess (free ports, --threads 1) and its
 clients do not retry. With --target it drives an endpoint that is already running (the compose
 balancer) with the client library's default retry policy, as a real caller would; with
 --project it also samples the RSS of that project's translator replica 1 (never restarted) and,
-with --restart-every, restarts replicas 2..N in rotation under load (scripts/soak_compose.py).
+with --restart-every, restarts replicas 2..N in rotation under load (scripts/soak/soak_compose.py).
 
-The load: worker threads send the mix of scripts/soak_mix.py (unary, streams, batches, long
+The load: worker threads send the mix of scripts/soak/soak_mix.py (unary, streams, batches, long
 texts, cancellations after the first token, 2 ms deadlines); with --flood-every, a separate
-process (scripts/soak_flood.py) sends a burst of --flood-calls Translate calls at once, with no
+process (scripts/soak/soak_flood.py) sends a burst of --flood-calls Translate calls at once, with no
 retry. Every interval it samples the server's RSS and the p99 latency of the completed calls.
-At the end a table and a JSON report (scripts/soak_report.py): calls per kind and status code,
+At the end a table and a JSON report (scripts/soak/soak_report.py): calls per kind and status code,
 unexpected codes, the bursts' codes and refusal latencies, the restarts, RSS after warm-up vs
 the end, p99 of the first vs the last interval, tracebacks and ERROR lines in the server logs.
 Exit status 1 on any unexpected code, a dead server, a non-zero server exit or a failed restart.

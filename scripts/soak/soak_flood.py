@@ -1,6 +1,6 @@
-"""A flood burst for scripts/soak.py: ``run_burst`` starts PROCESSES copies of this script,
+"""A flood burst for scripts/soak/soak.py: ``run_burst`` starts PROCESSES copies of this script,
 
-    python scripts/soak_flood.py TARGET CALLS [--channels N]
+    python scripts/soak/soak_flood.py TARGET CALLS [--channels N]
 
 each of which opens N connections (each its own HTTP/2 connection: a balancer such as nginx
 allows only about 128 concurrent streams on one), prints "ready", waits for a line on stdin (so

@@ -1,4 +1,4 @@
-"""The figures of scripts/soak.py: one sample per interval, and the final report (JSON + table).
+"""The figures of scripts/soak/soak.py: one sample per interval, and the final report (JSON + table).
 
 A call of the mix that is not expected (soak_mix.classify) is set against the bursts and the
 restarts by its start and end times: a RESOURCE_EXHAUSTED is allowed only while a burst was in

@@ -1,4 +1,4 @@
-"""The steady production mix of scripts/soak.py: what each client thread sends, and how every
+"""The steady production mix of scripts/soak/soak.py: what each client thread sends, and how every
 outcome is counted.
 
 Kinds of call (weights in ``MIX``): ``unary`` Translate, ``stream`` TranslateStream read to its
