@@ -5,7 +5,7 @@
 Each round serves the bundle (default: the shipped default model, memory off) once per variant,
 in turn: engine thread (`serve --no-engine-process`) or engine process (the default), with 2 or 1 ONNX Runtime
 threads, and runs `traductor bench`'s service load at every level (unary calls, then streams, 32
-new tokens per call; bench_service.py). The machine's speed drifts by tens of percent between
+new tokens per call; traductor/bench/service.py). The machine's speed drifts by tens of percent between
 minutes, so variants are compared round by round and the medians over rounds are printed.
 Prints one line per measurement as it goes, then the table of medians (and --json-out FILE).
 """
@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from traductor.bench_service import prepare_inputs, run_service
+from traductor.bench.service import prepare_inputs, run_service
 from traductor.engine.bundle import default_bundle, load_bundle
 
 VARIANTS = {  # name: (engine process?, ONNX Runtime threads): engine thread or process, 2 or 1 threads

@@ -15,7 +15,7 @@ texts=$(mktemp)
 python - "$texts" <<'PY'
 import sys, tempfile
 from pathlib import Path
-from traductor.bench_service import prepare_inputs
+from traductor.bench.service import prepare_inputs
 from traductor.engine.bundle import default_bundle, load_bundle
 b = load_bundle(default_bundle())
 path, _ = prepare_inputs(None, b.file("tokenizer.model"), b.max_len, Path(tempfile.mkdtemp()))

@@ -26,7 +26,7 @@ from pathlib import Path
 import onnx
 
 from traductor.bench import anchor_model
-from traductor.bench_engine import NEW_TOKENS, anchor_sources, parse_shape, run_engine
+from traductor.bench.engine import NEW_TOKENS, anchor_sources, parse_shape, run_engine
 from traductor.engine.bundle import GRAPHS, load_bundle
 from traductor.engine.runner import ModelRunner
 from traductor.engine.scheduler import Scheduler

@@ -11,9 +11,9 @@ import pytest
 from cli_harness import run_error
 from tiny_task import synthetic_pairs
 
-from traductor.bench_engine import DEFAULT_TOKENIZER
-from traductor.bench_report import service_table
-from traductor.bench_service import prepare_inputs
+from traductor.bench.engine import DEFAULT_TOKENIZER
+from traductor.bench.report import service_table
+from traductor.bench.service import prepare_inputs
 from traductor.cli import main
 from traductor.errors import CommandError
 from traductor.model.tokenizer import Tokenizer

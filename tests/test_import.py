@@ -316,8 +316,8 @@ def test_bench_runs_the_anchors_marian(tmp_path):
     import subprocess
     import sys
 
-    from traductor.bench_engine import NEW_TOKENS as BENCH_TOKENS
-    from traductor.bench_engine import anchor_sources, make_bundle
+    from traductor.bench.engine import NEW_TOKENS as BENCH_TOKENS
+    from traductor.bench.engine import anchor_sources, make_bundle
     from traductor.engine.bundle import load_bundle
     from traductor.engine.runner import ModelRunner
     from traductor.engine.scheduler import Scheduler

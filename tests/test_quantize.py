@@ -10,7 +10,7 @@ import json
 import onnx
 from tiny_task import synthetic_pairs
 
-from traductor.bench_engine import PRECISIONS
+from traductor.bench.engine import PRECISIONS
 from traductor.engine.translator import OnnxTranslator
 from traductor_export.quantize import QUANTIZATIONS
 

@@ -12,7 +12,7 @@ The texts are real sentences encoded by the bundle's own tokenizer: the load gen
 English sentences, or a file of the caller's (`input_file`), keeping only the lines the server
 translates as one sentence (a two-sentence text would decode twice the tokens); they are written
 to a temporary file for the load generator. The bundle directory is only read.
-This module knows nothing of random weights or anchors (bench.py) or of tables (bench_report.py).
+This module knows nothing of random weights or anchors (__init__.py) or of tables (report.py).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .bench_engine import NEW_TOKENS
-from .errors import CommandError, TraductorError
+from ..errors import CommandError, TraductorError
+from .engine import NEW_TOKENS
 
 MAX_INPUT_TOKENS = 128  # the server's cut for one sentence (it also never exceeds the model's max_len)
 WARMUP_SECONDS = 3.0  # unmeasured, before each run; never longer than the measured part
@@ -48,9 +48,9 @@ def prepare_inputs(input_file: Path | None, tokenizer_file: Path, max_len: int, 
     """The texts to send, written to `directory`: those of `input_file` (or the shipped sentences)
     that the server translates as one sentence, so that every call decodes exactly NEW_TOKENS tokens
     (a two-sentence text would decode twice as many); and how the bundle's tokenizer sees them."""
-    from .model.tokenizer import Tokenizer
-    from .text import plan
-    from .text.segment import Kind
+    from ..model.tokenizer import Tokenizer
+    from ..text import plan
+    from ..text.segment import Kind
 
     tokenizer = Tokenizer(tokenizer_file)
     limit = min(MAX_INPUT_TOKENS, max_len)

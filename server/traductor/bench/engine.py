@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import BundleError, CommandError
-from .languages import LEGACY_PAIR
-from .model.tokenizer import FILENAME as TOKENIZER_FILE
-from .packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
+from ..errors import BundleError, CommandError
+from ..languages import LEGACY_PAIR
+from ..model.tokenizer import FILENAME as TOKENIZER_FILE
+from ..packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
 
 SOURCE_LENGTH = 24
 NEW_TOKENS = 32
@@ -131,7 +131,7 @@ def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) ->
 def open_bundle(name: str):
     """--bundle: a directory from `traductor export`, or `default` (the packaged default model),
     checked whole (config, graphs' checksums, tokenizer) before anything runs; only ever read."""
-    from .engine.bundle import default_bundle, load_bundle
+    from ..engine.bundle import default_bundle, load_bundle
 
     try:
         bundle = load_bundle(default_bundle() if name == "default" else Path(name))

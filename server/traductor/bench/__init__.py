@@ -4,11 +4,11 @@ and the same model through `traductor serve`, unary and streams, in one run.
 The model is random weights (seed 0) of a shape, exported at fp32 and int8 into a temporary
 directory, or a bundle from `traductor export` (`--bundle DIR`; `--bundle default` is the
 packaged default model), which is only read and runs at the precision its config.json names.
-The engine's work and its timing are in bench_engine.py (sources of 24 token ids, exactly 32 new
+The engine's work and its timing are in engine.py (sources of 24 token ids, exactly 32 new
 tokens each, batch sizes 1, 8 and 32); the anchors run the same work on random weights of the
 same shape (benchmarks/run_anchors.py). `--service LEVELS` serves the model and loads it at each
 concurrency level twice, unary calls then streams, exactly 32 new tokens per call, real
-sentences encoded by the model's own tokenizer (bench_service.py); bench_report.py shows the two
+sentences encoded by the model's own tokenizer (service.py); report.py shows the two
 side by side with their ratio.
 
     traductor bench                                   traductor only, default shape 512,6,8,2048,32000
@@ -27,8 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import bench_report
-from .bench_engine import (  # noqa: F401  (make_bundle, sources: also used by scripts/profile_step.py)
+from ..errors import CommandError
+from ..model.tokenizer import FILENAME as TOKENIZER_FILE
+from .engine import (  # noqa: F401  (make_bundle, sources: also used by scripts/profile_step.py)
     ANCHOR_SEED,
     DEFAULT_TOKENIZER,
     NEW_TOKENS,
@@ -41,8 +42,7 @@ from .bench_engine import (  # noqa: F401  (make_bundle, sources: also used by s
     run_engine,
     sources,
 )
-from .errors import CommandError
-from .model.tokenizer import FILENAME as TOKENIZER_FILE
+from .report import machine
 
 DEFAULT_SHAPE = "512,6,8,2048,32000"  # the opus-mt size
 DEFAULT_PRECISIONS = "fp32,int8"
@@ -107,7 +107,7 @@ def bench(
         "new_tokens": NEW_TOKENS,
         "runs": runs,
         "threads": threads,
-        "machine": bench_report.machine(),
+        "machine": machine(),
         "traductor": ours,
     }
     if service:
@@ -149,8 +149,8 @@ def _models(shape, precisions: list[str], bundle, tmp: Path, progress, hf_dir: P
 
 
 def _service(model_dir: Path, precision: str, levels, seconds, threads, input_file, progress, engine) -> dict:
-    from .bench_service import prepare_inputs, run_service
-    from .engine.bundle import read_config
+    from ..engine.bundle import read_config
+    from .service import prepare_inputs, run_service
 
     with tempfile.TemporaryDirectory(prefix="traductor-bench-texts-") as tmp:
         max_len = read_config(model_dir).model.max_len
@@ -255,7 +255,7 @@ def _plan(args) -> dict:
             f"--service on random weights sends the default tokenizer's ids: --shape needs vocab >= {vocab}"
         )
     if args.service_input:
-        from .bench_service import load_inputs
+        from .service import load_inputs
 
         load_inputs(args.service_input)  # a missing or empty file fails now, not after the engine runs
     return dict(
@@ -274,7 +274,7 @@ def _plan(args) -> dict:
 
 
 def _default_tokenizer_size() -> int:
-    from .model.tokenizer import Tokenizer
+    from ..model.tokenizer import Tokenizer
 
     return Tokenizer(DEFAULT_TOKENIZER).vocab_size
 
@@ -292,7 +292,7 @@ def _positive_ints(text: str, flag: str) -> list[int]:
 def run(args) -> None:
     report = bench(**_plan(args), progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     report["command"] = "traductor " + " ".join(args.argv)
-    from .bench_report import service_table, table, write
+    from .report import service_table, table, write
 
     print(table(report))
     print(service_table(report))
