@@ -80,6 +80,24 @@ def test_calls_go_to_the_model_named_or_the_one_of_their_pair(server, route, mod
     assert translate(server, **route) == f"[{model}]"
 
 
+def test_a_pair_several_models_serve_goes_to_the_default_among_them_else_the_first_by_name():
+    from types import SimpleNamespace
+
+    from traductor.engine.bundle import Languages
+    from traductor.service.metrics import Metrics
+    from traductor.service.registry import Model, Registry
+
+    def model(name: str, source: str, target: str) -> Model:
+        bundle = SimpleNamespace(config=SimpleNamespace(languages=Languages(source, target)))
+        return Model(name, bundle, engine=None, spec=None)
+
+    models = [model("en-fr-b", "en", "fr"), model("en-fr-a", "en", "fr"), model("en-es", "en", "es")]
+    registry = Registry(models, "en-fr-b", Metrics())
+    assert [registry.route(**pair).name for pair in ({"target": "fr"}, {"source": "en"})] == ["en-fr-b", "en-fr-b"]
+    registry = Registry(models, "en-es", Metrics())
+    assert [registry.route(**pair).name for pair in ({"target": "fr"}, {"source": "en"})] == ["en-fr-a", "en-es"]
+
+
 def test_batch_and_stream_are_routed_too(server):
     batch = server.stub.TranslateBatch(
         pb.TranslateBatchRequest(texts=[MARKER, MARKER], target_language="fr"), timeout=30
