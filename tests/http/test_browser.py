@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import polib
 import pytest
-from browser_flow import browser, missing, open_page, translate_file, translate_text, translated
+from browser_flow import browser, missing, open_page, shots, translate_file, translate_text, translated
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "ok")
 
@@ -28,12 +27,6 @@ msgstr ""
 msgid "nueve ocho"
 msgstr "ya traducido"
 """
-
-
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("TRADUCTOR_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.mark.skipif(shutil.which("msgfmt") is None, reason="GNU msgfmt is not installed (apt-get install gettext)")

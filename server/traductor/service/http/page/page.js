@@ -1,5 +1,5 @@
 // The translation page: a client of the LibreTranslate-compatible API on the same port.
-//   /frontend/settings  limits, key required, version, model, file formats
+//   /frontend/settings  limits, key required, version, the models and their pairs, file formats
 //   /languages          the pairs served
 //   /translate_stream   the translation as it decodes (server-sent events over a POST)
 //   /translate_file     files: upload (progress), then the report and a download link
@@ -25,6 +25,21 @@ function fillTargets(preferred) {
   const targets = state.pairs[$("source").value] || [];
   $("target").replaceChildren(...targets.map(option));
   if (targets.includes(preferred)) $("target").value = preferred;
+  pairChanged();
+}
+
+// The model that translates the chosen pair (the default model when it does), shown at the bottom.
+function modelFor(source, target) {
+  const models = state.settings.models || [];
+  const serves = (m) => m.languages.some((p) => p.source === source && p.target === target);
+  const model = models.find((m) => m.default && serves(m)) || models.find(serves);
+  return model ? model.name : state.settings.model;
+}
+
+function pairChanged() {
+  const source = $("source").value, target = $("target").value, model = modelFor(source, target);
+  $("about").textContent = `traductor ${state.settings.version || ""}` + (model ? ` · model ${model}` : "");
+  $("input").placeholder = `Type or paste ${state.names[source] || "the"} text`;
   updateSwap();
 }
 
@@ -251,7 +266,6 @@ async function start() {
   const formats = settings.supportedFilesFormat || [];
   $("formats").textContent = formats.join(" ");
   $("file").accept = formats.join(",");
-  $("about").textContent = `traductor ${settings.version || ""}` + (settings.model ? ` · model ${settings.model}` : "");
   document.body.dataset.ready = "true";
   countChars();
   if ($("input").value.trim()) translate();
@@ -259,7 +273,7 @@ async function start() {
 
 function wire() {
   $("source").addEventListener("change", () => { fillTargets($("target").value); inputChanged(); });
-  $("target").addEventListener("change", () => { updateSwap(); inputChanged(); });
+  $("target").addEventListener("change", () => { pairChanged(); inputChanged(); });
   $("swap").addEventListener("click", swap);
   $("input").addEventListener("input", inputChanged);
   $("input").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); translate(); } });
