@@ -10,6 +10,17 @@ import re
 _PLACEHOLDER = re.compile(r"%(?:\(\w+\))?(?:\d+\$)?[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]|%L?\d|\{\{?[^}]*\}\}?")
 
 
+def mutate(original: bytes, data) -> bytes:
+    """A mutant of a real file for the fuzz tests, drawn from hypothesis' `data`: cut short, with
+    up to four bytes replaced."""
+    from hypothesis import strategies as st
+
+    cut = data.draw(st.integers(0, len(original)))
+    at = data.draw(st.integers(0, max(0, cut - 1)))
+    noise = data.draw(st.binary(max_size=4))
+    return original[:at] + noise + original[at + len(noise) : cut]
+
+
 def fake_translation(text: str) -> str:
     """What the fake service answers: "[es] TEXT", with the first placeholder dropped from a
     text containing DROP (a translation that would break the program)."""

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 
 import pytest
-from file_samples import SAMPLES, fake_translation
+from file_samples import SAMPLES, fake_translation, mutate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -209,11 +209,7 @@ def test_limits_name_their_flag():
 def test_fuzzed_files_are_filled_or_refused_never_crash(name, data):
     """Mutated real files (bytes replaced, cut short): each is either filled (and its output
     reads again) or refused with a FileError."""
-    original = SAMPLES[name]
-    cut = data.draw(st.integers(0, len(original)))
-    at = data.draw(st.integers(0, max(0, cut - 1)))
-    noise = data.draw(st.binary(max_size=4))
-    mutated = original[:at] + noise + original[at + len(noise) : cut]
+    mutated = mutate(SAMPLES[name], data)
     try:
         out, _ = fill(name, mutated)
     except FileError:
@@ -392,3 +388,22 @@ def test_xml_units_are_counted_before_the_slow_reader():
     strings = b'<resources><string name="a">x</string><string-array name="b"><item>1</item><item>2</item>'
     with pytest.raises(FileError, match="3 units, more than the limit of 2"):
         read("strings.xml", strings + b"</string-array></resources>", Limits(max_units=2))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{\n  "title": "Hello {{name}}",\n  "menu": {\n    "open": "Open",\n    "n": 3\n  }\n}\n',
+        b'{\n\t"title": "Hello"\n}',
+        b'{"title":"Hello","menu":{"open":"Open"}}',
+        b'{"title": "Hello", "menu": {"open": "Open"}}\n',
+    ],
+    ids=["two spaces", "tab, no final newline", "compact", "one line"],
+)
+def test_json_keeps_its_layout(data):
+    """A JSON file comes back laid out as it was (indentation, separators, final newline), so
+    only the translated values differ, line for line."""
+    out, report = fill("en.json", data)
+    assert report.filled >= 1
+    expected = data.replace(b'"Hello', b'"[es] Hello').replace(b'"Open"', b'"[es] Open"')
+    assert out == expected

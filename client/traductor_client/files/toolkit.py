@@ -300,15 +300,36 @@ class AndroidDocument(XmlDocument):
         tt_unit.xmlelement.tail = tail
 
 
+def json_layout(text: str) -> dict:
+    """json.dumps arguments that lay a file out as ``text`` was: its indentation (that of its
+    first indented line), or all on one line with its own separators. translate-toolkit writes
+    four spaces whatever the file had, which would change every line of a two-space file."""
+    indented = re.search(r"\n([ \t]+)\S", text)
+    if indented:
+        return {"indent": indented[1], "separators": (",", ": ")}
+    key = ": " if re.search(r'"\s*:\s', text) else ":"
+    return {"indent": None, "separators": (", " if re.search(r",\s", text) else ",", key)}
+
+
 class JsonDocument(StoreDocument):
+    """Flat or nested JSON (i18next), written back with the file's own indentation and ending."""
+
     kind = "JSON"
 
     def parse(self, data: bytes) -> Any:
         try:
-            json.loads(data)
+            text = data.decode("utf-8-sig")
+            json.loads(text)
+        except UnicodeDecodeError as error:
+            raise FileError(f"{self.name}: not UTF-8 JSON ({error})") from None
         except ValueError as error:
             raise FileError(f"{self.name}: not valid JSON ({error})") from None
-        return jsonl10n.JsonNestedFile.parsestring(data)
+        store = jsonl10n.JsonNestedFile.parsestring(data)
+        store.dump_args.update(json_layout(text))
+        return store
+
+    def render(self, filled: List[Unit]) -> bytes:
+        return bytes(self.store).rstrip(b"\n") + self.data[len(self.data.rstrip()) :]
 
     def unit(self, tt_unit: Any, position: int) -> Any:
         unit = super().unit(tt_unit, position)
