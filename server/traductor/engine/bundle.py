@@ -55,6 +55,24 @@ class Languages:
     source: str
     target: str
 
+    def matches(self, source: str, target: str) -> bool:
+        """Whether this pair translates source -> target (either empty: any)."""
+        return (not source or self.source == source) and (not target or self.target == target)
+
+
+def describe(name: str, pairs: list[Languages]) -> str:
+    """A model as error messages and logs name it: "en-es (en->es)"."""
+    return f"{name} ({', '.join(f'{p.source}->{p.target}' for p in pairs)})"
+
+
+def choose(models: dict[str, list[Languages]], default: str, source: str = "", target: str = "") -> str:
+    """The model of a call that names a pair, not a model (the server's registry and `traductor
+    translate --from/--to` both pick this way): among `models` (name -> its pairs) those that
+    translate source -> target (either empty: any), the default one if it is one of them, else
+    the first by name; "" when none does."""
+    candidates = sorted(n for n, pairs in models.items() if any(p.matches(source, target) for p in pairs))
+    return default if default in candidates else next(iter(candidates), "")
+
 
 @dataclass(frozen=True)
 class BundleConfig:
@@ -287,15 +305,11 @@ def packaged_bundle(source: str = "", target: str = "") -> Path:
     if it does, else the first by name; a BundleError lists the packaged pairs."""
     if not source and not target:
         return default_bundle()
-    found = []
-    for name, path in scan(MODELS_DIR).items():
-        langs = read_config(path).languages
-        if (not source or langs.source == source) and (not target or langs.target == target):
-            found.append((name != DEFAULT_MODEL, name, path))
-    if not found:
-        pairs = ", ".join(
-            f"{n} ({read_config(p).languages.source}->{read_config(p).languages.target})"
-            for n, p in scan(MODELS_DIR).items()
-        )
-        raise BundleError(f"no packaged model translates {source or 'any'}->{target or 'any'}; the models are: {pairs}")
-    return min(found)[2]
+    paths = scan(MODELS_DIR)
+    pairs = {name: [read_config(path).languages] for name, path in paths.items()}
+    name = choose(pairs, DEFAULT_MODEL, source, target)
+    if not name:
+        served = ", ".join(describe(n, p) for n, p in pairs.items())
+        pair = f"{source or 'any'}->{target or 'any'}"
+        raise BundleError(f"no packaged model translates {pair}; the models are: {served}")
+    return paths[name]

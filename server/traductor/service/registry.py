@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from ..engine.bundle import Bundle, Languages, load_bundle, scan, sha256
+from ..engine.bundle import Bundle, Languages, choose, describe, load_bundle, scan, sha256
 from ..engine.process import EngineSpec
 from ..errors import BundleError, CommandError, EngineDown, ModelNotFound, TraductorError
 from ..options import Limits
@@ -132,10 +132,10 @@ class Model:
         return [self.bundle.config.languages]
 
     def translates(self, source: str, target: str) -> bool:
-        return any((not source or p.source == source) and (not target or p.target == target) for p in self.languages)
+        return any(p.matches(source, target) for p in self.languages)
 
     def describe(self) -> str:
-        return f"{self.name} ({', '.join(f'{p.source}->{p.target}' for p in self.languages)})"
+        return describe(self.name, self.languages)
 
 
 def core_threads(settings: Settings, cpus: tuple[int, ...]) -> int:
@@ -270,11 +270,11 @@ class Registry:
             return found
         if not source and not target:
             return self.default
-        candidates = [m for m in self if m.translates(source, target)]
-        if not candidates:
+        name = choose({m.name: m.languages for m in self}, self.default_name, source, target)
+        if not name:
             pair = f"{source or 'any'}->{target or 'any'}"
             raise ModelNotFound(f"no model translates {pair}; the models are: {self.served()}")
-        return next((m for m in candidates if m.name == self.default_name), candidates[0])
+        return self.models[name]
 
     def languages(self) -> dict[str, list[str]]:
         """Every source language with all its targets, sorted (targets of every model together)."""
