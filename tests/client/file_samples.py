@@ -29,6 +29,32 @@ def fake_translation(text: str) -> str:
     return "[es] " + text
 
 
+PO = b"""# a catalog
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\\n"
+
+#: main.c:3
+#, c-format
+msgid "Open %s"
+msgstr ""
+
+msgctxt "menu"
+msgid "Quit"
+msgstr "Salir"
+
+#, c-format
+msgid "One file"
+msgid_plural "%d files"
+msgstr[0] ""
+msgstr[1] ""
+
+#, c-format
+msgid "DROP %d items"
+msgstr ""
+"""
+
 XLIFF1 = b"""<?xml version="1.0" encoding="UTF-8"?>
 <xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
   <file original="app" source-language="en" target-language="es" datatype="plaintext">
@@ -144,6 +170,7 @@ code block kept
 """
 
 SAMPLES = {
+    "messages.po": PO,
     "app.xlf": XLIFF1,
     "app2.xliff": XLIFF2,
     "app_es.ts": TS,

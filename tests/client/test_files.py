@@ -407,3 +407,13 @@ def test_json_keeps_its_layout(data):
     assert report.filled >= 1
     expected = data.replace(b'"Hello', b'"[es] Hello').replace(b'"Open"', b'"[es] Open"')
     assert out == expected
+
+
+@needs_msgfmt
+def test_po_sample_checked_by_msgfmt(tmp_path):
+    """The gettext sample of the fuzz tests, filled: msgfmt --check accepts it."""
+    out, report = fill("messages.po", SAMPLES["messages.po"])
+    (tmp_path / "out.po").write_bytes(out)
+    check = subprocess.run(["msgfmt", "--check", "-o", os.devnull, str(tmp_path / "out.po")], capture_output=True)
+    assert check.returncode == 0, check.stderr
+    assert report.filled == 2 and report.already_translated == 1 and len(report.rejected) == 1

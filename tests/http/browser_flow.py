@@ -17,8 +17,10 @@ WAIT = 60
 
 def missing() -> str:
     """Why the browser cannot run here ("" when it can)."""
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        return "Chromium is not installed (apt-get install chromium chromium-driver; scripts/setup.sh does it as root)"
+    absent = [package for package, found in (("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER)) if not found]
+    if absent:
+        what = " and ".join(absent)
+        return f"{what} not installed (apt-get install {' '.join(absent)}; scripts/setup.sh does it as root)"
     try:
         import selenium  # noqa: F401
     except ImportError:
