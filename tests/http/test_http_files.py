@@ -259,3 +259,13 @@ def test_fuzzed_uploads_are_translated_or_400_never_500(server, name, data):
         assert answer.json()["error"]
     else:
         assert call(answer.json()["translatedFileUrl"]).status == 200
+
+
+def test_libretranslates_own_file_cases(server):
+    """The cases of LibreTranslate's own /translate_file tests that the 400s above do not cover:
+    a plain text file, and source=auto; each gives a URL whose download differs from the upload."""
+    for fields in ({}, {"source": "auto"}):
+        answer = upload(server, "test.txt", b"uno dos tres", **fields)
+        assert answer.status == 200 and "translatedFileUrl" in answer.json(), answer.body
+        got = call(answer.json()["translatedFileUrl"])
+        assert got.status == 200 and got.body and got.body != b"uno dos tres"
