@@ -8,6 +8,7 @@ import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from dataclasses import dataclass
 
 
@@ -57,3 +58,16 @@ def call(
 
 def http_requests(server, rpc: str, code: str) -> float:
     return server.metric("traductor_requests_total", {"protocol": "http", "rpc": rpc, "code": code})
+
+
+def multipart(fields: dict, files: dict) -> tuple[bytes, dict]:
+    """A multipart/form-data body (fields, and files as name -> (filename, bytes))."""
+    boundary = uuid.uuid4().hex
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    for name, (filename, data) in files.items():
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+        parts.append(head.encode() + b"Content-Type: application/octet-stream\r\n\r\n" + data + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), {"Content-Type": f"multipart/form-data; boundary={boundary}"}

@@ -9,12 +9,11 @@ import json
 import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import polib
 import pytest
-from http_harness import call, http_requests
+from http_harness import call, http_requests, multipart
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,19 +37,6 @@ msgstr ""
 msgid "nueve ocho"
 msgstr "ya traducido"
 """
-
-
-def multipart(fields: dict, files: dict) -> tuple[bytes, dict]:
-    """A multipart/form-data body (fields, and files as name -> (filename, bytes))."""
-    boundary = uuid.uuid4().hex
-    parts = []
-    for name, value in fields.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
-    for name, (filename, data) in files.items():
-        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
-        parts.append(head.encode() + b"Content-Type: application/octet-stream\r\n\r\n" + data + b"\r\n")
-    parts.append(f"--{boundary}--\r\n".encode())
-    return b"".join(parts), {"Content-Type": f"multipart/form-data; boundary={boundary}"}
 
 
 def upload(server, filename: str, data: bytes, **fields):

@@ -22,7 +22,7 @@ from traductor.service.registry import default_name, model_paths
 from traductor_client.v1 import translator_pb2 as pb
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "http"))
-from http_harness import call  # noqa: E402
+from http_harness import call, multipart  # noqa: E402
 
 PAIRS = {"de-en": ("de", "en"), "en-es": ("en", "es"), "en-fr": ("en", "fr")}
 
@@ -174,6 +174,20 @@ def test_http_auto_source_is_detected_among_the_sources_translated_into_the_targ
     body = {"q": MARKER, "source": "auto", "target": target}
     answer = call(server.url + "translate", "POST", json_body=body).json()
     assert answer["translatedText"] == f"[{model}]" and answer["detectedLanguage"]["language"] == detected
+
+
+def test_files_go_to_the_model_of_their_pair_over_http_and_the_client(server, tmp_path, capsys):
+    from traductor_client.cli import main
+
+    body, headers = multipart({"source": "en", "target": "fr"}, {"file": ("a.txt", f"{MARKER}\n".encode())})
+    answer = call(server.url + "translate_file", "POST", data=body, headers=headers)
+    assert answer.status == 200, answer.body
+    assert call(answer.json()["translatedFileUrl"]).body.decode() == "[en-fr]\n"
+    source = tmp_path / "b.txt"
+    source.write_text(f"{MARKER}\n", encoding="utf-8")
+    assert main(["--target", server.target, "translate-file", str(source), "--to", "fr"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "b.fr.txt").read_text(encoding="utf-8") == "[en-fr]\n"
 
 
 def test_sentences_are_split_by_the_rules_of_the_models_source_language(server):
