@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 from browser_flow import browser, missing, open_page, until
-from http_harness import call
-from test_http_files import multipart
+from http_harness import call, multipart
 
 from traductor.errors import NotFound, QueueFull
 from traductor.service.http.files import Results
