@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
+import grpc
 import pytest
 import sentencepiece as spm
 
@@ -109,7 +111,8 @@ def marian_dir(tmp_path_factory) -> Path:
     vocab[">>es<<"], vocab[">>fr<<"] = len(vocab), len(vocab) + 1
     vocab["<pad>"] = len(vocab)
     (work / "vocab.json").write_text(json.dumps(vocab))
-    tok = transformers.MarianTokenizer(str(work / "source.spm"), str(work / "target.spm"), str(work / "vocab.json"))
+    spm_files = [str(work / f) for f in ("source.spm", "target.spm", "vocab.json")]
+    tok = transformers.MarianTokenizer(*spm_files, source_lang="en")  # as OPUS-MT's tokenizer_config.json
     pad = vocab["<pad>"]
     cfg = transformers.MarianConfig(
         vocab_size=len(vocab),
@@ -176,14 +179,16 @@ def nllb_dir(tmp_path_factory) -> Path:
     return out
 
 
-def hf_generate(hf_dir: Path, texts: list[str], beams: int, forced: int | None = None) -> list[list[int]]:
-    """generate() one sentence at a time: each output's ids after the decoder start, EOS cut."""
+def hf_generate(
+    hf_dir: Path, texts: list[str], beams: int, forced: int | None = None, new_tokens: int = NEW_TOKENS
+) -> list[list[int]]:
+    """generate() on the texts as one padded batch: each output's ids after the decoder start, EOS cut."""
     tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
     model = transformers.AutoModelForSeq2SeqLM.from_pretrained(hf_dir).eval()
     extra = {"forced_bos_token_id": forced} if forced is not None else {}
     batch = tok(texts, padding=True, return_tensors="pt")
     with torch.no_grad():
-        out = model.generate(**batch, num_beams=beams, do_sample=False, max_new_tokens=NEW_TOKENS, **extra)
+        out = model.generate(**batch, num_beams=beams, do_sample=False, max_new_tokens=new_tokens, **extra)
     eos = model.config.eos_token_id
     rows = [row[1:].tolist() for row in out]
     return [row[: row.index(eos)] if eos in row else row for row in rows]
@@ -251,12 +256,43 @@ def test_nllb_equals_transformers(nllb_dir, nllb_bundle):
     assert [e.text for e in events] == [tok.decode(e.token_ids, skip_special_tokens=True) for e in events]
 
 
-def test_int8_import_stays_close(marian_dir, marian_bundle, tmp_path):
-    """int8 is not token-identical: its greedy outputs equal fp32's on at least 7 test sentences in 10
-    (15 of 17 when measured), and its parity report says how far it is (recorded, not required)."""
+@pytest.mark.parametrize("clean_up", [False, True])
+def test_decoding_equals_transformers_on_any_ids(marian_dir, marian_bundle, nllb_dir, nllb_bundle, clean_up):
+    """Text from ids is decode(ids, skip_special_tokens=True) on 300 random id sequences of each model
+    (every id: pieces, special and language tokens), spaces included: NLLB's Metaspace decoder keeps
+    a second leading space, and clean_up_tokenization (" ." -> ".") applies where the model's
+    tokenizer_config.json asks for it (Marian's slow tokenizer; NLLB's fast BPE one skips it)."""
+    import dataclasses
+    import random
+
+    from traductor.engine.bundle import load_bundle
+    from traductor.model.tokenizer import PieceTokenizer
+    from traductor_export.importers import cleans_up_spaces
+
+    rng = random.Random(5)
+    for hf_dir, bundle_dir in ((marian_dir, marian_bundle), (nllb_dir, nllb_bundle)):
+        hf = transformers.AutoTokenizer.from_pretrained(hf_dir, clean_up_tokenization_spaces=clean_up)
+        bundle = load_bundle(bundle_dir)
+        config = dataclasses.replace(bundle.config.tokenizer, clean_up_spaces=cleans_up_spaces(hf))
+        ours = PieceTokenizer(bundle_dir, config, bundle.vocab_size)
+        for _ in range(300):
+            ids = [rng.randrange(bundle.vocab_size) for _ in range(rng.randint(1, 12))]
+            assert ours.decode(ids, []) == hf.decode(ids, skip_special_tokens=True), hf.convert_ids_to_tokens(ids)
+    assert cleans_up_spaces(transformers.AutoTokenizer.from_pretrained(marian_dir, clean_up_tokenization_spaces=True))
+
+
+def test_int8_import_stays_close(marian_dir, marian_bundle, tmp_path, capsys):
+    """`traductor import HF_DIR --out BUNDLE --quantize int8 --name NAME`: int8 is not token-identical:
+    its greedy outputs equal fp32's on at least 7 test sentences in 10 (15 of 17 when measured), and
+    its parity report says how far it is (recorded, not required)."""
     out = tmp_path / "int8"
-    config = import_model(marian_dir, out, quantize="int8", parity_sentences=ENGLISH, **QUIET)
-    assert config["quantization"] == "int8"
+    assert main(["import", str(marian_dir), "--out", str(out), "--quantize", "int8", "--name", "opus-mt-custom"]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads(printed[printed.index("\n{") :])  # after the progress lines
+    config = json.loads((out / "config.json").read_text())
+    assert config["quantization"] == summary["quantization"] == "int8"
+    assert config["name"] == summary["name"] == "opus-mt-custom"
+    assert config["languages"] == {"source": "en", "target": "mul"}
     fp32 = OnnxTranslator.load(marian_bundle, threads=1)
     int8 = OnnxTranslator.load(out, threads=1)
     sources = [fp32.tokenizer.encode(t)[0] for t in TESTS]
@@ -286,6 +322,50 @@ def test_import_refuses_unsupported_and_incomplete_checkpoints(marian_dir, tmp_p
     assert "missing its weights (model.safetensors or pytorch_model.bin)" in capsys.readouterr().err
 
 
+def edited_copy(source: Path, to: Path, file: str, **changes) -> Path:
+    """A copy of a checkpoint folder with some keys of one of its JSON files changed."""
+    to.mkdir()
+    for f in source.iterdir():
+        (to / f.name).write_bytes(f.read_bytes())
+    data = json.loads((to / file).read_text()) if (to / file).is_file() else {}
+    (to / file).write_text(json.dumps({**data, **changes}))
+    return to
+
+
+INCONSISTENT = [
+    (
+        "marian",
+        "config.json",
+        {"decoder_attention_heads": 2},
+        [],
+        "encoder_attention_heads=4 and decoder_attention_heads=2 differ",
+    ),
+    (
+        "marian",
+        "vocab.json",
+        {"▁extra": 10_000, "▁more": 10_001},
+        [],
+        "vocab.json has 107 pieces, config.json's vocab_size is 105",
+    ),
+    ("marian", "generation_config.json", {"no_repeat_ngram_size": 3}, [], "no_repeat_ngram_size=3 is not supported"),
+    ("marian", "config.json", {}, ["--target", "de"], "--target 'de' is not one of the model's >>xx<< codes (es, fr)"),
+    ("nllb", "config.json", {}, ["--target", "xx_Yyyy"], "--target 'xx_Yyyy' is not one of the model's languages"),
+    ("nllb", "config.json", {}, ["--source", "en"], "--source 'en' is not one of the model's languages"),
+]
+
+
+@pytest.mark.parametrize("model, file, changes, flags, message", INCONSISTENT)
+def test_import_names_what_is_inconsistent(model, file, changes, flags, message, request, tmp_path, capsys):
+    """Files that do not agree with each other, or a language the model does not have: one line naming
+    them, exit status 2, nothing written."""
+    source = edited_copy(request.getfixturevalue(f"{model}_dir"), tmp_path / "hf", file, **changes)
+    capsys.readouterr()  # what building the fixture printed
+    assert main(["import", str(source), "--out", str(tmp_path / "out"), *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "out" / "config.json").exists()
+
+
 @pytest.mark.parametrize("engine_process", [False, True], ids=["engine-thread", "engine-process"])
 def test_served_marian_equals_transformers(marian_dir, marian_bundle, engine_process):
     """Through `traductor serve`'s server (gRPC, the text layer, the engine thread or process): the
@@ -307,6 +387,126 @@ def test_served_marian_equals_transformers(marian_dir, marian_bundle, engine_pro
             assert "".join(m.text_delta for m in streamed) == tok.decode(g, skip_special_tokens=True)
     finally:
         server.close()
+
+
+@pytest.fixture(scope="module")
+def repository_server(tiny_bundle, marian_bundle, nllb_bundle, tmp_path_factory):
+    """`traductor serve --model-repository` (engine processes, HTTP on) over a repository holding the
+    project's tiny en-es model (the default) beside the imported OPUS-MT (en -> es, fr) and NLLB."""
+    import shutil
+
+    from server_harness import ServerThread, free_port, make_repository, make_settings
+
+    root = make_repository(tiny_bundle, tmp_path_factory.mktemp("repo"), {"en-es": ("en", "es")})
+    shutil.copytree(marian_bundle, root / "opus-mt-tiny")
+    shutil.copytree(nllb_bundle, root / "nllb-tiny")
+    settings = make_settings(
+        "", model_repository=str(root), default_model="en-es", engine_process=True, http_port=free_port()
+    )
+    server = ServerThread(settings)
+    server.url = f"http://127.0.0.1:{server.service.http.port}/"
+    yield server
+    server.close()
+
+
+def test_model_info_lists_each_models_languages(repository_server):
+    """ListModels: a multilingual model translates its source into each of its codes, the default
+    target first; the project's model and a one-target model, their one pair."""
+    from traductor_client.v1 import translator_pb2 as pb
+
+    listed = {m.name: m for m in repository_server.stub.ListModels(pb.ListModelsRequest(), timeout=30).models}
+    pairs = {name: [(p.source, p.target) for p in m.languages] for name, m in listed.items()}
+    assert pairs["en-es"] == [("en", "es")] and pairs["opus-mt-tiny"] == [("en", "es"), ("en", "fr")]
+    nllb = pairs["nllb-tiny"]
+    assert nllb[0] == ("eng_Latn", "spa_Latn") and ("eng_Latn", "fra_Latn") in nllb
+    assert len(nllb) == len(FAIRSEQ_LANGUAGE_CODES) - 1 and ("eng_Latn", "eng_Latn") not in nllb
+    info = listed["nllb-tiny"]
+    assert (info.source_language, info.target_language) == nllb[0] and not info.is_default
+
+
+@pytest.mark.parametrize("beams", [1, 4])
+def test_served_target_language_equals_transformers(repository_server, marian_dir, nllb_dir, beams):
+    """gRPC target_language picks the model and its target: NLLB's forced first token, OPUS-MT's
+    >>xx<< (named or routed by the pair alone); ids and text are transformers' with that target."""
+    from server_harness import translate_request
+
+    texts = ENGLISH[:5]
+    nllb_tok = transformers.AutoTokenizer.from_pretrained(nllb_dir)
+    marian_tok = transformers.AutoTokenizer.from_pretrained(marian_dir)
+    cases = [
+        (
+            {"target_language": "fra_Latn"},
+            nllb_tok,
+            hf_generate(nllb_dir, texts, beams, nllb_tok.convert_tokens_to_ids("fra_Latn")),
+        ),
+        (
+            {"model": "nllb-tiny", "target_language": "spa_Latn"},
+            nllb_tok,
+            hf_generate(nllb_dir, texts, beams, nllb_tok.convert_tokens_to_ids("spa_Latn")),
+        ),
+        (
+            {"source_language": "en", "target_language": "fr"},
+            marian_tok,
+            hf_generate(marian_dir, [">>fr<< " + t for t in texts], beams),
+        ),
+        (
+            {"model": "opus-mt-tiny", "target_language": "es"},
+            marian_tok,
+            hf_generate(marian_dir, [">>es<< " + t for t in texts], beams),
+        ),
+    ]
+    for route, tok, expected in cases:
+        for text, ids in zip(texts, expected):
+            request = translate_request(text, max_new_tokens=NEW_TOKENS, beam_size=beams)
+            request.MergeFrom(type(request)(**route))
+            reply = repository_server.stub.Translate(request, timeout=60)
+            assert list(reply.token_ids) == ids, route
+            assert reply.text == tok.decode(ids, skip_special_tokens=True), (route, tok.convert_ids_to_tokens(ids))
+
+
+def test_served_target_language_the_model_lacks_is_not_found(repository_server):
+    from server_harness import translate_request
+
+    request = translate_request("write error")
+    request.model, request.target_language = "nllb-tiny", "xx_Yyyy"
+    with pytest.raises(grpc.RpcError) as e:
+        repository_server.stub.Translate(request, timeout=30)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND and "does not translate any->xx_Yyyy" in e.value.details()
+
+
+def test_libretranslate_api_serves_the_imported_models(repository_server, marian_dir, nllb_dir):
+    """/languages lists the imported models' pairs; /translate and /translate_stream route by
+    source/target and translate into `target`: transformers' text at the service's default length
+    (2 x input tokens + 10); en -> es stays the default model's."""
+    from server_harness import translate_request
+
+    sys.path.insert(0, str(Path(__file__).parent / "http"))
+    from http_harness import call
+
+    url = repository_server.url
+    languages = {entry["code"]: entry["targets"] for entry in call(url + "languages").json()}
+    assert languages["en"] == ["es", "fr"]
+    assert {"spa_Latn", "fra_Latn"} <= set(languages["eng_Latn"]) and "eng_Latn" not in languages["eng_Latn"]
+    texts = ENGLISH[:4]
+    nllb_tok = transformers.AutoTokenizer.from_pretrained(nllb_dir)
+    marian_tok = transformers.AutoTokenizer.from_pretrained(marian_dir)
+
+    def default_length(hf_dir: Path, tok, texts: list[str], forced: int | None = None) -> list[str]:
+        new = [2 * len(tok(t).input_ids) + 10 for t in texts]
+        ids = [hf_generate(hf_dir, [t], 1, forced, n)[0] for t, n in zip(texts, new)]
+        return [tok.decode(i, skip_special_tokens=True) for i in ids]
+
+    fra = default_length(nllb_dir, nllb_tok, texts, nllb_tok.convert_tokens_to_ids("fra_Latn"))
+    fr = default_length(marian_dir, marian_tok, [">>fr<< " + t for t in texts])
+    for (source, target), wanted in [(("eng_Latn", "fra_Latn"), fra), (("en", "fr"), fr)]:
+        body = {"q": texts, "source": source, "target": target}
+        assert call(url + "translate", "POST", json_body=body).json()["translatedText"] == wanted
+        streamed = call(url + "translate_stream", "POST", json_body={**body, "q": texts[0]}).body.decode()
+        assert json.loads(streamed.split("event: done\ndata: ")[1])["translatedText"] == wanted[0]
+    default = repository_server.stub.Translate(translate_request(texts[0]), timeout=30).text
+    assert call(url + "translate", "POST", json_body={"q": texts[0], "source": "en", "target": "es"}).json() == {
+        "translatedText": default
+    }
 
 
 def test_bench_runs_the_anchors_marian(tmp_path):
@@ -359,3 +559,18 @@ def test_translate_cli_takes_the_target_language(nllb_bundle, monkeypatch, capsy
     assert main([*args, "--target-language", "xx_Yyyy"]) == 2
     err = capsys.readouterr().err
     assert "--target-language 'xx_Yyyy' is not one of the model's (ace_Arab," in err and err.count("\n") == 1
+
+
+def test_imported_bundle_translates_without_torch_or_transformers(nllb_bundle):
+    """`traductor translate --target-language` on an imported NLLB bundle, in an interpreter where
+    torch, safetensors, onnx and transformers cannot be imported (tests/test_torch_free.py's blocker):
+    the text the engine gives here."""
+    from test_torch_free import TRAINING_EXTRAS, _run
+
+    texts = ENGLISH[:3]
+    code = "from traductor.cli import main\nsys.exit(main(sys.argv[1:]))"
+    argv = ["translate", "--model", str(nllb_bundle), "--threads", "1", "--target-language", "fra_Latn"]
+    proc = _run(code, *argv, blocked=TRAINING_EXTRAS, stdin="".join(t + "\n" for t in texts))
+    assert proc.returncode == 0, proc.stderr
+    expected = OnnxTranslator.load(nllb_bundle, threads=1).translate(texts, target_language="fra_Latn")
+    assert proc.stdout.splitlines() == expected

@@ -62,7 +62,16 @@ def register_import(sub) -> None:
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--quantize", choices=QUANTIZE_CHOICES, help=QUANTIZE_HELP)
     p.add_argument("--name", help="the name the bundle records (default: the folder's name)")
-    p.add_argument("--target", help="a multilingual model's default target language (NLLB: e.g. fra_Latn)")
+    p.add_argument(
+        "--source",
+        help="the source language: NLLB's source token (default: the tokenizer's src_lang, e.g. eng_Latn); "
+        "OPUS-MT: the code calls are routed by (default: tokenizer_config.json's source_lang)",
+    )
+    p.add_argument(
+        "--target",
+        help="a multilingual model's default target (NLLB: e.g. fra_Latn; a multi-target OPUS-MT: a >>xx<< code); "
+        "a one-target OPUS-MT: the code calls are routed by (default: tokenizer_config.json's target_lang)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
     p.set_defaults(func=run_import)
 
@@ -79,6 +88,7 @@ def run_import(args) -> None:
         args.force,
         args.target,
         progress=lambda m: print(m, flush=True),
+        source=args.source,
     )
     summary = {"bundle": args.out, "name": config["name"], "quantization": config["quantization"]}
     print(json.dumps({**summary, "languages": config["languages"], "parity": config["parity"]}, indent=2))

@@ -153,9 +153,13 @@ def generation_config(hf_dir: Path, hf: dict) -> tuple[GenerationConfig, dict]:
     return config, gen
 
 
-def load_marian(hf_dir: Path, hf: dict, hf_tokenizer) -> Imported:
+def load_marian(hf_dir: Path, hf: dict, hf_tokenizer, source: str | None, target: str | None) -> Imported:
     """OPUS-MT: post-norm, [sin | cos] sinusoid, final_logits_bias; source.spm and target.spm with
-    one vocab.json; a multi-target model takes a >>xx<< token at the start of the source."""
+    one vocab.json; a multi-target model takes a >>xx<< token at the start of the source.
+
+    The languages the bundle declares (what calls are routed by) are `source` and `target`, else
+    tokenizer_config.json's source_lang and target_lang, else "und"; a multi-target model's target
+    is one of its >>xx<< codes (the default one; without it the text's own prefix, or none)."""
     if not hf.get("share_encoder_decoder_embeddings", True):
         raise ExportError(
             "config.json: share_encoder_decoder_embeddings=false (separate vocabularies) is not supported"
@@ -169,6 +173,8 @@ def load_marian(hf_dir: Path, hf: dict, hf_tokenizer) -> Imported:
         raise ExportError(f"vocab.json has {len(vocab)} pieces, config.json's vocab_size is {hf['vocab_size']}")
     codes = {p[2:-2]: i for p, i in vocab.items() if p.startswith(">>") and p.endswith("<<")}
     cfg = model_config(hf, hf["vocab_size"], **variants("marian", hf))
+    if codes and target is not None and target not in codes:
+        raise ExportError(f"--target {target!r} is not one of the model's >>xx<< codes ({', '.join(sorted(codes))})")
     tokenizer = TokenizerConfig(
         source_model="source.spm",
         target_model="target.spm",
@@ -176,21 +182,26 @@ def load_marian(hf_dir: Path, hf: dict, hf_tokenizer) -> Imported:
         vocab="vocab.json",
         special_ids=tuple(sorted(hf_tokenizer.all_special_ids)),
         languages=codes,
+        target_language=target if codes else None,
         target_mode="prefix" if codes else "none",
         placeholders=False,
+        clean_up_spaces=cleans_up_spaces(hf_tokenizer),
         unk_id=hf_tokenizer.unk_token_id,
         eos_id=hf["eos_token_id"],
     )
     files = {n: hf_dir / n for n in ("source.spm", "target.spm", "vocab.json")}
-    source = getattr(hf_tokenizer, "source_lang", None) or "und"
-    target = getattr(hf_tokenizer, "target_lang", None) or ("mul" if codes else "und")
+    source = source or getattr(hf_tokenizer, "source_lang", None) or "und"
+    target = target or getattr(hf_tokenizer, "target_lang", None) or ("mul" if codes else "und")
     return Imported(cfg, tokenizer, files, {"source": source, "target": target}, generation_config(hf_dir, hf)[0])
 
 
-def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, target: str | None = None) -> Imported:
+def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, source: str | None, target: str | None) -> Imported:
     """NLLB-200 (and M2M100 with an NLLB tokenizer): pre-norm with final layer norms, fairseq's
     sinusoid from row pad + 1, no output bias; sentencepiece.bpe.model in fairseq's id layout
-    (+1), the source language's token first, the target language's forced as the first output."""
+    (+1), the source language's token first, the target language's forced as the first output.
+
+    The source language is `source`, else the tokenizer's src_lang; the default target `target`,
+    else generation_config.json's forced_bos_token_id, else the tokenizer's tgt_lang."""
     if type(hf_tokenizer).__name__ not in ("NllbTokenizer", "NllbTokenizerFast"):
         raise ExportError(
             f"tokenizer {type(hf_tokenizer).__name__} is not supported for m2m_100; supported: NllbTokenizer"
@@ -210,6 +221,10 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, target: str | None = None
     default_target = target or by_id.get(forced) or getattr(hf_tokenizer, "tgt_lang", None)
     if default_target is not None and default_target not in codes:
         raise ExportError(f"--target {default_target!r} is not one of the model's languages")
+    if source is not None:
+        if source not in codes:
+            raise ExportError(f"--source {source!r} is not one of the model's languages")
+        hf_tokenizer.src_lang = source  # what the tokenizer check at import compares with
     source = hf_tokenizer.src_lang
     cfg = model_config(hf, hf["vocab_size"], **variants("m2m_100", hf))
     tokenizer = TokenizerConfig(
@@ -222,6 +237,7 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, target: str | None = None
         target_language=default_target,
         target_mode="forced",
         placeholders=False,
+        clean_up_spaces=cleans_up_spaces(hf_tokenizer),
         unk_id=hf_tokenizer.unk_token_id,
         eos_id=hf["eos_token_id"],
     )
@@ -230,6 +246,18 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, target: str | None = None
 
 
 LOADERS = {"marian": load_marian, "m2m_100": load_m2m_100}
+
+
+def cleans_up_spaces(hf_tokenizer) -> bool:
+    """Whether transformers' decode() applies clean_up_tokenization for this tokenizer: when its
+    tokenizer_config.json asks for it, except on a fast BPE tokenizer (NLLB's), where transformers
+    skips it unless told to corrupt the output anyway. The import proves the texts equal."""
+    if not getattr(hf_tokenizer, "clean_up_tokenization_spaces", False):
+        return False
+    backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+    if backend is not None and type(backend.model).__name__ == "BPE":
+        return bool(getattr(hf_tokenizer, "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output", 0))
+    return True
 
 
 def variants(model_type: str, hf: dict) -> dict:
@@ -300,8 +328,11 @@ def import_model(
     target: str | None = None,
     parity_sentences: list[str] | None = None,
     progress=print,
+    source: str | None = None,
 ) -> dict:
-    """The recipe: load -> validate -> build -> export (with its parity proof) -> prove against transformers."""
+    """The recipe: load -> validate -> build -> export (with its parity proof) -> prove against transformers.
+    `source` and `target` name the languages (see each loader: NLLB's source token and default
+    target, an OPUS-MT model's codes when its tokenizer_config.json has none)."""
     hf_dir, out = Path(hf_dir), Path(out)
     t0 = time.monotonic()
     if not hf_dir.is_dir():
@@ -321,20 +352,20 @@ def import_model(
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()  # an error stays one line; the steps are printed instead
     try:
         hf_tokenizer = AutoTokenizer.from_pretrained(hf_dir)
         hf_model = AutoModelForSeq2SeqLM.from_pretrained(hf_dir).eval()
     except (OSError, ValueError, KeyError) as e:
         raise ExportError(f"{hf_dir}: transformers cannot load it ({str(e).splitlines()[0]})") from e
-    loader = LOADERS[model_type]
-    imported = loader(hf_dir, hf, hf_tokenizer, target) if model_type == "m2m_100" else loader(hf_dir, hf, hf_tokenizer)
+    imported = LOADERS[model_type](hf_dir, hf, hf_tokenizer, source, target)
     model = build_model(hf_model, imported.cfg)
     tokenizer = PieceTokenizer(hf_dir, imported.tokenizer, imported.cfg.vocab_size)
     sentences = parity_sentences or parity.BUILTIN_SENTENCES
     check_tokenizer(tokenizer, hf_tokenizer, sentences)
     source = Source(tokenizer, imported.files, name or hf_dir.resolve().name, imported.tokenizer, imported.generation)
     config = export_model(model, source, out, quantize, sentences, progress, languages=imported.languages, started=t0)
-    config["parity"]["transformers_identical"] = transformers_parity(hf_model, tokenizer, out, sentences)
+    config["parity"]["transformers_identical"] = transformers_parity(hf_model, hf_tokenizer, out, sentences)
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     return config
 
@@ -348,12 +379,14 @@ def check_tokenizer(tokenizer: PieceTokenizer, hf_tokenizer, sentences: list[str
 
 
 @torch.no_grad()
-def transformers_parity(hf_model, tokenizer: PieceTokenizer, bundle: Path, sentences: list[str]) -> float:
-    """The fraction of sentences whose greedy tokens from the bundle equal generate(num_beams=1)'s."""
+def transformers_parity(hf_model, hf_tokenizer, bundle: Path, sentences: list[str]) -> float:
+    """The fraction of sentences whose greedy tokens from the bundle equal generate(num_beams=1)'s
+    and whose text equals decode(tokens, skip_special_tokens=True)."""
     from traductor.engine.translator import OnnxTranslator
     from traductor.options import DecodingOptions
 
     translator = OnnxTranslator.load(bundle)
+    tokenizer = translator.tokenizer
     sources = [tokenizer.encode(s)[0] for s in sentences]
     forced = tokenizer.forced_first(None)
     extra = {"forced_bos_token_id": forced} if forced is not None else {}
@@ -363,5 +396,5 @@ def transformers_parity(hf_model, tokenizer: PieceTokenizer, bundle: Path, sente
     eos, same = tokenizer.eos_id, 0
     for row, event in zip(out[:, 1:].tolist(), translator.generate(sources, DecodingOptions(max_new_tokens=48))):
         theirs = row[: row.index(eos)] if eos in row else [t for t in row if t != pad]
-        same += event.token_ids == theirs
+        same += event.token_ids == theirs and event.text == hf_tokenizer.decode(theirs, skip_special_tokens=True)
     return same / len(sentences)

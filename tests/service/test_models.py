@@ -88,7 +88,7 @@ def test_a_pair_several_models_serve_goes_to_the_default_among_them_else_the_fir
     from traductor.service.registry import Model, Registry
 
     def model(name: str, source: str, target: str) -> Model:
-        bundle = SimpleNamespace(config=SimpleNamespace(languages=Languages(source, target)))
+        bundle = SimpleNamespace(config=SimpleNamespace(pairs=[Languages(source, target)]))
         return Model(name, bundle, engine=None, spec=None)
 
     models = [model("en-fr-b", "en", "fr"), model("en-fr-a", "en", "fr"), model("en-es", "en", "es")]

@@ -101,6 +101,20 @@ class BundleConfig:
         return out
 
     @property
+    def pairs(self) -> list[Languages]:
+        """Every pair the model translates. A one-target model: its `languages`. A multilingual one
+        (an imported model whose tokenizer has target language codes: NLLB, a multi-target OPUS-MT):
+        its source into each of its codes but the source's own, the default target first when it
+        has one; a call picks one with target_language (the registry routes by these pairs)."""
+        tokenizer = self.tokenizer
+        if tokenizer is None or tokenizer.target_mode == "none" or not tokenizer.languages:
+            return [self.languages]
+        source, default = self.languages.source, self.languages.target
+        first = [self.languages] if default in tokenizer.languages else []
+        others = [code for code in sorted(tokenizer.languages) if code not in (source, default)]
+        return first + [Languages(source, code) for code in others]
+
+    @property
     def tokenizer_files(self) -> list[str]:
         return self.tokenizer.files() if self.tokenizer is not None else [TOKENIZER]
 
@@ -219,11 +233,6 @@ class Bundle:
             return open_tokenizer(self.path, self.config.tokenizer, self.vocab_size)
         except (OSError, RuntimeError, ValueError) as e:
             raise BundleError(f"{self.path}: cannot open the tokenizer ({e})") from e
-
-    @property
-    def languages(self) -> list[str]:
-        """The target languages a request may choose (multilingual models), else []."""
-        return sorted(self.config.tokenizer.languages) if self.config.tokenizer is not None else []
 
     def memory(self) -> dict[str, str]:
         """The translation memory, source -> translation (empty without one); read on each call."""

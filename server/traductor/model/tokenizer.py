@@ -118,6 +118,8 @@ class TokenizerConfig:
         target_mode     how a target language is chosen: "forced" (NLLB: its token is the first one
                         generated), "prefix" (Marian: >>xx<< starts the source) or "none" (one target)
         placeholders    <phK> masking of placeholders (the project's models only)
+        clean_up_spaces transformers' clean_up_tokenization after decoding (" ." -> ".", " n't" -> "n't"),
+                        where the model's tokenizer_config.json asks for it and transformers applies it
     """
 
     source_model: str = FILENAME
@@ -131,6 +133,7 @@ class TokenizerConfig:
     target_language: str | None = None  # the target when a request names none
     target_mode: str = "none"
     placeholders: bool = True
+    clean_up_spaces: bool = False
     unk_id: int = UNK_ID
     eos_id: int = EOS_ID
 
@@ -243,15 +246,42 @@ class PieceTokenizer:
         return self.language_token(target_language)
 
     def decode_masked(self, ids: Iterable[int]) -> str:
-        """Ids -> text; special ids (and ids outside the vocabulary) are skipped."""
+        """Ids -> text as transformers' decode(skip_special_tokens=True) gives it: special ids (and
+        ids outside the vocabulary) skipped; Marian's pieces through SentencePiece, stripped
+        (MarianTokenizer); NLLB's pieces joined with one leading space dropped (the Metaspace
+        decoder of its tokenizer.json, which keeps a second one where SentencePiece would not)."""
         kept = [i for i in ids if i not in self.special_ids and 0 <= i < self.vocab_size]
         if self.piece_ids is not None:
             pieces = [self.id_pieces.get(i) or self.sp_decode.id_to_piece(i) for i in kept]
-            return self.sp_decode.decode_pieces(pieces).replace("\u2581", " ").strip()
-        return self.sp_decode.decode([i - self.config.offset for i in kept])
+            text = self.sp_decode.decode_pieces(pieces).replace("\u2581", " ").strip()
+        else:
+            text = "".join(self.sp_decode.id_to_piece(i - self.config.offset) for i in kept).replace("\u2581", " ")
+            text = text.removeprefix(" ")
+        return clean_up_spaces(text) if self.config.clean_up_spaces else text
 
     def decode(self, ids: Iterable[int], values: list[str]) -> str:
         return self.decode_masked(ids)
+
+
+CLEAN_UP = (
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
+)
+
+
+def clean_up_spaces(text: str) -> str:
+    """transformers' clean_up_tokenization, in its order."""
+    for old, new in CLEAN_UP:
+        text = text.replace(old, new)
+    return text
 
 
 def open_tokenizer(directory: Path, config: TokenizerConfig | None, vocab_size: int) -> Tokenizer | PieceTokenizer:

@@ -124,12 +124,18 @@ class AsyncEngine:
         """Tokenize one segment and check its options; raises InvalidInput with a message for the
         caller. (A caller's whole text is checked, empty or too long, by texts.prepare, which cuts
         it into segments.)"""
-        languages = self.tokenizer.languages  # a multilingual model's; a one-target model has none
-        if options.target_language and languages and options.target_language not in languages:
-            known = ", ".join(sorted(languages))
-            raise InvalidInput(f"target_language {options.target_language!r} is not one of the model's ({known})")
-        ids, values = self.tokenizer.encode(text, options.target_language or None)
+        ids, values = self.encode(text, options.target_language)
         return ids, values, resolve(options, len(ids), self.limits)
+
+    def encode(self, text: str, target_language: str = "") -> tuple[list[int], list[str]]:
+        """Text -> (source ids, placeholder values) for `target_language`: a multilingual model's
+        target (OPUS-MT's >>xx<< goes into the source; InvalidInput for a code the model lacks),
+        ignored by a one-target model. The one place requests are tokenized (texts.prepare too)."""
+        languages = self.tokenizer.languages  # a multilingual model's; a one-target model has none
+        if target_language and languages and target_language not in languages:
+            known = ", ".join(sorted(languages))
+            raise InvalidInput(f"target_language {target_language!r} is not one of the model's ({known})")
+        return self.tokenizer.encode(text, target_language or None)
 
     async def generate(
         self,

@@ -16,11 +16,12 @@ FINISH_TO_PB = {
 }
 
 
-def options_from_pb(o: pb.DecodingOptions) -> DecodingOptions:
+def options_from_pb(o: pb.DecodingOptions, target_language: str = "") -> DecodingOptions:
     """Unset fields take the defaults; a field set to a value it cannot have is an error.
 
     max_new_tokens and beam_size set to 0 are refused here: 0 means "unset" only when the
-    field is absent on the wire.
+    field is absent on the wire. `target_language` is the request's (it routed the call): a
+    multilingual model translates into it, a one-target model ignores it.
     """
     for name in ("max_new_tokens", "beam_size"):
         if o.HasField(name) and getattr(o, name) < 1:
@@ -35,6 +36,7 @@ def options_from_pb(o: pb.DecodingOptions) -> DecodingOptions:
         top_p=o.top_p if o.HasField("top_p") else d.top_p,
         seed=o.seed if o.HasField("seed") else d.seed,
         return_scores=o.return_scores,
+        target_language=target_language,
     )
 
 

@@ -128,8 +128,9 @@ class Model:
 
     @property
     def languages(self) -> list[Languages]:
-        """Every pair the model translates (one per bundle today)."""
-        return [self.bundle.config.languages]
+        """Every pair the model translates (BundleConfig.pairs: a multilingual model's source into
+        each of its targets), the default pair first."""
+        return self.bundle.config.pairs
 
     def translates(self, source: str, target: str) -> bool:
         return any(p.matches(source, target) for p in self.languages)

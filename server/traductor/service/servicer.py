@@ -14,6 +14,7 @@ from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 
 from .. import __version__
 from ..engine.request import FinishEvent
+from ..options import DecodingOptions
 from . import texts
 from .async_engine import request_summary
 from .convert import final_to_pb, format_from_pb, options_from_pb, response_to_pb, token_to_pb
@@ -38,6 +39,12 @@ def _model(registry: Registry, request) -> Model:
     return model
 
 
+def _options(request) -> tuple[DecodingOptions, str]:
+    """The call's decoding options and text format. The target_language that routed the call also
+    picks a multilingual model's target (NLLB's forced first token, OPUS-MT's >>xx<<)."""
+    return options_from_pb(request.options, request.target_language), format_from_pb(request.format)
+
+
 class TranslatorServicer(pb_grpc.TranslatorServicer):
     def __init__(self, registry: Registry, settings: Settings):
         self.registry, self.settings = registry, settings
@@ -45,14 +52,14 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
         rid = _request_id(request)
         engine = _model(self.registry, request).engine
-        options, format = options_from_pb(request.options), format_from_pb(request.format)
+        options, format = _options(request)
         event = await texts.translate(engine, request.text, options, rid, context.time_remaining(), format)
         return response_to_pb(event, rid, request.options.return_scores)
 
     async def TranslateStream(self, request: pb.TranslateRequest, context):
         rid = _request_id(request)
         engine = _model(self.registry, request).engine
-        options, format = options_from_pb(request.options), format_from_pb(request.format)
+        options, format = _options(request)
         prepared = texts.prepare(engine, request.text, options, format)
         async for event in texts.stream(engine, prepared, rid, context.time_remaining()):
             yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
@@ -60,7 +67,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
     async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
         rid = _request_id(request)
         engine = _model(self.registry, request).engine
-        options, format = options_from_pb(request.options), format_from_pb(request.format)
+        options, format = _options(request)
         events = await texts.translate_many(
             engine,
             list(request.texts),
@@ -89,8 +96,8 @@ def model_info(model: Model, settings: Settings, default: str) -> pb.ModelInfo:
     m, c, limits = model.bundle.model, model.bundle.config, model.engine.limits
     return pb.ModelInfo(
         name=model.name,
-        source_language=c.languages.source,
-        target_language=c.languages.target,
+        source_language=model.languages[0].source,
+        target_language=model.languages[0].target,
         d_model=m.d_model,
         n_heads=m.n_heads,
         n_encoder_layers=m.n_encoder_layers,

@@ -93,7 +93,7 @@ def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: st
 
     def encode(s: str) -> tuple[list[int], list[str]]:  # each piece tokenized once
         if s not in encoded:
-            encoded[s] = engine.tokenizer.encode(s)
+            encoded[s] = engine.encode(s, options.target_language)
         return encoded[s]
 
     too_long = lambda s: len(encode(s)[0]) > limit  # noqa: E731

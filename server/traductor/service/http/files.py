@@ -104,10 +104,12 @@ def upload(values, field: str = "file") -> tuple[str, bytes]:
     return name, data
 
 
-async def _translate_texts(engine: AsyncEngine, texts: list[str], fmt: str, rid: str, batch: int) -> dict:
+async def _translate_texts(
+    engine: AsyncEngine, texts: list[str], fmt: str, rid: str, batch: int, options: DecodingOptions
+) -> dict:
     """Every text's outcome; a batch the service refuses (a text too long) is retried one text at
     a time, so only the refused texts are lost (reported on their units)."""
-    options, outcomes = DecodingOptions(), {}
+    outcomes = {}
     for begin in range(0, len(texts), batch):
         chunk = texts[begin : begin + batch]
         try:
@@ -123,8 +125,17 @@ async def _translate_texts(engine: AsyncEngine, texts: list[str], fmt: str, rid:
     return outcomes
 
 
-async def translate_upload(engine: AsyncEngine, name: str, data: bytes, limits: files.Limits, rid: str, batch: int):
-    """(translated bytes, report) of an uploaded file."""
+async def translate_upload(
+    engine: AsyncEngine,
+    name: str,
+    data: bytes,
+    limits: files.Limits,
+    rid: str,
+    batch: int,
+    options: DecodingOptions,
+):
+    """(translated bytes, report) of an uploaded file, its texts decoded with `options` (their
+    target_language: a multilingual model's target)."""
     try:
         document = await asyncio.to_thread(files.read, name, data, limits)
     except files.FileError as error:
@@ -132,7 +143,7 @@ async def translate_upload(engine: AsyncEngine, name: str, data: bytes, limits: 
     job = await asyncio.to_thread(files.Job, document)
     outcomes = {}
     for fmt, texts in job.requests.items():
-        outcomes.update(await _translate_texts(engine, texts, fmt, rid, batch))
+        outcomes.update(await _translate_texts(engine, texts, fmt, rid, batch, options))
     # the placeholder checks of thousands of units, and rendering, also off the event loop
     filled = await asyncio.to_thread(job.finish, outcomes, True)
     rendered = await asyncio.to_thread(document.render, filled)

@@ -11,12 +11,13 @@
 
 `source` and `target` pick the model (registry.route; source "auto": the language detected among
 the sources that some model translates into the target); a pair no model translates is 400 with
-LibreTranslate's wording (params.check_pair).
+LibreTranslate's wording (params.check_pair). `target` is also the decoding options'
+target_language: a multilingual model (NLLB, a multi-target OPUS-MT) translates into it.
 
 Handlers raise the error hierarchy (`errors.py`); `app.py` turns exceptions into statuses,
-counts and logs every request. No decoding option of the gRPC API is exposed: a
+counts and logs every request. No other decoding option of the gRPC API is exposed: a
 LibreTranslate request translates with the defaults (greedy, automatic length), exactly like a
-gRPC `Translate` without options.
+gRPC `Translate` without options and with the same target_language.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ class Handlers:
         check_key(values, request, self.api.settings.token)
         p = translate_params(values, self.api.registry.languages())
         engine = self.api.route(p.source, p.target, p.texts[0]).engine
-        rid, options = request_id(), DecodingOptions()
+        rid, options = request_id(), DecodingOptions(target_language=p.target)
         if p.batch:
             events = await translate_many(
                 engine, p.texts, options, rid, format=p.format, max_texts=self.api.settings.max_batch_texts
@@ -146,7 +147,7 @@ class Handlers:
         if p.batch:
             raise InvalidInput("Invalid request: q must be one text for a stream")
         rid, engine = request_id(), self.api.route(p.source, p.target, p.texts[0]).engine
-        prepared = prepare(engine, p.texts[0], DecodingOptions(), p.format)
+        prepared = prepare(engine, p.texts[0], DecodingOptions(target_language=p.target), p.format)
         events = stream(engine, prepared, rid)
         response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
         await response.prepare(request)
@@ -224,7 +225,8 @@ class Handlers:
         check_pair(source, target, self.api.registry.languages())
         engine = self.api.route(source, target).engine
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
-        data, report = await translate_upload(engine, name, data, limits, request_id(), s.max_batch_texts)
+        options = DecodingOptions(target_language=target)
+        data, report = await translate_upload(engine, name, data, limits, request_id(), s.max_batch_texts, options)
         key = self.results.put(name, data)
         url = f"{_origin(request)}/download_file/{key}.{quote(name)}"
         return json_response({"translatedFileUrl": url, "report": report.as_json()})
