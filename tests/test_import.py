@@ -574,3 +574,15 @@ def test_imported_bundle_translates_without_torch_or_transformers(nllb_bundle):
     assert proc.returncode == 0, proc.stderr
     expected = OnnxTranslator.load(nllb_bundle, threads=1).translate(texts, target_language="fra_Latn")
     assert proc.stdout.splitlines() == expected
+
+
+def test_evaluate_measures_an_imported_models_placeholders(marian_bundle, tmp_path, capsys):
+    """An imported model has no <phK> tokens: `%s` and `{name}` go through it as text, and
+    `traductor evaluate` still counts whether its translations kept them."""
+    tsv = tmp_path / "test.tsv"
+    rows = ["cannot open file %s\tno se puede abrir el archivo %s", "write error {name}\terror de escritura {name}"]
+    tsv.write_text("".join(row + "\n" for row in rows))
+    assert main(["evaluate", "--model", str(marian_bundle), "--corpus", str(tsv), "--threads", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["placeholders"] == 2 and 0 <= report["placeholders_kept"] <= 2
+    assert set(report["placeholder_kinds"]) == {"printf", "brace"}
