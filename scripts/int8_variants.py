@@ -34,7 +34,7 @@ from traductor.engine.translator import drive
 from traductor.options import DecodingOptions
 from traductor_export.convert import bundle_config, export_graphs, optimize
 from traductor_export.importers import transformer_from_pretrained
-from traductor_export.quantize import MS_DOMAIN, UNFUSED_FOR_QUANTIZATION, replace_products
+from traductor_export.quantize import MS_DOMAIN, UNFUSED_FOR_QUANTIZATION, RowwiseInt8, nbits_writer, replace_products
 
 SHAPE = (512, 6, 8, 2048, 32000)  # opus-mt: d_model, layers, heads, d_ff, vocabulary
 BATCHES = [1, 8, 32]
@@ -60,21 +60,29 @@ def nbits(block: int, accuracy_level: int):
     activations per block of each row (int8 products), level 1 computes in fp32 (weights only)."""
 
     def make(src: Path, dst: Path) -> None:
-        model = onnx.load(str(src))
-        replace_products(model.graph, block, accuracy_level)
-        model.opset_import.append(onnx.helper.make_opsetid(MS_DOMAIN, 1))
-        onnx.save(model, str(dst))
+        rewrite(src, dst, nbits_writer(block, accuracy_level))
 
     return make
+
+
+def rowwise(src: Path, dst: Path) -> None:
+    """Per-row int8 activations (each row's own min..max), 7-bit per-column weights, MatMulIntegerToFloat."""
+    rewrite(src, dst, RowwiseInt8())
+
+
+def rewrite(src: Path, dst: Path, writer) -> None:
+    model = onnx.load(str(src))
+    replace_products(model.graph, writer)
+    model.opset_import.append(onnx.helper.make_opsetid(MS_DOMAIN, 1))
+    onnx.save(model, str(dst))
 
 
 VARIANTS = {
     "fp32": None,
     "dynamic int8, per tensor (DynamicQuantizeMatMul; shipped before)": dynamic_per_tensor,
-    "MatMulNBits 8-bit, block 32, accuracy 4 (now shipped)": nbits(32, 4),
-    "MatMulNBits 8-bit, block 64, accuracy 4": nbits(64, 4),
+    "MatMulNBits 8-bit, block 32, accuracy 4": nbits(32, 4),
     "MatMulNBits 8-bit, block 128, accuracy 4": nbits(128, 4),
-    "MatMulNBits 8-bit, block 32, accuracy 1 (fp32 products)": nbits(32, 1),
+    "per-row int8 activations (row min..max), 7-bit weights per column, MatMulIntegerToFloat (now shipped)": rowwise,
 }
 
 

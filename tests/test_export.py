@@ -167,13 +167,13 @@ def test_bundle_missing_a_file(tiny_bundle, tmp_path):
 
 
 def test_int8_export(tiny_bundles, tiny_bundle):
-    """quantize="int8": the config says so, the graphs hold the batch-invariant 8-bit products
-    (MatMulNBits, no per-tensor DynamicQuantize*) and are smaller; tests/test_quantize.py checks
-    every matrix and the translations."""
+    """quantize="int8": the config says so, the graphs hold the batch-invariant integer products
+    (MatMulIntegerToFloat on rows quantized one by one, no per-tensor DynamicQuantize*) and are
+    smaller; tests/test_quantize.py checks every matrix and the translations."""
     out = tiny_bundles["int8"]
     assert json.loads((out / "config.json").read_text())["quantization"] == "int8"
     ops = {n.op_type for n in onnx.load(str(out / "decoder.onnx")).graph.node}
-    assert "MatMulNBits" in ops and not ops & {"MatMulInteger", "DynamicQuantizeMatMul", "DynamicQuantizeLinear"}, ops
+    assert "MatMulIntegerToFloat" in ops and not ops & {"DynamicQuantizeMatMul", "DynamicQuantizeLinear"}, ops
     assert (out / "decoder.onnx").stat().st_size < (tiny_bundle / "decoder.onnx").stat().st_size
 
 

@@ -1,5 +1,5 @@
 """Quantized exports (traductor_export/quantize.py): every weight matrix is quantized, the feed-
-forward's first one included, as one 8-bit MatMulNBits whose activations are quantized per row
+forward's first one included, as one MatMulIntegerToFloat fed by activations quantized per row
 (batch-invariant, tests/test_determinism.py); the config names the precision; the bundle loads
 and translates close to fp32; the CLI and the bench offer the precisions the export makes."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import onnx
 from tiny_task import synthetic_pairs
 
@@ -15,7 +16,7 @@ from traductor.engine.translator import OnnxTranslator
 from traductor_export.quantize import QUANTIZATIONS
 
 FLOAT_PRODUCTS = {"Gemm", "FusedGemm", "MatMul", "FusedMatMul"}  # matrix products that run in fp32
-PRODUCTS = FLOAT_PRODUCTS | {"MatMulInteger", "MatMulNBits"}
+PRODUCTS = FLOAT_PRODUCTS | {"MatMulInteger", "MatMulNBits", "MatMulIntegerToFloat"}
 
 
 def weight_products(path) -> dict[str, int]:
@@ -26,17 +27,17 @@ def weight_products(path) -> dict[str, int]:
     for node in graph.node:
         if node.op_type in PRODUCTS and node.input[1] in weights:
             counts[node.op_type] = counts.get(node.op_type, 0) + 1
-            if node.op_type == "MatMulNBits":  # 8-bit weights, int8 activations per block of a row
-                attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-                assert (attrs["bits"], attrs["accuracy_level"]) == (8, 4), (node.name, attrs)
+            if node.op_type == "MatMulIntegerToFloat":  # 7-bit weights; a scale per row of activations
+                w = onnx.numpy_helper.to_array(next(t for t in graph.initializer if t.name == node.input[1]))
+                assert w.dtype == np.int8 and np.abs(w).max() <= 63, node.name
     return counts
 
 
 def test_int8_export_quantizes_every_weight_matrix_and_translates(tiny_bundles, tiny_bundle):
     """Both graphs: no matrix product with a stored fp32 weight is left (issue 16: the optimizer
     once fused the feed-forward's first matrix with its ReLU into a FusedGemm that the quantizer
-    skipped), each is one 8-bit MatMulNBits at accuracy level 4 (issue 22: not the per-tensor
-    DynamicQuantizeMatMul); the config names the precision; the bundle translates close to the fp32
+    skipped), each is one MatMulIntegerToFloat of per-row int8 activations (issue 22: not the
+    per-tensor DynamicQuantizeMatMul); the config names the precision; the bundle translates close to the fp32
     one on the synthetic task."""
     out = tiny_bundles["int8"]
     config = json.loads((out / "config.json").read_text())
@@ -49,7 +50,7 @@ def test_int8_export_quantizes_every_weight_matrix_and_translates(tiny_bundles, 
     for graph, count in expected.items():
         products = weight_products(out / graph)
         assert not FLOAT_PRODUCTS & set(products), (graph, products)
-        assert products == {"MatMulNBits": count}, (graph, products)
+        assert products == {"MatMulIntegerToFloat": count}, (graph, products)
     pairs = synthetic_pairs(60, seed=32)
     got = OnnxTranslator.load(out, threads=1).translate([s for s, _ in pairs])
     fp32 = OnnxTranslator.load(tiny_bundle, threads=1).translate([s for s, _ in pairs])
