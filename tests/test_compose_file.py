@@ -83,6 +83,73 @@ def test_translator_is_scalable(services):
     assert not translator.get("ports"), "replicas publish no host port; clients go through lb"
 
 
+def test_translator_serves_the_models_volume(compose, services):
+    """The replicas serve the model repository in the named volume `models`, read-only at
+    TRADUCTOR_MODEL_REPOSITORY, with the packaged default model as the default; the one-shot
+    service `models` (same image, not behind a profile) writes it and must have exited 0 first."""
+    from traductor.packaged import DEFAULT_MODEL
+
+    assert "models" in compose["volumes"], "a named volume: it outlives the containers"
+    translator, models = services["translator"], services["models"]
+    environment = translator["environment"]
+    assert environment["TRADUCTOR_MODEL_REPOSITORY"] == "/models"
+    assert environment["TRADUCTOR_DEFAULT_MODEL"] == "${TRADUCTOR_DEFAULT_MODEL:-" + DEFAULT_MODEL + "}"
+    assert "models:/models:ro" in translator["volumes"]
+    assert translator["depends_on"]["models"] == {"condition": "service_completed_successfully"}
+    assert models["image"] == translator["image"] and models["build"] == translator["build"]
+    assert "models:/models" in models["volumes"] and not models.get("profiles")
+    assert models["restart"] == "no" and models["read_only"] is True and models["cap_drop"] == ["ALL"]
+
+
+def _fill_models(services, repository: Path) -> str:
+    """Run the `models` service's command (python3 -c SCRIPT) into a folder instead of /models."""
+    import subprocess
+    import sys
+
+    models = services["models"]
+    assert models["entrypoint"] == ["python3", "-c"]
+    (script,) = models["command"]
+    result = subprocess.run(
+        [sys.executable, "-c", script.replace("/models", str(repository))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return result.stdout
+
+
+def test_the_models_service_fills_a_repository_the_server_serves(services, tmp_path):
+    """The `models` command copies the packaged models into the volume; run again it leaves an
+    identical model alone, replaces a changed one, and keeps a model of the operator's own; the
+    server's repository scan then finds both, the default among them."""
+    from dataclasses import replace
+
+    from traductor.packaged import DEFAULT_MODEL, MODELS_DIR
+    from traductor.service.registry import default_name, model_paths
+    from traductor.service.settings import Settings
+
+    repository = tmp_path / "models"
+    repository.mkdir()
+    assert f"{DEFAULT_MODEL} copied from the image" in _fill_models(services, repository)
+    copied = repository / DEFAULT_MODEL
+    assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in (MODELS_DIR / DEFAULT_MODEL).iterdir())
+    inode = copied.stat().st_ino
+    own = repository / "en-es-b"  # an operator's model beside the packaged one
+    own.mkdir()
+    for file in copied.iterdir():
+        (own / file.name).write_bytes(file.read_bytes())
+    assert f"{DEFAULT_MODEL} is up to date" in _fill_models(services, repository)
+    assert copied.stat().st_ino == inode, "an identical model is not rewritten"
+    (copied / "config.json").write_text("{}")  # changed (an older image's copy): replaced
+    assert f"{DEFAULT_MODEL} copied from the image" in _fill_models(services, repository)
+    assert (copied / "config.json").read_bytes() == (MODELS_DIR / DEFAULT_MODEL / "config.json").read_bytes()
+    assert sorted(p.name for p in repository.iterdir()) == [DEFAULT_MODEL, "en-es-b"], "no leftovers"
+    settings = replace(Settings(), model_repository=str(repository), default_model=DEFAULT_MODEL)
+    names = list(model_paths(settings))
+    assert names == [DEFAULT_MODEL, "en-es-b"] and default_name(settings, names) == DEFAULT_MODEL
+
+
 def test_translator_healthcheck_uses_grpc_health(services):
     check = services["translator"]["healthcheck"]
     test = check["test"]
