@@ -513,3 +513,32 @@ def test_the_translator_serves_the_repository_its_init_container_fills(by_kind, 
     )
     names = list(model_paths(settings))
     assert config["TRADUCTOR_DEFAULT_MODEL"] in names and default_name(settings, names) == "en-es"
+
+
+def test_the_podman_run_serves_a_repository_of_two_models(by_kind, tmp_path):
+    """tests/kubernetes/run.sh's translator pod: its init container also copies en-es as en-es-b
+    (podman_manifests.with_second_model); run here into a folder, the command makes a repository
+    of two models, the ConfigMap's default among them."""
+    import importlib.util
+    from dataclasses import replace
+
+    from traductor.service.registry import default_name, model_paths
+    from traductor.service.settings import Settings
+
+    spec = importlib.util.spec_from_file_location(
+        "podman_manifests", ROOT / "tests" / "kubernetes" / "podman_manifests.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    config = _config(by_kind)
+    played = module.with_second_model(copy.deepcopy(by_kind["Deployment"]["traductor"]))
+    (init,) = _pod_spec(played)["initContainers"]
+    command = init["command"][-1].replace(config["TRADUCTOR_MODEL_REPOSITORY"], str(tmp_path / "models"))
+    subprocess.run([sys.executable, "-c", command], check=True, timeout=60)
+    settings = replace(
+        Settings(), model_repository=str(tmp_path / "models"), default_model=config["TRADUCTOR_DEFAULT_MODEL"]
+    )
+    names = list(model_paths(settings))
+    assert names == ["en-es", module.SECOND_MODEL] and default_name(settings, names) == "en-es"
+    # kept after it ran: Podman 4.3 loses the race removing a `once` init container
+    assert played["metadata"]["annotations"]["io.podman.annotations.init.container.type"] == "always"

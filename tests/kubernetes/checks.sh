@@ -64,6 +64,58 @@ check_through_balancer() {
     fi
 }
 
+# The repository of two models the init container wrote: ListModels through the balancer lists
+# both, a call naming each is answered (the same text: one is a copy of the other) and counted
+# under its own model label on the metrics port; an unknown model is NOT_FOUND.
+model_calls() {  # MODEL: Translate* OK calls the translator counted under model=MODEL
+    python3 -c '
+import re, sys, urllib.request
+text = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[2]}/metrics", timeout=5).read().decode()
+rows = [(dict(re.findall(r"(\w+)=\"([^\"]*)\"", labels)), float(v))
+        for labels, v in re.findall(r"^traductor_requests_total\{([^}]*)\} (\S+)", text, re.M)]
+print(int(sum(v for labels, v in rows if labels.get("model") == sys.argv[1] and labels.get("code") == "OK"
+              and labels.get("rpc", "").startswith("Translate"))))' "$1" "$METRICS_PORT" 2> /dev/null || echo 0
+}
+check_models() {
+    local listed answer rc before after text="Open File" first=""
+    listed=$(via_lb models --token "$TOKEN" --json 2>&1) || { fail "ListModels through the balancer: $listed"; return 1; }
+    if python3 -c '
+import json, sys
+models, second = json.loads(sys.argv[1]), sys.argv[2]
+for m in models:
+    print("    ListModels:", m["name"], m["languages"], "default=%s serving=%s" % (m["is_default"], m["serving"]))
+by_name = {m["name"]: m for m in models}
+sys.exit(0 if sorted(by_name) == sorted(["en-es", second]) and by_name["en-es"]["is_default"]
+         and not by_name[second]["is_default"] and all(m["serving"] for m in models) else 1)' "$listed" "$SECOND_MODEL"
+    then
+        pass "ListModels through the balancer: en-es (default) and $SECOND_MODEL, both serving (the init container's repository)"
+    else
+        fail "ListModels does not list en-es (default) and $SECOND_MODEL serving: $listed"
+    fi
+    for model in en-es "$SECOND_MODEL"; do
+        before=$(model_calls "$model")
+        if answer=$(via_lb translate --token "$TOKEN" --model "$model" "$text" 2>&1) && [[ -n "$answer" ]]; then
+            after=$(model_calls "$model")
+            if (( after > before )); then
+                pass "translate --model $model through the balancer: '$text' -> '$answer' (model=\"$model\" OK calls: $before -> $after)"
+            else
+                fail "translate --model $model answered '$answer', but the metrics did not count it under model=\"$model\" ($before -> $after)"
+            fi
+            [[ -z "$first" ]] && first="$answer"
+            [[ "$answer" == "$first" ]] || fail "the copy $SECOND_MODEL answered '$answer', en-es '$first'"
+        else
+            fail "translate --model $model through the balancer: $answer"
+        fi
+    done
+    rc=0
+    answer=$(via_lb translate --token "$TOKEN" --model no-such-model "$text" 2>&1) || rc=$?
+    if (( rc != 0 )) && [[ "$answer" == *NOT_FOUND* ]]; then
+        pass "an unknown model is refused: $(tail -1 <<< "$answer")"
+    else
+        fail "translate --model no-such-model: exit $rc, $answer"
+    fi
+}
+
 # The LibreTranslate-compatible HTTP API (http-api ports): POST /translate with curl on the pod's
 # port (plaintext, as the balancer reaches it) and through the balancer (HTTPS with the Secret's
 # certificate); without the key it is refused 403, with it the answer equals the gRPC one.

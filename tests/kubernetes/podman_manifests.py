@@ -20,7 +20,14 @@ change it made to the objects, so the run's log says exactly what differed from 
   optional Secret volume (containers/podman#16636), and for a required one writes the files
   still base64-encoded (seen here), which nginx cannot read;
 - emptyDir volumes get the Deployment's name in theirs: kube play makes named volumes of them,
-  which pods of both Deployments would otherwise share.
+  which pods of both Deployments would otherwise share;
+- the translator's init container `models` also copies the packaged en-es as SECOND_MODEL
+  (en-es-b), so the pod serves a repository of two models (what an init container adding a model
+  of your own does, docs/kubernetes.md); the ConfigMap's TRADUCTOR_DEFAULT_MODEL stays en-es;
+- the pod annotation io.podman.annotations.init.container.type=always: Podman 4.3 removes a
+  `once` init container (its default) right after it exits, and lost that race here ("failed
+  to remove once init container ... as it is running", containers/podman#18477, fixed in 4.6);
+  an `always` init container is kept (it would run again at a restart of the whole pod).
 
 Everything else (image, command, env, envFrom, probes, resources, securityContext, volumes) is
 passed through unchanged. Objects podman does not know (Namespace, PodDisruptionBudget,
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -40,6 +48,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "deploy" / "kubernetes"
+SECOND_MODEL = os.environ.get("SECOND_MODEL", "en-es-b")
 
 
 def render() -> list[dict]:
@@ -81,6 +90,26 @@ def for_podman(deployment: dict, host_ports: dict[str, int], tls_dir: Path) -> d
     return deployment
 
 
+def with_second_model(deployment: dict) -> dict:
+    """The init container `models` copies the packaged models, then the default one again as
+    SECOND_MODEL: a repository of two models."""
+    (init,) = [c for c in deployment["spec"]["template"]["spec"]["initContainers"] if c["name"] == "models"]
+    assert init["command"][:2] == ["python3", "-c"], init["command"]
+    init["command"][-1] += (
+        "; from traductor.packaged import DEFAULT_MODEL; "
+        f"shutil.copytree(MODELS_DIR / DEFAULT_MODEL, '/models/{SECOND_MODEL}', dirs_exist_ok=True)"
+    )
+    print(f"  Deployment/{deployment['metadata']['name']}: init container models also copies en-es as {SECOND_MODEL}")
+    # Podman 4.3 reads a Deployment's pod annotations from the Deployment's own metadata
+    annotations = deployment["metadata"].setdefault("annotations", {})
+    annotations["io.podman.annotations.init.container.type"] = "always"
+    print(
+        f"  Deployment/{deployment['metadata']['name']}: init container type 'always' (Podman 4.3 fails to"
+        " remove a 'once' one as it exits)"
+    )
+    return deployment
+
+
 def _rename_volume(deployment: dict, old: str, new: str) -> None:
     spec = deployment["spec"]["template"]["spec"]
     for volume in spec["volumes"]:
@@ -98,7 +127,7 @@ def main(
     print("  left out (podman has no such kind): " + ", ".join(skipped))
     translator = [
         objects["ConfigMap", "traductor-config"],
-        for_podman(objects["Deployment", "traductor"], translator_ports, out / "tls"),
+        with_second_model(for_podman(objects["Deployment", "traductor"], translator_ports, out / "tls")),
         objects["Service", "traductor-replicas"],
         objects["Service", "traductor-metrics"],
     ]

@@ -12,7 +12,10 @@
 #     prints every change), makes a token and a self-signed TLS certificate
 #  4. plays the translator (ConfigMap + Deployment + Services, the token from the Secret); checks what
 #     the kubelet's gRPC probes would ask: grpc.health.v1 Check for "" and traductor.v1.Translator
-#     SERVING, without a token; the pod's user, read-only root, capabilities, no-new-privileges
+#     SERVING, without a token; the pod's user, read-only root, capabilities, no-new-privileges;
+#     its init container fills the `models` volume with a repository of two models (the packaged
+#     en-es and a copy of it named SECOND_MODEL, en-es-b): ListModels lists both, a call naming
+#     each is answered and counted under its model label, an unknown model is NOT_FOUND
 #  5. plays the balancer (Deployment + Service, the TLS files) in front of it; a call without the
 #     token is refused UNAUTHENTICATED, a load test through the balancer (TLS + token) has no error;
 #     the HTTP API (POST /translate with curl) on the pod's http-api port and through the
@@ -21,7 +24,7 @@
 #  7. SIGTERM with the Deployment's grace period: the translator drains and exits 0 in time
 #  8. prints a summary and tears everything down, whatever happened (trap)
 #
-# Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), BUILD=0 to reuse
+# Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), SECOND_MODEL (en-es-b), BUILD=0 to reuse
 # the images, K8S_WORK (scratch folder, default /tmp/traductor-k8s), COMPOSE_WORK (shared with
 # tests/compose/run.sh: containers.conf and the base image's rootfs, default /tmp/traductor-compose).
 # Exit status: 0 when every check passed.
@@ -32,6 +35,7 @@ cd "$ROOT"
 
 LOADTEST_DURATION="${LOADTEST_DURATION:-10}"
 LOADTEST_CONCURRENCY="${LOADTEST_CONCURRENCY:-1,8}"
+export SECOND_MODEL="${SECOND_MODEL:-en-es-b}"
 BASE_IMAGE="${BASE_IMAGE:-localhost/debian-python:bookworm}"
 WORK="${K8S_WORK:-/tmp/traductor-k8s}"
 COMPOSE_WORK="${COMPOSE_WORK:-/tmp/traductor-compose}"
@@ -144,6 +148,7 @@ nice -n 19 podman kube play "$WORK/balancer.yaml" > "$WORK/play-balancer.log" 2>
 BALANCER=$(podman ps --format '{{.Names}}' | grep -- '-balancer$' | head -1)
 check_security "$BALANCER" 33
 check_through_balancer
+check_models
 check_http_api
 check_loadtest
 
