@@ -20,7 +20,7 @@ from pathlib import Path
 import onnxruntime as ort
 
 from traductor import bench
-from traductor.engine.bundle import Bundle
+from traductor.engine.bundle import load_bundle
 from traductor.engine.request import Request
 from traductor.engine.runner import ModelRunner
 from traductor.engine.scheduler import Scheduler
@@ -37,7 +37,7 @@ def main() -> None:
     shape = bench.parse_shape(args.shape)
     with tempfile.TemporaryDirectory() as tmp:
         path = bench.make_bundle(shape, args.quantize, Path(tmp) / "b")
-        bundle = Bundle(path, json.loads((path / "config.json").read_text()))
+        bundle = load_bundle(path, tokenizer=False)
         runner = ModelRunner(bundle, threads=args.threads, max_rows=args.batch)
         options = DecodingOptions(max_new_tokens=bench.NEW_TOKENS, min_new_tokens=bench.NEW_TOKENS)
 

@@ -168,7 +168,7 @@ def test_bundle_missing_a_file(tiny_bundle, tmp_path):
 
 def test_int8_export(tiny_bundles, tiny_bundle):
     """quantize="int8": the config says so, the graphs hold the batch-invariant integer products
-    (MatMulIntegerToFloat on rows quantized one by one, no per-tensor DynamicQuantize*) and are
+    (MatMulIntegerToFloat on activations quantized with constant scales, no DynamicQuantize*) and are
     smaller; tests/test_quantize.py checks every matrix and the translations."""
     out = tiny_bundles["int8"]
     assert json.loads((out / "config.json").read_text())["quantization"] == "int8"

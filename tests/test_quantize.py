@@ -1,6 +1,7 @@
 """Quantized exports (traductor_export/quantize.py): every weight matrix is quantized, the feed-
-forward's first one included, as one MatMulIntegerToFloat fed by activations quantized per row
-(batch-invariant, tests/test_determinism.py); the config names the precision; the bundle loads
+forward's first one included, as one MatMulIntegerToFloat fed by activations quantized with
+calibrated constant scales (batch-invariant: tests/test_determinism.py, tests/test_calibrate.py);
+the config names the precision; the bundle loads
 and translates close to fp32; the CLI and the bench offer the precisions the export makes."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def weight_products(path) -> dict[str, int]:
     for node in graph.node:
         if node.op_type in PRODUCTS and node.input[1] in weights:
             counts[node.op_type] = counts.get(node.op_type, 0) + 1
-            if node.op_type == "MatMulIntegerToFloat":  # 7-bit weights; a scale per row of activations
+            if node.op_type == "MatMulIntegerToFloat":  # 7-bit weights: exact integer products on AVX2
                 w = onnx.numpy_helper.to_array(next(t for t in graph.initializer if t.name == node.input[1]))
                 assert w.dtype == np.int8 and np.abs(w).max() <= 63, node.name
     return counts
@@ -36,8 +37,9 @@ def weight_products(path) -> dict[str, int]:
 def test_int8_export_quantizes_every_weight_matrix_and_translates(tiny_bundles, tiny_bundle):
     """Both graphs: no matrix product with a stored fp32 weight is left (issue 16: the optimizer
     once fused the feed-forward's first matrix with its ReLU into a FusedGemm that the quantizer
-    skipped), each is one MatMulIntegerToFloat of per-row int8 activations (issue 22: not the
-    per-tensor DynamicQuantizeMatMul); the config names the precision; the bundle translates close to the fp32
+    skipped), each is one MatMulIntegerToFloat of statically quantized int8 activations (issue 22:
+    not the per-tensor DynamicQuantizeMatMul, whose scale came from the whole batch); the config
+    names the precision; the bundle translates close to the fp32
     one on the synthetic task."""
     out = tiny_bundles["int8"]
     config = json.loads((out / "config.json").read_text())

@@ -14,7 +14,10 @@ from traductor.errors import require_torch
 
 # quantize.QUANTIZATIONS, repeated: that module needs onnx (tests/test_quantize.py checks they agree)
 QUANTIZE_CHOICES = ("int8",)
-QUANTIZE_HELP = "int8: each weight product in 8 bits, activations quantized per row (batch-invariant)"
+QUANTIZE_HELP = (
+    "int8: each weight product in 8 bits, activations quantized with scales calibrated on the parity "
+    "sources (batch-invariant)"
+)
 
 
 def register(sub) -> None:
@@ -23,7 +26,10 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--quantize", choices=QUANTIZE_CHOICES, help=QUANTIZE_HELP)
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
-    p.add_argument("--parity-tsv", help="check parity on the sources of this TSV (default: a built-in set)")
+    p.add_argument(
+        "--parity-tsv",
+        help="check parity, and calibrate int8, on the sources of this TSV (default: a built-in set)",
+    )
     p.add_argument("--memory", help="translation memory to bundle (memory.tsv from `traductor corpus`)")
     p.set_defaults(func=run)
 

@@ -4,7 +4,8 @@ load       the checkpoint directory (config.json, model.safetensors, tokenizer.m
 validate   config, finite weights, tokenizer and model agree
 export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
 optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
-quantize   optional: int8 matrix multiplications (quantize.py)
+quantize   optional: int8 matrix multiplications (quantize.py), with the activations' ranges
+           calibrated on the parity sources (calibrate.py)
 save       tokenizer, optional translation memory (--memory), config.json with dimensions, IO
            names, checksums
 prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails
@@ -34,9 +35,9 @@ from traductor.model.tokenizer import FILENAME as TOKENIZER_FILE
 from traductor.model.tokenizer import TokenizerConfig
 from traductor.model.transformer import Transformer
 
-from . import parity
+from . import calibrate, parity
 from .graphs import DecoderStepGraph, EncoderGraph, io_names
-from .quantize import UNFUSED_FOR_QUANTIZATION
+from .quantize import UNFUSED_FOR_QUANTIZATION, activations
 from .quantize import quantize as quantize_graph
 
 OPSET = 17
@@ -106,19 +107,35 @@ def optimize(src: Path, dst: Path, disabled: tuple[str, ...] = ()) -> None:
     ort.InferenceSession(str(src), opts, providers=["CPUExecutionProvider"], disabled_optimizers=list(disabled))
 
 
-def build_graphs(model: Transformer, out: Path, quantize: str | None = None, progress=print) -> dict:
-    """Export, check, optimize (and quantize) both graphs into `out`; returns the IO names."""
+def build_graphs(
+    model: Transformer,
+    out: Path,
+    quantize: str | None = None,
+    progress=print,
+    calibration: list[list[int]] | None = None,
+) -> dict:
+    """Export, check, optimize (and quantize) both graphs into `out`; returns the IO names.
+    Quantizing needs `calibration`: source token ids whose translation gives the activations'
+    ranges."""
     with tempfile.TemporaryDirectory(prefix="traductor-export-") as tmp:
         tmp = Path(tmp)
         progress("[3/6] export ONNX graphs")
         names = export_graphs(model, tmp)
-        progress("[4/6] optimize" + (f" + quantize {quantize}" if quantize else ""))
-        for g in GRAPHS:
-            if quantize:
-                optimize(tmp / g, tmp / f"opt-{g}", UNFUSED_FOR_QUANTIZATION)
-                quantize_graph(quantize, tmp / f"opt-{g}", out / g)
-            else:
+        if not quantize:
+            progress("[4/6] optimize")
+            for g in GRAPHS:
                 optimize(tmp / g, out / g)
+            return names
+        if not calibration:
+            raise ExportError(f"--quantize {quantize} needs calibration sources")
+        progress(f"[4/6] optimize, calibrate on {len(calibration)} sources, quantize {quantize}")
+        optimized = tuple(tmp / f"opt-{g}" for g in GRAPHS)
+        for g, path in zip(GRAPHS, optimized, strict=True):
+            optimize(tmp / g, path, UNFUSED_FOR_QUANTIZATION)
+        watched = tuple(activations(onnx.load(str(path)).graph) for path in optimized)
+        ranges = calibrate.activation_ranges(optimized, watched, names, model.cfg, calibration)
+        for g, path in zip(GRAPHS, optimized, strict=True):
+            quantize_graph(quantize, path, out / g, ranges)
     return names
 
 
@@ -224,7 +241,9 @@ def export_model(
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    names = build_graphs(model, staging, quantize, progress)
+    sentences = parity_sentences or parity.BUILTIN_SENTENCES
+    sources = [source.tokenizer.encode(s)[0][: model.cfg.max_len] for s in sentences]
+    names = build_graphs(model, staging, quantize, progress, calibration=sources)
     progress("[5/6] save")
     for name, path in source.files.items():
         shutil.copy(path, staging / name)
@@ -244,7 +263,6 @@ def export_model(
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     progress("[6/6] prove parity")
     translator = OnnxTranslator(load_bundle(staging))
-    sentences = parity_sentences or parity.BUILTIN_SENTENCES
     report = parity.check(model, source.tokenizer, translator, sentences, generation=source.generation)
     texts = report.pop("onnx_texts")
     config["parity"] = report

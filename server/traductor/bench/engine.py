@@ -92,7 +92,9 @@ def make_bundle(shape, quantize: str | None, out: Path, hf_dir: Path | None = No
             )
         ).eval()
     out.mkdir(parents=True, exist_ok=True)
-    names = build_graphs(model, out, quantize, progress=lambda *_: None)
+    # int8's activation ranges: calibrated on sources like the timed ones, but not those
+    calibration = anchor_sources(model.cfg, 64) if hf_dir is not None else sources(vocab, 64, seed=1)
+    names = build_graphs(model, out, quantize, progress=lambda *_: None, calibration=calibration)
     config = bundle_config(model, out, names, quantize, "random", dict(LEGACY_PAIR))
     (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
     return out
