@@ -202,7 +202,7 @@ VARIANTS = {
     "MatMulNBits 8-bit, block 32, accuracy 4": nbits(32, 4),
     "MatMulNBits 8-bit, block 128, accuracy 4": nbits(128, 4),
     "per-row int8 activations (row min..max), 7-bit weights per column, MatMulIntegerToFloat": rowwise,
-    "static int8 (calibrated per-tensor ranges), 7-bit weights per column, MatMulIntegerToFloat (now shipped)": static,
+    "static int8 (calibrated per-tensor ranges), 7-bit weights per matrix, MatMulIntegerToFloat (now shipped)": static,
 }
 
 

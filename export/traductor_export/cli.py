@@ -79,12 +79,21 @@ def register_import(sub) -> None:
         "a one-target OPUS-MT: the code calls are routed by (default: tokenizer_config.json's target_lang)",
     )
     p.add_argument("--force", action="store_true", help="overwrite an existing bundle")
+    p.add_argument(
+        "--parity-tsv",
+        help="check parity, and calibrate int8, on the sources of this TSV (default: a built-in set of "
+        "English messages; give sources in the model's language)",
+    )
     p.set_defaults(func=run_import)
 
 
 def run_import(args) -> None:
     require_torch("import", ("torch", "safetensors", "onnx", "transformers"))
+    from traductor.training.corpus import load_split
+
     from .importers import import_model
+
+    sentences = [p.source for p in load_split(Path(args.parity_tsv))] if args.parity_tsv else None
 
     config = import_model(
         Path(args.hf_dir),
@@ -95,6 +104,7 @@ def run_import(args) -> None:
         args.target,
         progress=lambda m: print(m, flush=True),
         source=args.source,
+        parity_sentences=sentences,
     )
     summary = {"bundle": args.out, "name": config["name"], "quantization": config["quantization"]}
     print(json.dumps({**summary, "languages": config["languages"], "parity": config["parity"]}, indent=2))

@@ -4,17 +4,18 @@ quantized graph out. Which precisions exist, and how each one is made, is here a
 int8   batch-invariant static int8 (StaticInt8): every activation that feeds a weight product is
        quantized to 8 bits with one fixed scale and zero point, taken from its range in a
        calibration run (calibrate.py: the fp32 graphs translating the export's parity sources);
-       weights to 7 bits with one scale per output column. Each MatMul/Gemm with a stored weight
+       weights to 7 bits with one scale per matrix. Each MatMul/Gemm with a stored weight
        becomes one ONNX `QuantizeLinear` (shared by the products that read the same activation)
        and one ONNX Runtime `com.microsoft.MatMulIntegerToFloat` with the bias inside: an exact
-       integer product scaled by the activation's and the column's scales. Every scale is a
+       integer product scaled by the activation's and the weights' scales. Every scale is a
        constant, so a row's result depends on that row alone, never on the other rows of the step
        or on the encoder's padding (the per-tensor dynamic int8 shipped before took its activation
        range from the whole batch; docs/determinism.md). A value outside the calibrated range is
        clipped to it. A MatMul's following `Add` of a constant bias is folded in.
 
 Tried and not kept (figures in docs/performance.md, "Batch-invariant int8 (issue 22)" and
-"Quantization levers (issue 16)"; the writers are in scripts/int8_variants.py): per-row dynamic
+"Quantization levers (issue 16)"; the writers are in scripts/int8_variants.py): one weight scale
+per output column (slower at batch 1 on the default model, chrF +0.06), per-row dynamic
 int8 (each row's own min..max: batch-invariant and as accurate, but 8 extra ops per activation,
 3 per product, and a per-row scale ONNX Runtime applies in a pass of its own: slower than fp32 at
 batch 8), per-tensor dynamic int8 (DynamicQuantizeMatMul; batch-dependent), 8-bit MatMulNBits at
@@ -93,12 +94,14 @@ def _bias(name: str, weights: dict, n: int) -> np.ndarray | None:
     return b.astype(np.float32) if b.shape == (n,) else None
 
 
-def column_int8(w: np.ndarray, levels: int = WEIGHT_LEVELS) -> tuple[np.ndarray, np.ndarray]:
-    """w (N, K) fp32 -> (K, N) int8 weights symmetric within +-levels, and the (N,) column scales."""
-    scales = np.abs(w).max(axis=1) / levels
-    scales[scales == 0] = 1.0
-    wq = np.clip(np.rint(w / scales[:, None]), -levels, levels).astype(np.int8)
-    return np.ascontiguousarray(wq.T), scales.astype(np.float32)
+def weight_int8(w: np.ndarray, levels: int = WEIGHT_LEVELS) -> tuple[np.ndarray, np.ndarray]:
+    """w (N, K) fp32 -> (K, N) int8 weights symmetric within +-levels, and their one scale.
+    One scale per matrix, not per column: ONNX Runtime then folds the product's scale into its
+    kernel, where a column's scale costs a pass of its own (at batch 1 on the default model, a
+    step took 25 to 40% longer with column scales; test-split chrF 64.69 against 64.75)."""
+    scale = float(np.abs(w).max()) / levels or 1.0
+    wq = np.clip(np.rint(w / scale), -levels, levels).astype(np.int8)
+    return np.ascontiguousarray(wq.T), np.array(scale, np.float32)
 
 
 def activation_qparams(low: float, high: float) -> tuple[float, int]:
@@ -110,7 +113,7 @@ def activation_qparams(low: float, high: float) -> tuple[float, int]:
 
 class StaticInt8:
     """Writes a product as static int8: QuantizeLinear(x, scale, zero point), once per activation,
-    then MatMulIntegerToFloat(x_u8, W_s8, scale, column scales, zero point, -, bias)."""
+    then MatMulIntegerToFloat(x_u8, W_s8, scale, weight scale, zero point, -, bias)."""
 
     def __init__(self, ranges: dict[str, tuple[float, float]]) -> None:
         self.ranges = ranges
@@ -131,12 +134,9 @@ class StaticInt8:
     def __call__(self, x: str, w: np.ndarray, bias: np.ndarray | None, out: str, base: str):
         nodes, inits = self._quantize(x) if x not in self.quantized else ([], [])
         u8, scale, zero_point = self.quantized[x]
-        wq, col_scales = column_int8(w)
-        inits += [
-            numpy_helper.from_array(wq, f"{base}_B"),
-            numpy_helper.from_array(col_scales, f"{base}_scales"),
-        ]
-        inputs = [u8, f"{base}_B", scale, f"{base}_scales", zero_point, ""]  # weights' zero point: 0
+        wq, w_scale = weight_int8(w)
+        inits += [numpy_helper.from_array(wq, f"{base}_B"), numpy_helper.from_array(w_scale, f"{base}_scale")]
+        inputs = [u8, f"{base}_B", scale, f"{base}_scale", zero_point, ""]  # weights' zero point: 0
         if bias is not None:
             inits.append(numpy_helper.from_array(bias, f"{base}_bias"))
             inputs.append(f"{base}_bias")
