@@ -1,11 +1,15 @@
-"""Where a decode step's time goes: ONNX Runtime's profiler over the engine's real decode loop.
+"""Where a decode step's time goes: the engine's real decode loop, timed, then profiled.
 
     python scripts/profile_step.py --shape 512,6,8,2048,32000 --batch 1 [--quantize int8]
+    python scripts/profile_step.py --bundle A --bundle B --batch 1 --batch 8 --no-spin --rounds 2
 
-Builds the random-weight bench model (as `traductor bench` does), runs the scheduler with
-profiling enabled in the decoder session, and prints, per ONNX op type, the share of the
-decoder's kernel time, plus the share of the whole step spent outside ONNX Runtime (Python:
-scheduling, cache writes, token choice).
+Runs the scheduler over `batch` random sources, exactly NEW_TOKENS new tokens each, on the
+random-weight bench model (as `traductor bench` builds it) or on exported bundles (`--bundle`,
+several to compare: they alternate, the order rotated every round). For each: the median wall
+time per decode step over --decodes timed decodes (encoder and Python included), then one decode
+with ONNX Runtime's profiler on the decoder session: per ONNX op type, its kernel time per step
+and node count (the profiler slows small ops: read the shares, not the absolute figures).
+`--no-spin` runs ONNX Runtime's threads without spinning, as `traductor serve` does.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -22,62 +27,77 @@ import onnxruntime as ort
 from traductor import bench
 from traductor.engine.bundle import load_bundle
 from traductor.engine.request import Request
-from traductor.engine.runner import ModelRunner
+from traductor.engine.runner import ModelRunner, session_options
 from traductor.engine.scheduler import Scheduler
 from traductor.options import DecodingOptions
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--shape", default="512,6,8,2048,32000")
-    p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--quantize", choices=["int8"])
-    p.add_argument("--threads", type=int, default=0)
-    args = p.parse_args()
-    shape = bench.parse_shape(args.shape)
+def decoder(runner: ModelRunner, batch: int):
+    """A function that decodes `batch` sources once and returns its wall seconds."""
+    options = DecodingOptions(max_new_tokens=bench.NEW_TOKENS, min_new_tokens=bench.NEW_TOKENS)
+    sources = bench.sources(runner.bundle.model.vocab_size, batch)
+
+    def decode() -> float:
+        s = Scheduler(runner, None, max_rows=batch, max_queue=batch)
+        for i, src in enumerate(sources):
+            s.submit(Request(str(i), src, [], options, lambda e: None, stream=False))
+        t0 = time.perf_counter()
+        while s.has_work():
+            s.step()
+        return time.perf_counter() - t0
+
+    return decode
+
+
+def measure(path: Path, batch: int, threads: int, spin: bool, decodes: int) -> str:
+    runner = ModelRunner(load_bundle(path, verify=False, tokenizer=False), threads, max_rows=batch, spin=spin)
+    decode = decoder(runner, batch)
+    decode()  # warm-up
+    step_ms = statistics.median(decode() for _ in range(decodes)) / bench.NEW_TOKENS * 1000
     with tempfile.TemporaryDirectory() as tmp:
-        path = bench.make_bundle(shape, args.quantize, Path(tmp) / "b")
-        bundle = load_bundle(path, tokenizer=False)
-        runner = ModelRunner(bundle, threads=args.threads, max_rows=args.batch)
-        options = DecodingOptions(max_new_tokens=bench.NEW_TOKENS, min_new_tokens=bench.NEW_TOKENS)
-
-        def decode() -> float:
-            s = Scheduler(runner, None, max_rows=args.batch, max_queue=args.batch)
-            for i, src in enumerate(bench.sources(shape[4], args.batch)):
-                s.submit(Request(str(i), src, [], options, lambda e: None, stream=False))
-            t0 = time.perf_counter()
-            while s.has_work():
-                s.step()
-            return time.perf_counter() - t0
-
-        decode()  # warm-up, unprofiled
-        opts = ort.SessionOptions()
+        opts = session_options(threads, spin)
         opts.enable_profiling = True
         opts.profile_file_prefix = str(Path(tmp) / "decoder")
-        opts.intra_op_num_threads = runner.decoder.get_session_options().intra_op_num_threads
         runner.decoder = ort.InferenceSession(str(path / "decoder.onnx"), opts, providers=["CPUExecutionProvider"])
         runner.binding = runner.decoder.io_binding()
         runner._bound.clear()
-        decode()  # warm-up of the profiled session
-        wall = decode()
+        decode()
         trace = json.loads(Path(runner.decoder.end_profiling()).read_text())
-    by_op: collections.Counter = collections.Counter()
-    runs = [e for e in trace if e.get("cat") == "Session" and e.get("name") == "model_run"]
+    runs = sum(1 for e in trace if e.get("cat") == "Session" and e.get("name") == "model_run")
+    kernel_us: collections.Counter = collections.Counter()
+    nodes: collections.Counter = collections.Counter()
     for e in trace:
         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
-            by_op[e["args"]["op_name"]] += e["dur"]
-    # The last decode's runs: one per step (33 steps: 32 tokens + the step that sees them out).
-    steps = bench.NEW_TOKENS
-    run_us = sum(e["dur"] for e in runs[-steps:])
-    kernel_total = sum(by_op.values())
-    print(
-        f"shape {args.shape}, batch {args.batch}, {args.quantize or 'fp32'}: {wall / steps * 1000:.2f} ms per step "
-        f"({args.batch * steps / wall:.0f} tokens/s); decoder session {run_us / steps / 1000:.2f} ms per step, "
-        f"outside the decoder session (encoder, Python) {max(wall * 1e6 - run_us, 0) / wall / 1e6:.0%}"
-    )
-    print("| op type | share of decoder kernel time |\n|---|---|")
-    for op, us in by_op.most_common(12):
-        print(f"| {op} | {us / kernel_total:.1%} |")
+            kernel_us[e["args"]["op_name"]] += e["dur"]
+            nodes[e["args"]["op_name"]] += 1
+    total = sum(kernel_us.values())
+    lines = [
+        f"{path.name}, batch {batch}: {step_ms:.3f} ms per step (median of {decodes} decodes), "
+        f"{sum(nodes.values()) / runs:.0f} decoder nodes per step",
+        "| op type | share of decoder kernel time | nodes per step |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {op} | {us / total:.1%} | {nodes[op] / runs:.0f} |" for op, us in kernel_us.most_common(10)]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--shape", default="512,6,8,2048,32000", help="the random model's shape (without --bundle)")
+    p.add_argument("--quantize", choices=["int8"], help="the random model's precision (without --bundle)")
+    p.add_argument("--bundle", type=Path, action="append", help="an exported bundle (repeat to compare)")
+    p.add_argument("--batch", type=int, action="append", help="rows decoded together (repeat; default 1)")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--no-spin", action="store_true", help="ONNX Runtime threads do not spin (as served)")
+    p.add_argument("--decodes", type=int, default=15, help="timed decodes per measurement")
+    p.add_argument("--rounds", type=int, default=1)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        bundles = args.bundle or [bench.make_bundle(bench.parse_shape(args.shape), args.quantize, Path(tmp) / "b")]
+        for r in range(args.rounds):
+            for path in bundles[r % len(bundles) :] + bundles[: r % len(bundles)]:
+                for batch in args.batch or [1]:
+                    print(f"round {r + 1}: " + measure(path, batch, args.threads, not args.no_spin, args.decodes))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ from ..model.config import ModelConfig
 FIXED_MODEL_FIELDS = ("pad_id", "unk_id", "bos_id", "eos_id")
 
 
+PRECISIONS = ("auto", "bf16", "fp32")  # the trainer's; train.uses_bf16 says what each means here
+
+
 @dataclass
 class TrainConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -28,7 +31,10 @@ class TrainConfig:
     seed: int = 1
     threads: int = 0  # per worker; 0: all cores, shared among the workers
     workers: int = 1  # data-parallel processes on the CPU (gradients averaged each update; see training/parallel.py)
-    precision: str = "bf16"  # "bf16": autocast matrix products to bfloat16 (weights stay fp32); "fp32"
+    # "bf16": autocast matrix products to bfloat16 (weights stay fp32); "fp32"; "auto": bf16 where the
+    # device computes it natively (a GPU, a CPU with AVX-512 BF16 or AMX), else fp32: on an AVX2 CPU
+    # bf16 is emulated, and an update took 95 s instead of 5 s (docs/model-card.md)
+    precision: str = "auto"
     init_from: str = ""  # a checkpoint to start from (its tokenizer, sizes and weights) instead of scratch
     device: str = "cpu"  # where the updates run: "cpu", or "cuda" / "cuda:N" on a machine with an NVIDIA GPU
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, train_sentencep
 from ..model.tokenizer import FILENAME as TOKENIZER_FILE
 from ..model.transformer import Transformer
 from ..model.translator import TorchTranslator
-from .config import TrainConfig
+from .config import PRECISIONS, TrainConfig
 from .corpus import CorpusError, languages, load_split
 from .evaluate import score
 from .parallel import Group, resolve_device, spawn
@@ -165,12 +166,28 @@ def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, ou
     return model, optimizer, progress
 
 
+def native_bf16(device_type: str) -> bool:
+    """Whether the device multiplies in bfloat16 natively: a GPU, or a CPU with AVX-512 BF16 or AMX
+    (torch's own probes; elsewhere its bf16 kernels emulate, far slower than fp32)."""
+    if device_type != "cpu":
+        return True
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(getattr(torch.cpu, name, lambda: False)() for name in probes)
+
+
+def uses_bf16(precision: str, device_type: str) -> bool:
+    """The training precision (config.py: "bf16", "fp32" or "auto") on this device: autocast or not."""
+    if precision not in PRECISIONS:
+        raise CommandError(f"precision {precision!r}: must be one of {', '.join(PRECISIONS)}")
+    return precision == "bf16" or (precision == "auto" and native_bf16(device_type))
+
+
 def train_step(model, optimizer, cfg: TrainConfig, batch, step: int) -> tuple[float, int]:
     """One update at the schedule's learning rate; (label-smoothed loss per token, target tokens)."""
     for group in optimizer.param_groups:
         group["lr"] = lr_at(step, cfg.model.d_model, cfg.warmup, cfg.lr_scale)
     device_type = next(model.parameters()).device.type
-    with torch.autocast(device_type, dtype=torch.bfloat16, enabled=cfg.precision == "bf16"):
+    with torch.autocast(device_type, dtype=torch.bfloat16, enabled=uses_bf16(cfg.precision, device_type)):
         loss, ntok = loss_on(model, batch, cfg.label_smoothing)
     optimizer.zero_grad(set_to_none=True)
     (loss / ntok).backward()
@@ -216,12 +233,16 @@ def evaluate_and_save(
 
 def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True, quiet: bool = False) -> dict:
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
-    resolve_device(cfg.device)
+    device = resolve_device(cfg.device)
+    bf16 = uses_bf16(cfg.precision, device.type)  # a wrong precision fails here, before any work
     for name in ("train.tsv", "dev.tsv"):
         if not (corpus_dir / name).is_file():
             raise CorpusError(f"{corpus_dir} has no {name}: make one with `traductor corpus --out {corpus_dir}`")
     if cfg.workers < 1 or (cfg.workers > 1 and cfg.device != "cpu"):
         raise CommandError(f"--workers {cfg.workers}: must be 1, or more on --device cpu (data-parallel CPU processes)")
+    if not quiet:
+        what = "bfloat16" if bf16 else "fp32"
+        print(f"precision {cfg.precision}: matrix products in {what} on {device}", file=sys.stderr, flush=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     if cfg.workers == 1:
         return train_in_group(corpus_dir, out_dir, cfg, resume, quiet)
