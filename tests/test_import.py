@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import grpc
+import onnx
 import pytest
 import sentencepiece as spm
 
@@ -300,6 +301,25 @@ def test_int8_import_stays_close(marian_dir, marian_bundle, tmp_path, capsys):
     same = sum(x == y for x, y in zip(a, b)) / len(a)
     assert same >= 0.7, (same, a, b)
     assert 0.5 <= config["parity"]["onnx_identical"] <= 1.0 and config["parity"]["max_abs_logit_diff"] > 0
+
+
+def test_int8_import_calibrates_on_the_given_sources(marian_dir, tmp_path, capsys):
+    """`--parity-tsv FILE` gives import the sentences of its parity check and of int8's
+    calibration (for a model whose source is not English): the report counts them, and the
+    activation scales differ from those calibrated on the built-in English sentences."""
+    tsv = tmp_path / "sources.tsv"
+    tsv.write_text("".join(f"{t}\t-\n" for t in TESTS[:5]), encoding="utf-8")
+    scales = {}
+    for name, extra in (("given", ["--parity-tsv", str(tsv)]), ("builtin", [])):
+        out = tmp_path / name
+        assert main(["import", str(marian_dir), "--out", str(out), "--quantize", "int8", *extra]) == 0
+        capsys.readouterr()
+        graph = onnx.load(str(out / "decoder.onnx")).graph
+        quantizers = {n.input[1] for n in graph.node if n.op_type == "QuantizeLinear"}
+        scales[name] = [float(onnx.numpy_helper.to_array(t)) for t in graph.initializer if t.name in quantizers]
+        if name == "given":
+            assert json.loads((out / "config.json").read_text())["parity"]["sentences"] == 5
+    assert len(scales["given"]) == len(scales["builtin"]) > 0 and scales["given"] != scales["builtin"]
 
 
 def test_import_refuses_unsupported_and_incomplete_checkpoints(marian_dir, tmp_path, capsys):
