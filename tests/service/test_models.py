@@ -310,3 +310,27 @@ def test_traductor_translate_to_picks_among_the_packaged_models(capsys, monkeypa
 
     assert main(["translate", "--to", "xx"]) == 2
     assert "no packaged model translates any->xx; the models are: en-es (en->es)" in capsys.readouterr().err
+
+
+def test_error_texts_name_a_bounded_number_of_pairs_and_models():
+    """A model with hundreds of pairs (NLLB) or a repository of many models is described in a short
+    text, with how many more there are: gRPC refuses an error text over 8 KB (a caller asking an
+    NLLB model for a target it lacks got RESOURCE_EXHAUSTED instead of NOT_FOUND, now and then)."""
+    from traductor.engine.bundle import DESCRIBED_MODELS, DESCRIBED_PAIRS, Languages, describe, describe_all
+
+    codes = [f"l{i:03d}_Latn" for i in range(300)]
+    pairs = [Languages("eng_Latn", c) for c in codes]
+    text = describe("nllb", pairs)
+    assert text.startswith("nllb (eng_Latn->l000_Latn, ") and text.endswith(
+        f", and {300 - DESCRIBED_PAIRS} more pairs)"
+    )
+    assert text.count("->") == DESCRIBED_PAIRS
+    assert describe("en-es", [Languages("en", "es")]) == "en-es (en->es)"
+    many = describe_all({f"m{i:02d}": pairs for i in range(40)})
+    assert many.endswith(f", and {40 - DESCRIBED_MODELS} more models")
+    assert many.count("(eng_Latn->l000_Latn") == DESCRIBED_MODELS
+    assert many.count("m") >= DESCRIBED_MODELS and len(many) < 4096
+    assert (
+        describe_all({"a": pairs[:1], "b": pairs[:2]})
+        == "a (eng_Latn->l000_Latn), b (eng_Latn->l000_Latn, eng_Latn->l001_Latn)"
+    )

@@ -60,9 +60,27 @@ class Languages:
         return (not source or self.source == source) and (not target or self.target == target)
 
 
+# Error messages name at most this many pairs of a model, and this many models: an NLLB model has
+# hundreds of pairs, and gRPC refuses an error text over 8 KB (the caller got RESOURCE_EXHAUSTED,
+# not NOT_FOUND). ListModels and /languages list everything.
+DESCRIBED_PAIRS = 8
+DESCRIBED_MODELS = 16
+
+
+def _and_more(items: list[str], limit: int, what: str) -> str:
+    more = len(items) - limit
+    return ", ".join(items[:limit]) + (f", and {more} more {what}" if more > 0 else "")
+
+
 def describe(name: str, pairs: list[Languages]) -> str:
-    """A model as error messages and logs name it: "en-es (en->es)"."""
-    return f"{name} ({', '.join(f'{p.source}->{p.target}' for p in pairs)})"
+    """A model as error messages and logs name it: "en-es (en->es)"; "nllb (eng_Latn->fra_Latn, ...,
+    and 196 more pairs)" past DESCRIBED_PAIRS."""
+    return f"{name} ({_and_more([f'{p.source}->{p.target}' for p in pairs], DESCRIBED_PAIRS, 'pairs')})"
+
+
+def describe_all(models: dict[str, list[Languages]]) -> str:
+    """Models (name -> pairs) as error messages list them, at most DESCRIBED_MODELS."""
+    return _and_more([describe(n, p) for n, p in models.items()], DESCRIBED_MODELS, "models")
 
 
 def choose(models: dict[str, list[Languages]], default: str, source: str = "", target: str = "") -> str:
@@ -318,7 +336,7 @@ def packaged_bundle(source: str = "", target: str = "") -> Path:
     pairs = {name: [read_config(path).languages] for name, path in paths.items()}
     name = choose(pairs, DEFAULT_MODEL, source, target)
     if not name:
-        served = ", ".join(describe(n, p) for n, p in pairs.items())
+        served = describe_all(pairs)
         pair = f"{source or 'any'}->{target or 'any'}"
         raise BundleError(f"no packaged model translates {pair}; the models are: {served}")
     return paths[name]

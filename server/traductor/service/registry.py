@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from ..engine.bundle import Bundle, Languages, choose, describe, load_bundle, scan, sha256
+from ..engine.bundle import Bundle, Languages, choose, describe, describe_all, load_bundle, scan, sha256
 from ..engine.process import EngineSpec
 from ..errors import BundleError, CommandError, EngineDown, ModelNotFound, TraductorError
 from ..options import Limits
@@ -248,7 +248,7 @@ class Registry:
         return self.models[self.default_name]
 
     def served(self) -> str:
-        return ", ".join(m.describe() for m in self)
+        return describe_all({m.name: m.languages for m in self})
 
     def get(self, name: str = "") -> Model:
         """The model named (empty: the default one); ModelNotFound names the models served."""
