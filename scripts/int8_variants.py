@@ -41,7 +41,6 @@ from traductor_export.quantize import (
     MS_DOMAIN,
     UNFUSED_FOR_QUANTIZATION,
     StaticInt8,
-    activations,
     replace_products,
 )
 
@@ -215,8 +214,7 @@ def build(model, root: Path) -> dict[str, Path]:
     for g in GRAPHS:
         optimize(raw / g, unfused / g, UNFUSED_FOR_QUANTIZATION)
     graphs = tuple(unfused / g for g in GRAPHS)
-    watched = tuple(activations(onnx.load(str(g)).graph) for g in graphs)
-    ranges = activation_ranges(graphs, watched, names, model.cfg, anchor_sources(model.cfg, 64))
+    ranges = activation_ranges(graphs, names, model.cfg, anchor_sources(model.cfg, 64))
     bundles = {}
     for i, (variant, make) in enumerate(VARIANTS.items()):
         out = root / f"v{i}"

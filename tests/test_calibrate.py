@@ -49,8 +49,8 @@ def test_ranges_are_the_texts_own_whatever_the_batch(tiny_graphs):
     alone, merged: padding positions and finished rows are left out."""
     paths, watched, names, model, sources = tiny_graphs
     assert len({len(s) for s in sources}) > 1
-    together = calibrate.activation_ranges(paths, watched, names, model.cfg, sources)
-    alone = [calibrate.activation_ranges(paths, watched, names, model.cfg, [s]) for s in sources]
+    together = calibrate.activation_ranges(paths, names, model.cfg, sources)
+    alone = [calibrate.activation_ranges(paths, names, model.cfg, [s]) for s in sources]
     assert set(together) == set(watched[0]) | set(watched[1])
     for x, (low, high) in together.items():
         assert low == pytest.approx(min(r[x][0] for r in alone), rel=1e-5, abs=1e-6), x
@@ -61,7 +61,7 @@ def test_ranges_are_the_texts_own_whatever_the_batch(tiny_graphs):
 def test_no_sources_is_an_error_naming_it(tiny_graphs, tmp_path):
     paths, watched, names, model, _ = tiny_graphs
     with pytest.raises(ValueError, match="calibration saw no value"):
-        calibrate.activation_ranges(paths, watched, names, model.cfg, [])
+        calibrate.activation_ranges(paths, names, model.cfg, [])
     with pytest.raises(ExportError, match="needs calibration sources"):
         build_graphs(model, tmp_path, "int8", progress=lambda *_: None, calibration=[])
 

@@ -205,15 +205,18 @@ def test_auto_precision_takes_bf16_only_where_the_device_has_it(monkeypatch):
 
     from traductor.errors import CommandError
     from traductor.training.config import TrainConfig
-    from traductor.training.train import uses_bf16
+    from traductor.training.train import native_bf16, uses_bf16
 
     assert TrainConfig().precision == "auto"
     for probe in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"):
         monkeypatch.setattr(torch.cpu, probe, lambda: False)
+    native_bf16.cache_clear()  # the probes are asked once per run; here they change
     assert not uses_bf16("auto", "cpu")
     assert uses_bf16("auto", "cuda")
     assert uses_bf16("bf16", "cpu") and not uses_bf16("fp32", "cuda")
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True)
+    native_bf16.cache_clear()
     assert uses_bf16("auto", "cpu")
     with pytest.raises(CommandError, match="auto, bf16, fp32"):
         uses_bf16("fp16", "cpu")
+    native_bf16.cache_clear()  # not this machine's answer: leave none behind

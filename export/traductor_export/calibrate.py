@@ -8,7 +8,8 @@ off the optimized fp32 graphs while they translate a few sources greedily.
 
 The result maps each activation (a tensor name in the graphs) to (lowest, highest) value seen.
 This module runs ONNX Runtime on the graphs as files: it knows the graphs' input and output
-names (the bundle's `io`) and the model's special ids, nothing of torch, tokenizers or bundles.
+names (the bundle's `io`), the model's special ids and which tensors int8 quantizes
+(quantize.activations), nothing of torch, tokenizers or bundles.
 """
 
 from __future__ import annotations
@@ -22,16 +23,20 @@ import onnxruntime as ort
 
 from traductor.model.config import ModelConfig
 
+from .quantize import activations
+
 BATCH = 32
 MAX_NEW_TOKENS = 64
 
 
-def _session(path: Path, extra_outputs: list[str]) -> ort.InferenceSession:
-    """`path` with `extra_outputs` (inner tensors) added to what it returns."""
+def _watching(path: Path) -> tuple[ort.InferenceSession, list[str]]:
+    """A session of the graph at `path` that also returns the tensors int8 quantizes in it
+    (quantize.activations), and their names."""
     model = onnx.load(str(path))
+    watched = activations(model.graph)
     have = {o.name for o in model.graph.output}
-    model.graph.output.extend(onnx.helper.make_empty_tensor_value_info(x) for x in extra_outputs if x not in have)
-    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    model.graph.output.extend(onnx.helper.make_empty_tensor_value_info(x) for x in watched if x not in have)
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]), watched
 
 
 class Ranges:
@@ -58,15 +63,15 @@ class Ranges:
 
 def activation_ranges(
     graphs: tuple[Path, Path],
-    watched: tuple[list[str], list[str]],
     io: dict,
     cfg: ModelConfig,
     sources: Sequence[Sequence[int]],
     max_new_tokens: int = MAX_NEW_TOKENS,
 ) -> dict[str, tuple[float, float]]:
-    """The (lowest, highest) value of every tensor in `watched` (the encoder's, the decoder's)
-    while the fp32 `graphs` (encoder, decoder) translate `sources` (token ids ending with EOS)."""
-    encoder, decoder = _session(graphs[0], watched[0]), _session(graphs[1], watched[1])
+    """The (lowest, highest) value of every tensor int8 quantizes in the fp32 `graphs` (encoder,
+    decoder) while they translate `sources` (token ids ending with EOS)."""
+    (encoder, enc_watched), (decoder, dec_watched) = _watching(graphs[0]), _watching(graphs[1])
+    watched = (enc_watched, dec_watched)
     enc_names = [o.name for o in encoder.get_outputs()]
     dec_names = [o.name for o in decoder.get_outputs()]
     past_names = io["decoder_inputs"][3 : 3 + 2 * cfg.n_decoder_layers]

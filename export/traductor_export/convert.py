@@ -37,7 +37,7 @@ from traductor.model.transformer import Transformer
 
 from . import calibrate, parity
 from .graphs import DecoderStepGraph, EncoderGraph, io_names
-from .quantize import UNFUSED_FOR_QUANTIZATION, activations
+from .quantize import UNFUSED_FOR_QUANTIZATION
 from .quantize import quantize as quantize_graph
 
 OPSET = 17
@@ -132,8 +132,7 @@ def build_graphs(
         optimized = tuple(tmp / f"opt-{g}" for g in GRAPHS)
         for g, path in zip(GRAPHS, optimized, strict=True):
             optimize(tmp / g, path, UNFUSED_FOR_QUANTIZATION)
-        watched = tuple(activations(onnx.load(str(path)).graph) for path in optimized)
-        ranges = calibrate.activation_ranges(optimized, watched, names, model.cfg, calibration)
+        ranges = calibrate.activation_ranges(optimized, names, model.cfg, calibration)
         for g, path in zip(GRAPHS, optimized, strict=True):
             quantize_graph(quantize, path, out / g, ranges)
     return names
@@ -242,8 +241,8 @@ def export_model(
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     sentences = parity_sentences or parity.BUILTIN_SENTENCES
-    sources = [source.tokenizer.encode(s)[0][: model.cfg.max_len] for s in sentences]
-    names = build_graphs(model, staging, quantize, progress, calibration=sources)
+    calibration = [source.tokenizer.encode(s)[0][: model.cfg.max_len] for s in sentences] if quantize else None
+    names = build_graphs(model, staging, quantize, progress, calibration=calibration)
     progress("[5/6] save")
     for name, path in source.files.items():
         shutil.copy(path, staging / name)

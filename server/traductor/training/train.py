@@ -13,6 +13,7 @@ end         history.json and training.png (train/dev loss and dev chrF against s
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 import sys
@@ -166,6 +167,7 @@ def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, ou
     return model, optimizer, progress
 
 
+@functools.cache  # asked at every update; the answer never changes in a run
 def native_bf16(device_type: str) -> bool:
     """Whether the device multiplies in bfloat16 natively: a GPU, or a CPU with AVX-512 BF16 or AMX
     (torch's own probes; elsewhere its bf16 kernels emulate, far slower than fp32)."""
