@@ -37,8 +37,9 @@ def decoder(runner: ModelRunner, batch: int):
     options = DecodingOptions(max_new_tokens=bench.NEW_TOKENS, min_new_tokens=bench.NEW_TOKENS)
     sources = bench.sources(runner.bundle.model.vocab_size, batch)
 
+    s = Scheduler(runner, None, max_rows=batch, max_queue=batch)  # kept, as a server keeps it
+
     def decode() -> float:
-        s = Scheduler(runner, None, max_rows=batch, max_queue=batch)
         for i, src in enumerate(sources):
             s.submit(Request(str(i), src, [], options, lambda e: None, stream=False))
         t0 = time.perf_counter()

@@ -158,6 +158,27 @@ def test_shrinks_back_when_empty():
     assert (cache.rows, cache.T, cache.N) == (0, MIN_T, MIN_N)
 
 
+def test_memory_is_kept_and_cleared_when_the_batch_empties_and_grows_again():
+    """The second fill of an emptied cache lands in the memory of the first (nothing allocated
+    again), and a new row sees none of the old rows' data: zeros, padding past its source."""
+    cache = KVCache(L, H, DK, max_rows=2)
+    seen = []
+    for value in (1.0, 2.0):
+        cache.add_rows(*cross_for([value, value], 40), [1, 1])
+        assert np.all(cache.self_kv == 0) and np.all(cache.cross_kv[:, :, :, 40:] == 0)
+        assert cache.padding[:, 39:].all() and not cache.padding[:, :39].any()
+        write_self(cache, {0: value, 1: value}, position=0)
+        write_self(cache, {0: value, 1: value}, position=MIN_T + 3)
+        assert np.all(cache.self_kv[:, :, :, 1 : MIN_T + 3] == 0)
+        buffers = (cache.self_kv, cache.cross_kv, cache.padding)
+        if value == 1.0:
+            seen = buffers
+        else:
+            assert all(np.shares_memory(new, old) for new, old in zip(buffers, seen, strict=True))
+        cache.remove_rows([0, 1])
+        assert (cache.T, cache.N) == (MIN_T, MIN_N) and np.all(cache.self_kv == 0)
+
+
 def test_reorder_gathers_self_attention_rows():
     """Beam reorder: rows[i] takes sources[i]'s self-attention cache (sources read before any write)."""
     cache = KVCache(L, H, DK, max_rows=4)
