@@ -6,11 +6,13 @@
 #   scripts/compare_bundles.sh OLD_BUNDLE NEW_BUNDLE MESSAGES_FILE [ROUNDS] [SECONDS] [STREAM_FRACTION]
 # MESSAGES_FILE: one message per line (e.g. `cut -f1 test.tsv | head -300`). Prints one line per run:
 # label, concurrency, output tokens/s, p50 and p99 latency in ms, calls OK, errors.
+# OLD_ENV / NEW_ENV: settings for one side's server, e.g. NEW_ENV=TRADUCTOR_SPIN=1 with the same
+# bundle twice compares `serve` without and with spinning threads.
 set -euo pipefail
 old=$1; new=$2; messages=$3; rounds=${4:-3}; seconds=${5:-15}; fraction=${6:-1}
 port=50098
-run() {  # label bundle
-  traductor serve --model "$2" --no-memory --host 127.0.0.1 --port $port --metrics-port 0 --log-level WARNING &
+run() {  # label bundle [VAR=value ...]
+  env "${@:3}" traductor serve --model "$2" --no-memory --host 127.0.0.1 --port $port --metrics-port 0 --log-level WARNING &
   local pid=$!
   for _ in $(seq 1 120); do traductor-client --target 127.0.0.1:$port health >/dev/null 2>&1 && break; sleep 0.5; done
   traductor-client --target 127.0.0.1:$port loadtest --concurrency 1,64 --duration "$seconds" --warmup 3 \
@@ -25,6 +27,6 @@ for level in json.load(open(sys.argv[2]))["levels"]:
 PY
 }
 for r in $(seq 1 "$rounds"); do
-  if (( r % 2 )); then run "old-$r" "$old"; run "new-$r" "$new"
-  else run "new-$r" "$new"; run "old-$r" "$old"; fi
+  if (( r % 2 )); then run "old-$r" "$old" ${OLD_ENV:-}; run "new-$r" "$new" ${NEW_ENV:-}
+  else run "new-$r" "$new" ${NEW_ENV:-}; run "old-$r" "$old" ${OLD_ENV:-}; fi
 done

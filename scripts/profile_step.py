@@ -6,7 +6,8 @@
 Runs the scheduler over `batch` random sources, exactly NEW_TOKENS new tokens each, on the
 random-weight bench model (as `traductor bench` builds it) or on exported bundles (`--bundle`,
 several to compare: they alternate, the order rotated every round). For each: the median wall
-time per decode step over --decodes timed decodes (encoder and Python included), then one decode
+time per decode step over --decodes timed decodes (encoder and Python included) and how it splits
+between the decoder's runs, the encoder's and the rest, then one decode
 with ONNX Runtime's profiler on the decoder session: per ONNX op type, its kernel time per step
 and node count (the profiler slows small ops: read the shares, not the absolute figures).
 `--no-spin` runs ONNX Runtime's threads without spinning, as `traductor serve` does.
@@ -50,11 +51,33 @@ def decoder(runner: ModelRunner, batch: int):
     return decode
 
 
+class Split:
+    """Seconds spent in the runner's decoder and encoder runs (the rest of a step is Python)."""
+
+    def __init__(self, runner: ModelRunner):
+        self.seconds = {"decoder": 0.0, "encoder": 0.0}
+        runner.step, runner.encode = self.timed("decoder", runner.step), self.timed("encoder", runner.encode)
+
+    def timed(self, name: str, run):
+        def wrapper(*args):
+            t0 = time.perf_counter()
+            try:
+                return run(*args)
+            finally:
+                self.seconds[name] += time.perf_counter() - t0
+
+        return wrapper
+
+
 def measure(path: Path, batch: int, threads: int, spin: bool, decodes: int) -> str:
     runner = ModelRunner(load_bundle(path, verify=False, tokenizer=False), threads, max_rows=batch, spin=spin)
     decode = decoder(runner, batch)
     decode()  # warm-up
-    step_ms = statistics.median(decode() for _ in range(decodes)) / bench.NEW_TOKENS * 1000
+    split = Split(runner)
+    times = [decode() for _ in range(decodes)]
+    step_ms = statistics.median(times) / bench.NEW_TOKENS * 1000
+    per_step = {k: v / (decodes * bench.NEW_TOKENS) * 1000 for k, v in split.seconds.items()}
+    rest = sum(times) / (decodes * bench.NEW_TOKENS) * 1000 - sum(per_step.values())
     with tempfile.TemporaryDirectory() as tmp:
         opts = session_options(threads, spin)
         opts.enable_profiling = True
@@ -74,7 +97,8 @@ def measure(path: Path, batch: int, threads: int, spin: bool, decodes: int) -> s
     total = sum(kernel_us.values())
     lines = [
         f"{path.name}, batch {batch}: {step_ms:.3f} ms per step (median of {decodes} decodes), "
-        f"{sum(nodes.values()) / runs:.0f} decoder nodes per step",
+        f"{sum(nodes.values()) / runs:.0f} decoder nodes per step; mean ms per step: decoder run "
+        f"{per_step['decoder']:.2f}, encoder {per_step['encoder']:.2f}, the rest (Python) {rest:.2f}",
         "| op type | share of decoder kernel time | nodes per step |",
         "|---|---|---|",
     ]
