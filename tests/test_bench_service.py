@@ -128,3 +128,44 @@ def test_bench_bad_input_is_one_line(tmp_path, capsys):
     (tmp_path / "blank.txt").write_text("\n \n")
     run_error(["bench", "--service", "1", "--service-input", str(tmp_path / "blank.txt")], capsys, "blank.txt")
     run_error(["bench", "--service", "1", "--service-input", str(tmp_path / "nope.txt")], capsys, "nope.txt")
+    run_error(["bench", "--rounds", "2"], capsys, "--rounds", "--anchors")
+    run_error(["bench", "--anchors", "--rounds", "0"], capsys, "--rounds")
+
+
+def test_bench_rounds_alternate_and_ratios_are_taken_within_a_round(monkeypatch, tmp_path):
+    """--rounds 3 with anchors: traductor and the anchors are timed three times, the first of the
+    two alternating; the tables show each point's median, and a ratio divides traductor by the best
+    anchor of the same precision *in the same round* before the median is taken."""
+    import traductor.bench as bench
+
+    calls = []
+    ours = iter([{"1": 100.0}, {"1": 50.0}, {"1": 90.0}])  # fp32 at batch 1, rounds 1..3
+    theirs = iter([80.0, 50.0, 60.0])  # the best fp32 anchor in the same rounds
+
+    def run_engine(model_dir, batches, runs, threads):
+        calls.append("traductor")
+        return next(ours)
+
+    def run_anchors(shape, batches, runs, threads, anchors_dir):
+        calls.append("anchors")
+        best = next(theirs)
+        return {
+            "ctranslate2": {"results": {"fp32": {"1": best}}},
+            "pytorch": {"results": {"fp32": {"1": best / 2}}},
+            "optimum": {"error": "not installed"},
+        }
+
+    monkeypatch.setattr(bench, "run_engine", run_engine)
+    monkeypatch.setattr(bench, "run_anchors", run_anchors)
+    monkeypatch.setattr(bench, "anchor_model", lambda *a: tmp_path)
+    monkeypatch.setattr(bench, "_models", lambda *a: iter([("fp32", tmp_path)]))
+    report = bench.bench((8, 1, 1, 8, 16), [1], 1, 1, ["fp32"], tmp_path, progress=lambda m: None, rounds=3)
+    assert calls == ["traductor", "anchors", "anchors", "traductor", "traductor", "anchors"]
+    assert report["traductor"] == {"fp32": {"1": 90.0}}  # median of 100, 50, 90
+    assert report["anchors"]["ctranslate2"]["results"] == {"fp32": {"1": 60.0}}
+    assert report["anchors"]["optimum"] == {"error": "not installed"}
+    # per round 100/80, 50/50, 90/60: median 1.25, not 90/60 = 1.5 from the medians
+    assert report["ratios"] == {"fp32": {"1": {"rounds": [1.25, 1.0, 1.5], "median": 1.25}}}
+    from traductor.bench.report import ratio_table
+
+    assert "**x1.25** (1.25, 1.00, 1.50)" in ratio_table(report)

@@ -42,7 +42,7 @@ from .engine import (  # noqa: F401  (make_bundle, sources: also used by scripts
     run_engine,
     sources,
 )
-from .report import machine
+from .report import machine, median_anchors, median_results, ratios
 
 DEFAULT_SHAPE = "512,6,8,2048,32000"  # the opus-mt size
 DEFAULT_PRECISIONS = "fp32,int8"
@@ -86,17 +86,33 @@ def bench(
     bundle=None,
     service_input: Path | None = None,
     service_engine: str = "process",
+    rounds: int = 1,
 ) -> dict:
     """The whole run. `bundle` (an opened engine Bundle) replaces `shape` and `precisions`: the
-    engine and the service then run that model at its own precision."""
-    ours: dict[str, dict] = {}
+    engine and the service then run that model at its own precision.
+
+    With anchors, `rounds` repeats the timing of traductor and of the anchors, alternating which
+    goes first, so that a ratio compares engines timed minutes apart at most; the tables show the
+    median of the rounds and report.ratio_table the median of the per-round ratios."""
     service = None
+    timed: list[dict] = []  # per round: {"traductor": {...}, "anchors": {...}}
     with tempfile.TemporaryDirectory(prefix="traductor-bench-") as tmp:
         hf_dir = anchor_model(anchors, shape, progress) if anchors is not None and bundle is None else None
-        for precision, model_dir in _models(shape, precisions, bundle, Path(tmp), progress, hf_dir):
-            progress(f"traductor {precision}: run batches {batches}")
-            ours[precision] = run_engine(model_dir, batches, runs, threads)
+        models = list(_models(shape, precisions, bundle, Path(tmp), progress, hf_dir))
+        for r in range(rounds if anchors else 1):
+            this: dict = {}
+            for part in ("traductor", "anchors") if r % 2 == 0 else ("anchors", "traductor"):
+                if part == "anchors" and anchors:
+                    progress(f"round {r + 1}: anchors: CTranslate2, Optimum ONNX Runtime, PyTorch generate")
+                    this["anchors"] = run_anchors(shape, batches, runs, threads, anchors)
+                elif part == "traductor":
+                    this["traductor"] = {}
+                    for precision, model_dir in models:
+                        progress(f"round {r + 1}: traductor {precision}: run batches {batches}")
+                        this["traductor"][precision] = run_engine(model_dir, batches, runs, threads)
+            timed.append(this)
             if service_levels and service is None:
+                precision, model_dir = models[0]
                 levels, seconds = service_levels, service_seconds
                 service = _service(
                     model_dir, precision, levels, seconds, threads, service_input, progress, service_engine
@@ -106,15 +122,17 @@ def bench(
         "source_length": SOURCE_LENGTH,
         "new_tokens": NEW_TOKENS,
         "runs": runs,
+        "rounds": len(timed),
         "threads": threads,
         "machine": machine(),
-        "traductor": ours,
+        "traductor": median_results([t["traductor"] for t in timed]),
     }
     if service:
         report["service"] = service
     if anchors:
-        progress("anchors: CTranslate2, Optimum ONNX Runtime, PyTorch generate")
-        report["anchors"] = run_anchors(shape, batches, runs, threads, anchors)
+        report["anchors"] = median_anchors([t["anchors"] for t in timed])
+        report["ratios"] = ratios(timed)
+        report["per_round"] = timed
     return report
 
 
@@ -193,6 +211,13 @@ def register(sub) -> None:
     p.add_argument("--batches", default="1,8,32")
     p.add_argument("--runs", type=int, default=3, help="timed runs per point (median reported), after one warm-up")
     p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with --anchors: time traductor and the anchors this many times, alternating which goes first; "
+        "tables show medians, ratios are the median of each round's ratio",
+    )
+    p.add_argument(
         "--threads", type=int, default=os.cpu_count() or 1, help="threads for every engine (default: all cores)"
     )
     p.add_argument(
@@ -248,8 +273,10 @@ def _plan(args) -> dict:
     precisions = [p for p in (args.precisions or DEFAULT_PRECISIONS).split(",") if p]
     if not set(precisions) <= set(PRECISIONS) or not precisions:
         raise CommandError(f"--precisions takes some of {', '.join(PRECISIONS)}, got {args.precisions!r}")
-    if args.runs < 1 or args.threads < 1 or args.service_seconds <= 0:
-        raise CommandError("--runs and --threads must be at least 1, --service-seconds positive")
+    if args.runs < 1 or args.rounds < 1 or args.threads < 1 or args.service_seconds <= 0:
+        raise CommandError("--runs, --rounds and --threads must be at least 1, --service-seconds positive")
+    if args.rounds > 1 and not args.anchors:
+        raise CommandError("--rounds alternates traductor with the anchors: give --anchors too")
     if levels and shape and shape[4] < (vocab := _default_tokenizer_size()):
         raise CommandError(
             f"--service on random weights sends the default tokenizer's ids: --shape needs vocab >= {vocab}"
@@ -262,6 +289,7 @@ def _plan(args) -> dict:
         shape=shape,
         batches=batches,
         runs=args.runs,
+        rounds=args.rounds,
         threads=args.threads,
         precisions=precisions,
         anchors=args.anchors_dir.resolve() if args.anchors else None,
@@ -292,9 +320,10 @@ def _positive_ints(text: str, flag: str) -> list[int]:
 def run(args) -> None:
     report = bench(**_plan(args), progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     report["command"] = "traductor " + " ".join(args.argv)
-    from .report import service_table, table, write
+    from .report import ratio_table, service_table, table, write
 
     print(table(report))
+    print(ratio_table(report))
     print(service_table(report))
     if args.out:
         write(report, Path(args.out))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import statistics
 from pathlib import Path
 
 ANCHOR_NAMES = {"pytorch": "PyTorch generate", "optimum": "Optimum ONNX Runtime", "ctranslate2": "CTranslate2"}
@@ -33,6 +34,68 @@ def machine() -> dict:
         "python": platform.python_version(),
         "onnxruntime": onnxruntime.__version__,
     }
+
+
+def median_results(rounds: list[dict]) -> dict:
+    """{precision: {batch: tokens/s}} of several rounds -> the median of each point."""
+    points = {(p, b) for r in rounds for p, by_batch in r.items() for b in by_batch}
+    out: dict[str, dict] = {}
+    for p, b in sorted(points, key=lambda pb: (pb[0], int(pb[1]))):
+        out.setdefault(p, {})[b] = statistics.median(r[p][b] for r in rounds if b in r.get(p, {}))
+    return out
+
+
+def median_anchors(rounds: list[dict]) -> dict:
+    """The anchors' reports of several rounds -> the last round's, each engine's results replaced by
+    their medians over the rounds it ran in (an engine that failed in every round keeps its error)."""
+    merged = dict(rounds[-1])
+    for name in {n for r in rounds for n in r}:
+        ran = [r[name] for r in rounds if isinstance(r.get(name), dict) and "results" in r[name]]
+        if ran:
+            merged[name] = {**ran[-1], "results": median_results([e["results"] for e in ran])}
+    return merged
+
+
+def ratios(rounds: list[dict]) -> dict:
+    """{precision: {batch: {"rounds": [...], "median": m}}}: per round, traductor's tokens/s over the
+    best anchor's at the same precision and batch, timed in that round; their median."""
+    per_point: dict[tuple[str, str], list[float]] = {}
+    for r in rounds:
+        for precision, by_batch in r["traductor"].items():
+            for b, ours in by_batch.items():
+                theirs = [
+                    e["results"][precision][b]
+                    for e in r.get("anchors", {}).values()
+                    if isinstance(e, dict) and b in e.get("results", {}).get(precision, {})
+                ]
+                if theirs and max(theirs) > 0:
+                    per_point.setdefault((precision, b), []).append(round(ours / max(theirs), 3))
+    out: dict[str, dict] = {}
+    for (precision, b), values in per_point.items():
+        out.setdefault(precision, {})[b] = {"rounds": values, "median": round(statistics.median(values), 3)}
+    return out
+
+
+def ratio_table(report: dict) -> str:
+    """traductor against the best anchor of its precision, per batch: the median ratio of the
+    rounds, then each round's."""
+    if not report.get("ratios"):
+        return ""
+    batches = sorted({b for by_batch in report["ratios"].values() for b in by_batch}, key=int)
+    lines = [
+        "| traductor / best anchor | " + " | ".join(f"batch {b}" for b in batches) + " |",
+        "|---" * (len(batches) + 1) + "|",
+    ]
+    for precision, by_batch in report["ratios"].items():
+        cells = []
+        for b in batches:
+            if b not in by_batch:
+                cells.append("-")
+                continue
+            each = ", ".join(f"{v:.2f}" for v in by_batch[b]["rounds"])
+            cells.append(f"**x{by_batch[b]['median']:.2f}**" + (f" ({each})" if len(by_batch[b]["rounds"]) > 1 else ""))
+        lines.append(f"| {precision} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def rows(report: dict) -> list[tuple[str, dict]]:
@@ -125,13 +188,22 @@ def write(report: dict, out: Path) -> None:
     m = report["machine"]
     text = [
         f"{subject(report)}, source length {report['source_length']}, exactly {report['new_tokens']} new tokens, "
-        f"greedy; output tokens/s, median of {report['runs']} runs after a warm-up; {report['threads']} threads.",
+        f"greedy; output tokens/s, median of {report['runs']} runs after a warm-up"
+        + (f", then the median of {report['rounds']} rounds" if report.get("rounds", 1) > 1 else "")
+        + f"; {report['threads']} threads.",
         f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ONNX Runtime {m['onnxruntime']}.",
         f"Command: `{report.get('command', 'traductor bench')}`",
         "",
         table(report),
         "",
     ]
+    if report.get("ratios"):
+        text += [
+            "traductor against the best anchor of the same precision (median of the rounds' ratios; each round's):",
+            "",
+            ratio_table(report),
+            "",
+        ]
     if report.get("service"):
         text += [_service_setup(report), "", service_table(report), ""]
     (out / "bench.md").write_text("\n".join(text))
