@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 
+from traductor.engine import cache as cache_module
 from traductor.engine.cache import MIN_N, MIN_T, KVCache
 
 L, H, DK = 2, 2, 3
@@ -177,6 +178,22 @@ def test_memory_is_kept_and_cleared_when_the_batch_empties_and_grows_again():
             assert all(np.shares_memory(new, old) for new, old in zip(buffers, seen, strict=True))
         cache.remove_rows([0, 1])
         assert (cache.T, cache.N) == (MIN_T, MIN_N) and np.all(cache.self_kv == 0)
+
+
+def test_memory_over_the_keep_limit_is_given_back_when_the_batch_empties(monkeypatch):
+    """A buffer grown past KEEP_BYTES is not kept once the batch empties (a long burst must not
+    hold twice its largest buffer for good); one under it is."""
+    cache = KVCache(L, H, DK, max_rows=2)
+    cache.add_rows(*cross_for([1.0], 3), [1])
+    cache.ensure_positions(200)  # self K/V: 2L x 2 rows x H x 256 positions x DK floats
+    big, small_cross = cache.self_kv, cache.cross_kv
+    monkeypatch.setattr(cache_module, "KEEP_BYTES", small_cross.nbytes)
+    assert big.nbytes > small_cross.nbytes
+    cache.remove_rows([0])
+    cache.add_rows(*cross_for([2.0], 3), [1])
+    cache.ensure_positions(200)
+    assert not np.shares_memory(cache.self_kv, big)
+    assert np.shares_memory(cache.cross_kv, small_cross) and row_value(cache, 0) == 2.0
 
 
 def test_reorder_gathers_self_attention_rows():

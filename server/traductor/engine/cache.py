@@ -15,9 +15,10 @@ pack stays dense; beam search reorders rows with one gather. T and N double when
 sequence arrives and go back to their minimum when the batch empties, so attention runs over a
 window that fits the batch rather than over the maximum length.
 
-The memory under the buffers is kept (two arenas per buffer, see `_Arena`): a buffer of tens of
-megabytes freed and allocated again would fault every page in again, which on a virtual machine
-cost more than the copy itself (at batch 32 of the bench's model, 3 to 4 ms per step).
+The memory under the buffers is kept (two arenas per buffer, up to KEEP_BYTES each once the batch
+empties, see `_Arena`): a buffer of tens of megabytes freed and allocated again would fault
+every page in again, which on a virtual machine cost more than the copy itself (at batch 32 of
+the bench's model, 3 to 4 ms per step).
 """
 
 from __future__ import annotations
@@ -28,19 +29,29 @@ MIN_T = 16
 MIN_N = 16
 
 
+KEEP_BYTES = 32 << 20  # a memory larger than this is given back when the batch empties
+
+
 class _Arena:
     """Memory for one buffer, kept between shapes: an array of a given shape is a C-contiguous
-    view of the first elements of one of two memories, which only ever grow.
+    view of the first elements of one of two memories, which only grow while rows are in use.
 
     Two, because growing copies the array in one memory into a larger array in the other; a
-    fresh array (the batch emptied) takes the smaller one, leaving the larger to grow into."""
+    fresh array (the batch emptied) takes the smaller one that fits, leaving the larger to grow
+    into. When the batch empties, a memory over KEEP_BYTES is given back: both memories kept at
+    the size of a long burst would hold twice the largest buffer for good (a server with 64 rows
+    of 256 positions), where the growth alone held one and a half while it lasted."""
 
     def __init__(self, dtype):
         self.memory = [np.empty(0, dtype), np.empty(0, dtype)]
 
     def array(self, shape: tuple[int, ...], fill) -> np.ndarray:
-        """An array of `shape` filled with `fill`."""
-        return self._take(int(self.memory[1].size < self.memory[0].size), shape, fill)
+        """A fresh array of `shape`, every element `fill` (nothing of earlier arrays shows)."""
+        self.memory = [m if m.nbytes <= KEEP_BYTES else np.empty(0, m.dtype) for m in self.memory]
+        size = int(np.prod(shape))
+        fits = [i for i in (0, 1) if self.memory[i].size >= size]
+        smaller = int(self.memory[1].size < self.memory[0].size)
+        return self._take(min(fits, key=lambda i: self.memory[i].size) if fits else smaller, shape, fill)
 
     def grow(self, array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
         """`array` (in one memory) widened to `size` along `axis` (new entries `fill`), in the other."""
