@@ -248,3 +248,16 @@ def test_translation_ends_only_with_every_source_placeholder(reference, engine):
     for src, out in zip(sources, greedy(model, sources, MAX_NEW, placeholder_ids=ph)):
         needed, got = Counter(t for t in src if t in ph), Counter(t for t in out if t in ph)
         assert got <= needed and (out[-1] != 3 or got == needed)
+
+
+def test_sessions_stop_spinning_when_a_run_returns():
+    """Both sessions of a runner stop their workers' spinning when a run returns, spinning or not
+    within runs: otherwise the encoder's pool spins through the decoder's steps (on 2 cores, batch
+    1 lost 30% of its tokens/s; docs/performance.md). The effect is a timing, so the setting is
+    what this checks."""
+    from traductor.engine.runner import session_options
+
+    for spin in (True, False):
+        opts = session_options(2, spin)
+        assert opts.get_session_config_entry("session.force_spinning_stop") == "1"
+        assert opts.get_session_config_entry("session.intra_op.allow_spinning") == ("1" if spin else "0")

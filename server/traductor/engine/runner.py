@@ -26,7 +26,8 @@ def session_options(threads: int, spin: bool = True) -> ort.SessionOptions:
     run returns, until its next run. The encoder runs once per admitted batch, so its workers
     would spin through every decoder step that follows, and the decoder's through every encoder
     run: three busy threads on two cores. `force_spinning_stop` ends the spinning when a run
-    returns (docs/performance.md, "Thread pools": x1.4 tokens/s at batch 1 on 2 cores)."""
+    returns (docs/performance.md, "Thread pools and the cache's memory": x1.4 tokens/s at batch 1 on
+    2 cores)."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads or os.cpu_count() or 1
     opts.inter_op_num_threads = 1
