@@ -57,18 +57,21 @@ class _Arena:
         """`array` (in one memory) widened to `size` along `axis` (new entries `fill`), in the other."""
         shape = list(array.shape)
         shape[axis] = size
-        out = self._take(0 if np.may_share_memory(array, self.memory[1]) else 1, tuple(shape), fill)
-        index = [slice(None)] * array.ndim
-        index[axis] = slice(0, array.shape[axis])
-        out[tuple(index)] = array
+        out = self._take(0 if np.may_share_memory(array, self.memory[1]) else 1, tuple(shape))
+        old, new = [slice(None)] * array.ndim, [slice(None)] * array.ndim
+        old[axis], new[axis] = slice(0, array.shape[axis]), slice(array.shape[axis], None)
+        out[tuple(old)] = array
+        out[tuple(new)] = fill
         return out
 
-    def _take(self, i: int, shape: tuple[int, ...], fill) -> np.ndarray:
+    def _take(self, i: int, shape: tuple[int, ...], fill=None) -> np.ndarray:
+        """An array of `shape` over memory i (grown if too small), filled with `fill` if given."""
         size = int(np.prod(shape))
         if size > self.memory[i].size:
             self.memory[i] = np.empty(size, self.memory[i].dtype)
         out = self.memory[i][:size].reshape(shape)
-        out.fill(fill)
+        if fill is not None:
+            out.fill(fill)
         return out
 
 
