@@ -2,6 +2,7 @@
 
     python scripts/profile_step.py --shape 512,6,8,2048,32000 --batch 1 [--quantize int8]
     python scripts/profile_step.py --bundle A --bundle B --batch 1 --batch 8 --no-spin --rounds 2
+    python scripts/profile_step.py --bundle A --bundle B --batch 1 --pairs 40
 
 Runs the scheduler over `batch` random sources, exactly NEW_TOKENS new tokens each, on the
 random-weight bench model (as `traductor bench` builds it) or on exported bundles (`--bundle`,
@@ -11,6 +12,12 @@ between the decoder's runs, the encoder's and the rest, then one decode
 with ONNX Runtime's profiler on the decoder session: per ONNX op type, its kernel time per step
 and node count (the profiler slows small ops: read the shares, not the absolute figures).
 `--no-spin` runs ONNX Runtime's threads without spinning, as `traductor serve` does.
+
+`--pairs N` compares two bundles more finely on a noisy machine: both are loaded in one process
+and their decodes alternate one by one (A B B A A B ...), N pairs per batch size; it prints each
+one's median step time and the median of the per-pair ratios A/B (above 1: B is faster). The
+machine's speed drifts over seconds, so a ratio of neighbouring decodes sees much less of that
+drift than medians taken a minute apart.
 """
 
 from __future__ import annotations
@@ -106,6 +113,27 @@ def measure(path: Path, batch: int, threads: int, spin: bool, decodes: int) -> s
     return "\n".join(lines)
 
 
+def paired(paths: list[Path], batch: int, threads: int, spin: bool, pairs: int) -> str:
+    """Decodes of two bundles alternated one by one; the median of the per-pair time ratios."""
+    decodes = []
+    for path in paths:
+        runner = ModelRunner(load_bundle(path, verify=False, tokenizer=False), threads, max_rows=batch, spin=spin)
+        decodes.append(decoder(runner, batch))
+        decodes[-1]()  # warm-up
+    times: list[list[float]] = [[], []]
+    for i in range(pairs):
+        for j in (0, 1) if i % 2 == 0 else (1, 0):
+            times[j].append(decodes[j]())
+    ratios = [a / b for a, b in zip(*times, strict=True)]
+    step_ms = [statistics.median(t) / bench.NEW_TOKENS * 1000 for t in times]
+    q = statistics.quantiles(ratios, n=4)
+    return (
+        f"batch {batch}, {pairs} pairs: {paths[0].name} {step_ms[0]:.3f} ms per step, {paths[1].name} "
+        f"{step_ms[1]:.3f} ms; median ratio {paths[0].name}/{paths[1].name} {statistics.median(ratios):.3f} "
+        f"(quartiles {q[0]:.3f} to {q[2]:.3f})"
+    )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shape", default="512,6,8,2048,32000", help="the random model's shape (without --bundle)")
@@ -116,7 +144,14 @@ def main() -> None:
     p.add_argument("--no-spin", action="store_true", help="ONNX Runtime threads do not spin (as served)")
     p.add_argument("--decodes", type=int, default=15, help="timed decodes per measurement")
     p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--pairs", type=int, help="alternate the decodes of two --bundle one by one, N pairs")
     args = p.parse_args()
+    if args.pairs:
+        if not args.bundle or len(args.bundle) != 2:
+            p.error("--pairs compares exactly two --bundle")
+        for batch in args.batch or [1]:
+            print(paired(args.bundle, batch, args.threads, not args.no_spin, args.pairs), flush=True)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         bundles = args.bundle or [bench.make_bundle(bench.parse_shape(args.shape), args.quantize, Path(tmp) / "b")]
         for r in range(args.rounds):
