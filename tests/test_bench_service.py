@@ -169,3 +169,51 @@ def test_bench_rounds_alternate_and_ratios_are_taken_within_a_round(monkeypatch,
     from traductor.bench.report import ratio_table
 
     assert "**x1.25** (1.25, 1.00, 1.50)" in ratio_table(report)
+
+
+def test_bench_rounds_time_one_batch_size_at_a_time(monkeypatch, tmp_path):
+    """With anchors, a round times traductor and the anchors back to back for each batch size, the
+    first of the two alternating; the anchors' reports of one round are merged, an engine that
+    failed at one batch size keeping its other results, and ratios pair each batch's two timings."""
+    import traductor.bench as bench
+
+    calls = []
+    ours = {"1": iter([100.0, 60.0]), "8": iter([400.0, 300.0])}  # rounds 1, 2
+    theirs = {"1": iter([80.0, 60.0]), "8": iter([200.0, 300.0])}
+
+    def run_engine(model_dir, batches, runs, threads):
+        calls.append(("traductor", batches))
+        return {str(b): next(ours[str(b)]) for b in batches}
+
+    def run_anchors(shape, batches, runs, threads, anchors_dir):
+        calls.append(("anchors", batches))
+        (b,) = batches
+        optimum = {"results": {"fp32": {"1": 1.0}}} if b == 1 else {"error": "optimum failed at 8"}
+        return {
+            "ctranslate2": {"results": {"fp32": {str(b): next(theirs[str(b)])}}, "details": {"fp32": {str(b): {}}}},
+            "optimum": optimum,
+        }
+
+    monkeypatch.setattr(bench, "run_engine", run_engine)
+    monkeypatch.setattr(bench, "run_anchors", run_anchors)
+    monkeypatch.setattr(bench, "anchor_model", lambda *a: tmp_path)
+    monkeypatch.setattr(bench, "_models", lambda *a: iter([("fp32", tmp_path)]))
+    report = bench.bench((8, 1, 1, 8, 16), [1, 8], 1, 1, ["fp32"], tmp_path, progress=lambda m: None, rounds=2)
+    assert calls == [
+        ("traductor", [1]),
+        ("anchors", [1]),
+        ("anchors", [8]),
+        ("traductor", [8]),
+        ("anchors", [1]),
+        ("traductor", [1]),
+        ("traductor", [8]),
+        ("anchors", [8]),
+    ]
+    first = report["per_round"][0]["anchors"]
+    assert first["ctranslate2"]["results"] == {"fp32": {"1": 80.0, "8": 200.0}}
+    assert first["ctranslate2"]["details"] == {"fp32": {"1": {}, "8": {}}}
+    assert first["optimum"] == {"results": {"fp32": {"1": 1.0}}, "errors": ["optimum failed at 8"]}
+    assert report["traductor"] == {"fp32": {"1": 80.0, "8": 350.0}}
+    assert report["ratios"] == {
+        "fp32": {"1": {"rounds": [1.25, 1.0], "median": 1.125}, "8": {"rounds": [2.0, 1.0], "median": 1.5}}
+    }

@@ -42,7 +42,7 @@ from .engine import (  # noqa: F401  (make_bundle, sources: also used by scripts
     run_engine,
     sources,
 )
-from .report import machine, median_anchors, median_results, ratios
+from .report import machine, median_anchors, median_results, merge_anchors, ratios
 
 DEFAULT_SHAPE = "512,6,8,2048,32000"  # the opus-mt size
 DEFAULT_PRECISIONS = "fp32,int8"
@@ -91,25 +91,29 @@ def bench(
     """The whole run. `bundle` (an opened engine Bundle) replaces `shape` and `precisions`: the
     engine and the service then run that model at its own precision.
 
-    With anchors, `rounds` repeats the timing of traductor and of the anchors, alternating which
-    goes first, so that a ratio compares engines timed minutes apart at most; the tables show the
-    median of the rounds and report.ratio_table the median of the per-round ratios."""
+    With anchors, each round times one batch size at a time, traductor and the anchors back to
+    back, alternating which goes first, so that a ratio compares engines timed a minute or so apart
+    (this machine's speed drifts by tens of percent over a few minutes); `rounds` repeats that. The
+    tables show the median of the rounds and report.ratio_table the median of the per-round ratios."""
     service = None
     timed: list[dict] = []  # per round: {"traductor": {...}, "anchors": {...}}
     with tempfile.TemporaryDirectory(prefix="traductor-bench-") as tmp:
         hf_dir = anchor_model(anchors, shape, progress) if anchors is not None and bundle is None else None
         models = list(_models(shape, precisions, bundle, Path(tmp), progress, hf_dir))
+        groups = [[b] for b in batches] if anchors else [batches]
         for r in range(rounds if anchors else 1):
-            this: dict = {}
-            for part in ("traductor", "anchors") if r % 2 == 0 else ("anchors", "traductor"):
-                if part == "anchors" and anchors:
-                    progress(f"round {r + 1}: anchors: CTranslate2, Optimum ONNX Runtime, PyTorch generate")
-                    this["anchors"] = run_anchors(shape, batches, runs, threads, anchors)
-                elif part == "traductor":
-                    this["traductor"] = {}
-                    for precision, model_dir in models:
-                        progress(f"round {r + 1}: traductor {precision}: run batches {batches}")
-                        this["traductor"][precision] = run_engine(model_dir, batches, runs, threads)
+            this: dict = {"traductor": {}, "anchors": {}} if anchors else {"traductor": {}}
+            for g, group in enumerate(groups):
+                for part in ("traductor", "anchors") if (r + g) % 2 == 0 else ("anchors", "traductor"):
+                    if part == "anchors" and anchors:
+                        progress(f"round {r + 1}: anchors (CTranslate2, Optimum, PyTorch): run batches {group}")
+                        merge_anchors(this["anchors"], run_anchors(shape, group, runs, threads, anchors))
+                    elif part == "traductor":
+                        for precision, model_dir in models:
+                            progress(f"round {r + 1}: traductor {precision}: run batches {group}")
+                            this["traductor"].setdefault(precision, {}).update(
+                                run_engine(model_dir, group, runs, threads)
+                            )
             timed.append(this)
             if service_levels and service is None:
                 precision, model_dir = models[0]

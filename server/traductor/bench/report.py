@@ -45,6 +45,26 @@ def median_results(rounds: list[dict]) -> dict:
     return out
 
 
+def merge_anchors(into: dict, report: dict) -> None:
+    """Add one anchors' report (some batch sizes) to `into` (the same round's other batch sizes):
+    each engine's results and details gain the new batch sizes. An engine that failed at some
+    batch sizes and ran at others keeps its results, and its errors under "errors"."""
+    for name, engine in report.items():
+        known = into.get(name)
+        if not _ran(known):
+            into[name] = engine
+        elif _ran(engine):
+            for key in ("results", "details"):
+                for precision, by_batch in engine.get(key, {}).items():
+                    known.setdefault(key, {}).setdefault(precision, {}).update(by_batch)
+        else:
+            known.setdefault("errors", []).append(engine.get("error") if isinstance(engine, dict) else engine)
+
+
+def _ran(engine) -> bool:
+    return isinstance(engine, dict) and "results" in engine
+
+
 def median_anchors(rounds: list[dict]) -> dict:
     """The anchors' reports of several rounds -> the last round's, each engine's results replaced by
     their medians over the rounds it ran in (an engine that failed in every round keeps its error)."""
