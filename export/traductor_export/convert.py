@@ -3,8 +3,7 @@
 load       the checkpoint directory (config.json, model.safetensors, tokenizer.model)
 validate   config, finite weights, tokenizer and model agree
 export     EncoderGraph and DecoderStepGraph to ONNX (opset 17), checked by onnx.checker
-optimize   ONNX Runtime's portable graph optimizations, applied offline and saved, then the
-           fusions it leaves undone in these graphs (fuse.py)
+optimize   ONNX Runtime's portable graph optimizations, applied offline and saved
 quantize   optional: int8 matrix multiplications (quantize.py), with the activations' ranges
            calibrated on the parity sources (calibrate.py)
 save       tokenizer, optional translation memory (--memory), config.json with dimensions, IO
@@ -36,7 +35,7 @@ from traductor.model.tokenizer import FILENAME as TOKENIZER_FILE
 from traductor.model.tokenizer import TokenizerConfig
 from traductor.model.transformer import Transformer
 
-from . import calibrate, fuse, parity
+from . import calibrate, parity
 from .graphs import DecoderStepGraph, EncoderGraph, io_names
 from .quantize import UNFUSED_FOR_QUANTIZATION
 from .quantize import quantize as quantize_graph
@@ -126,7 +125,6 @@ def build_graphs(
             progress("[4/6] optimize")
             for g in GRAPHS:
                 optimize(tmp / g, out / g)
-                fuse.skip_layer_norm(out / g)
             return names
         if not calibration:
             raise ExportError(f"--quantize {quantize} needs calibration sources")
@@ -137,7 +135,6 @@ def build_graphs(
         ranges = calibrate.activation_ranges(optimized, names, model.cfg, calibration)
         for g, path in zip(GRAPHS, optimized, strict=True):
             quantize_graph(quantize, path, out / g, ranges)
-            fuse.skip_layer_norm(out / g)  # after quantizing: the calibration read the unfused graphs
     return names
 
 
