@@ -213,6 +213,14 @@ def test_bench_rounds_time_one_batch_size_at_a_time(monkeypatch, tmp_path):
     assert first["ctranslate2"]["results"] == {"fp32": {"1": 80.0, "8": 200.0}}
     assert first["ctranslate2"]["details"] == {"fp32": {"1": {}, "8": {}}}
     assert first["optimum"] == {"results": {"fp32": {"1": 1.0}}, "errors": ["optimum failed at 8"]}
+
+    from traductor.bench.report import merge_anchors
+
+    merged: dict = {}
+    merge_anchors(merged, {"optimum": {"error": "no venv"}, "pytorch": {"error": "first"}})
+    merge_anchors(merged, {"optimum": {"results": {"fp32": {"8": 2.0}}}, "pytorch": {"error": "second"}})
+    assert merged["optimum"] == {"results": {"fp32": {"8": 2.0}}, "errors": ["no venv"]}
+    assert merged["pytorch"] == {"error": "first"}
     assert report["traductor"] == {"fp32": {"1": 80.0, "8": 350.0}}
     assert report["ratios"] == {
         "fp32": {"1": {"rounds": [1.25, 1.0], "median": 1.125}, "8": {"rounds": [2.0, 1.0], "median": 1.5}}

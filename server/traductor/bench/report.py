@@ -51,18 +51,25 @@ def merge_anchors(into: dict, report: dict) -> None:
     batch sizes and ran at others keeps its results, and its errors under "errors"."""
     for name, engine in report.items():
         known = into.get(name)
-        if not _ran(known):
+        if known is None:
             into[name] = engine
-        elif _ran(engine):
+        elif not _ran(engine):
+            if _ran(known):  # ran at the earlier batch sizes, failed at these
+                known.setdefault("errors", []).append(_error(engine))
+        elif not _ran(known):  # failed at the earlier batch sizes, ran at these
+            into[name] = {**engine, "errors": [_error(known)]}
+        else:
             for key in ("results", "details"):
                 for precision, by_batch in engine.get(key, {}).items():
                     known.setdefault(key, {}).setdefault(precision, {}).update(by_batch)
-        else:
-            known.setdefault("errors", []).append(engine.get("error") if isinstance(engine, dict) else engine)
 
 
 def _ran(engine) -> bool:
     return isinstance(engine, dict) and "results" in engine
+
+
+def _error(engine):
+    return engine.get("error") if isinstance(engine, dict) else engine
 
 
 def median_anchors(rounds: list[dict]) -> dict:
