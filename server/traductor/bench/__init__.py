@@ -218,8 +218,9 @@ def register(sub) -> None:
         "--rounds",
         type=int,
         default=1,
-        help="with --anchors: time traductor and the anchors this many times, alternating which goes first; "
-        "tables show medians, ratios are the median of each round's ratio",
+        help="with --anchors: this many rounds, each timing traductor and the anchors back to back for one "
+        "batch size at a time, alternating which goes first; tables show medians, ratios are the median of "
+        "each round's ratio",
     )
     p.add_argument(
         "--threads", type=int, default=os.cpu_count() or 1, help="threads for every engine (default: all cores)"

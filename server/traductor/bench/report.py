@@ -77,7 +77,7 @@ def median_anchors(rounds: list[dict]) -> dict:
     their medians over the rounds it ran in (an engine that failed in every round keeps its error)."""
     merged = dict(rounds[-1])
     for name in {n for r in rounds for n in r}:
-        ran = [r[name] for r in rounds if isinstance(r.get(name), dict) and "results" in r[name]]
+        ran = [r[name] for r in rounds if _ran(r.get(name))]
         if ran:
             merged[name] = {**ran[-1], "results": median_results([e["results"] for e in ran])}
     return merged
