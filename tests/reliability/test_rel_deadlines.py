@@ -22,6 +22,11 @@ from traductor_client.v1 import translator_pb2 as pb
 REQUEST = pb.TranslateRequest(text="uno dos tres", options=pb.DecodingOptions(min_new_tokens=20, max_new_tokens=20))
 
 
+def request_log(caplog, code: str) -> list[logging.LogRecord]:
+    """The server's one-line request logs that name `code`."""
+    return [r for r in caplog.records if r.name == "traductor.requests" and code in r.getMessage()]
+
+
 @pytest.mark.parametrize("where", ["queued", "decoding"])
 def test_missed_deadline_frees_rows_and_a_longer_one_succeeds(make_service, gate, channel_for, where, caplog):
     """Held in the queue or mid-decode past its 0.3 s deadline: DEADLINE_EXCEEDED, recorded as such
@@ -44,8 +49,9 @@ def test_missed_deadline_frees_rows_and_a_longer_one_succeeds(make_service, gate
     labels = {"protocol": "grpc", "rpc": "Translate"}
     assert svc.wait_for(lambda: svc.metric("traductor_requests_total", {**labels, "code": "DEADLINE_EXCEEDED"}) == 1)
     assert svc.metric("traductor_requests_total", {**labels, "code": "CANCELLED"}) == 0
-    lines = [r for r in caplog.records if r.name == "traductor.requests" and "DEADLINE_EXCEEDED" in r.getMessage()]
-    assert [r.levelno for r in lines] == [logging.INFO]
+    # the log line follows the count by a moment (the interceptor counts, then logs): wait for it too
+    assert svc.wait_for(lambda: request_log(caplog, "DEADLINE_EXCEEDED"))
+    assert [r.levelno for r in request_log(caplog, "DEADLINE_EXCEEDED")] == [logging.INFO]
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.records
     tokens = len(request.tokens)
     gate.allow(1)
@@ -114,8 +120,9 @@ def test_deadline_meeting_the_engine_retiring_the_call_is_a_quiet_deadline(make_
     labels = {"protocol": "grpc", "rpc": "Translate"}
     assert svc.wait_for(lambda: svc.metric("traductor_requests_total", {**labels, "code": "DEADLINE_EXCEEDED"}) == 1)
     assert svc.metric("traductor_requests_total", {**labels, "code": "CANCELLED"}) == 0
-    lines = [r for r in caplog.records if r.name == "traductor.requests" and "DEADLINE_EXCEEDED" in r.getMessage()]
-    assert [r.levelno for r in lines] == [logging.INFO]
+    # the log line follows the count by a moment (the interceptor counts, then logs): wait for it too
+    assert svc.wait_for(lambda: request_log(caplog, "DEADLINE_EXCEEDED"))
+    assert [r.levelno for r in request_log(caplog, "DEADLINE_EXCEEDED")] == [logging.INFO]
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.records
     assert stub.Translate(REQUEST, timeout=30).finish_reason == pb.FINISH_REASON_LENGTH  # the server is fine
 
