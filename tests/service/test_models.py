@@ -117,7 +117,9 @@ def test_an_unknown_model_or_pair_is_not_found_naming_what_is_served(server):
     batch = pb.TranslateBatchRequest(texts=["uno"], model="nope")
     assert served in not_found(lambda: server.stub.TranslateBatch(batch, timeout=30))
     assert served in not_found(lambda: server.stub.GetModelInfo(pb.GetModelInfoRequest(model="nope"), timeout=30))
-    assert server.metric("traductor_requests_total", {"rpc": "Translate", "code": "NOT_FOUND", "model": ""}) >= 3
+    # an error's status reaches the caller just before the interceptor counts it: wait (bounded) for the count
+    not_found_calls = {"rpc": "Translate", "code": "NOT_FOUND", "model": ""}
+    assert server.wait_for(lambda: server.metric("traductor_requests_total", not_found_calls) >= 3)
 
 
 def test_each_model_has_its_own_metric_series(server):
