@@ -76,10 +76,16 @@ class Split:
         return wrapper
 
 
-def measure(path: Path, batch: int, threads: int, spin: bool, decodes: int) -> str:
+def warm_runner(path: Path, batch: int, threads: int, spin: bool):
+    """The bundle at `path` in a runner, and its decode function, run once to warm up."""
     runner = ModelRunner(load_bundle(path, verify=False, tokenizer=False), threads, max_rows=batch, spin=spin)
     decode = decoder(runner, batch)
-    decode()  # warm-up
+    decode()
+    return runner, decode
+
+
+def measure(path: Path, batch: int, threads: int, spin: bool, decodes: int) -> str:
+    runner, decode = warm_runner(path, batch, threads, spin)
     split = Split(runner)
     times = [decode() for _ in range(decodes)]
     step_ms = statistics.median(times) / bench.NEW_TOKENS * 1000
@@ -115,11 +121,7 @@ def measure(path: Path, batch: int, threads: int, spin: bool, decodes: int) -> s
 
 def paired(paths: list[Path], batch: int, threads: int, spin: bool, pairs: int) -> str:
     """Decodes of two bundles alternated one by one; the median of the per-pair time ratios."""
-    decodes = []
-    for path in paths:
-        runner = ModelRunner(load_bundle(path, verify=False, tokenizer=False), threads, max_rows=batch, spin=spin)
-        decodes.append(decoder(runner, batch))
-        decodes[-1]()  # warm-up
+    decodes = [warm_runner(path, batch, threads, spin)[1] for path in paths]
     times: list[list[float]] = [[], []]
     for i in range(pairs):
         for j in (0, 1) if i % 2 == 0 else (1, 0):
