@@ -4,7 +4,7 @@ scores to 1e-5) is a function of its text and options alone, never of the batch 
 Hypothesis draws batch compositions (1 to 64 requests of mixed lengths, in any order, greedy, beam
 and seeded sampling side by side, any number of engine rows, so requests also join and leave
 while others decode) and every request must equal its result decoded alone: on the tiny model at
-every precision the exporter offers, and on the packaged default model as it ships (int8). Before
+every precision the exporter offers, and on every packaged model as it ships (int8). Before
 the batch-invariant int8 both failed on the int8 bundles (docs/determinism.md).
 """
 
@@ -18,10 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tiny_task import synthetic_pairs
 
-from traductor.engine.bundle import default_bundle
+from traductor.engine.bundle import scan
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator, drive
 from traductor.options import DecodingOptions, resolve
+from traductor.packaged import MODELS_DIR
 from traductor_export.quantize import QUANTIZATIONS
 
 MODES = [
@@ -113,10 +114,11 @@ MESSAGES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def default_decoder() -> Decoder:
-    """The packaged default model, its shipped precision, on MESSAGES."""
-    bundle = default_bundle()
+@pytest.fixture(scope="module", params=sorted(scan(MODELS_DIR)))
+def default_decoder(request) -> Decoder:
+    """Each packaged model (en-es, the default, and every language beside it), its shipped precision,
+    on MESSAGES."""
+    bundle = scan(MODELS_DIR)[request.param]
     tokenizer = OnnxTranslator.load(bundle, threads=1, max_rows=1).tokenizer
     encoded = [tokenizer.encode(t) for t in MESSAGES]
     return Decoder(bundle, [ids for ids, _ in encoded], [v for _, v in encoded])

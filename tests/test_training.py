@@ -220,3 +220,35 @@ def test_auto_precision_takes_bf16_only_where_the_device_has_it(monkeypatch):
     with pytest.raises(CommandError, match="auto, bf16, fp32"):
         uses_bf16("fp16", "cpu")
     native_bf16.cache_clear()  # not this machine's answer: leave none behind
+
+
+def test_warm_start_with_its_own_vocabulary_carries_the_shared_pieces(small_corpus, tmp_path):
+    """--init-vocab own: the run trains its own SentencePiece; every weight but the vocabulary's is
+    the init checkpoint's, and a piece both vocabularies have keeps its embedding row and bias."""
+    base_dir = tmp_path / "base"
+    train(small_corpus, base_dir, tiny_config(2), quiet=True)
+    base, base_tokenizer, _ = checkpoint.load(base_dir)
+    cfg = replace(tiny_config(1), init_from=str(base_dir), init_vocab="own")
+    cfg.model = replace(cfg.model, vocab_size=340)  # another vocabulary than the base's 300 pieces
+    tokenizer = train_module.prepare_tokenizer(cfg, tmp_path, train_module.load_split(small_corpus / "train.tsv"), True)
+    assert tokenizer.vocab_size != base_tokenizer.vocab_size
+    model = train_module.prepare_model(cfg, tokenizer, None, tmp_path)[0]
+
+    old_ids = {base_tokenizer.sp.id_to_piece(i): i for i in range(base_tokenizer.vocab_size)}
+    shared = [(i, old_ids[p]) for i in range(tokenizer.vocab_size) if (p := tokenizer.sp.id_to_piece(i)) in old_ids]
+    assert 10 < len(shared) < tokenizer.vocab_size
+    for new, old in shared:
+        assert torch.equal(model.embedding.weight[new], base.embedding.weight[old])
+        assert model.output_bias[new] == base.output_bias[old]
+    fresh = [i for i in range(tokenizer.vocab_size) if tokenizer.sp.id_to_piece(i) not in old_ids]
+    assert not torch.equal(model.embedding.weight[fresh[0]], torch.zeros_like(model.embedding.weight[0]))
+    base_state = base.state_dict()
+    for name, tensor in model.state_dict().items():
+        if name not in ("embedding.weight", "output_bias", "positions"):
+            assert torch.equal(tensor, base_state[name]), name
+
+
+def test_cli_train_rejects_an_unknown_init_vocab(small_corpus, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--corpus", str(small_corpus), "--out", str(tmp_path / "m"), "--init-vocab", "shared"])
+    assert "--init-vocab" in capsys.readouterr().err

@@ -145,7 +145,7 @@ def _add_engine_args(p) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from .training import corpus_cli
-    from .training.config import PRECISIONS, TrainConfig
+    from .training.config import INIT_VOCABS, PRECISIONS, TrainConfig
 
     parser = argparse.ArgumentParser(
         prog="traductor", description="English->Spanish translation: train, export, serve."
@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="checkpoint directory (resumed if it holds a train_state.pt)")
     p.add_argument("--restart", action="store_true", help="ignore an existing train_state.pt")
     for f in TrainConfig.flat_fields():
-        choices = list(PRECISIONS) if f.name == "precision" else None
+        choices = {"precision": list(PRECISIONS), "init_vocab": list(INIT_VOCABS)}.get(f.name)
         p.add_argument(
             "--" + f.name.replace("_", "-"), type=type(f.default), default=f.default, dest=f.name, choices=choices
         )

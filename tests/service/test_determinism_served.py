@@ -1,4 +1,4 @@
-"""Served answers do not depend on the other calls (issue 22), on the packaged default model as it
+"""Served answers do not depend on the other calls (issue 22), on every packaged model as it
 ships (int8), where the per-tensor int8 made them depend on the batch: the same calls give the same
 answers whether they come one by one or all at once (long texts among short ones, unary, stream
 and batch calls mixed), and a paragraph's sentences come back as each sentence alone.
@@ -11,7 +11,8 @@ import pytest
 from server_harness import ServerThread, make_settings
 from service_harness import WAIT, translate_request, wait_for
 
-from traductor.engine.bundle import default_bundle
+from traductor.engine.bundle import scan
+from traductor.packaged import MODELS_DIR
 from traductor.text import plan
 from traductor_client.v1 import translator_pb2 as pb
 
@@ -27,9 +28,10 @@ LONG = [
 PARAGRAPH = "The file was saved. It can be opened from the Documents folder. Close this window to continue."
 
 
-@pytest.fixture(scope="module")
-def server():
-    s = ServerThread(make_settings(default_bundle(), use_memory=False, max_queued_requests=256))
+@pytest.fixture(scope="module", params=sorted(scan(MODELS_DIR)))
+def server(request):
+    """One server per packaged model (en-es, the default, and every language beside it)."""
+    s = ServerThread(make_settings(scan(MODELS_DIR)[request.param], use_memory=False, max_queued_requests=256))
     yield s
     s.close()
 

@@ -16,6 +16,7 @@ FIXED_MODEL_FIELDS = ("pad_id", "unk_id", "bos_id", "eos_id")
 
 
 PRECISIONS = ("auto", "bf16", "fp32")  # the trainer's; train.uses_bf16 says what each means here
+INIT_VOCABS = ("init", "own")  # where a warm-started run's vocabulary comes from (TrainConfig.init_vocab)
 
 
 @dataclass
@@ -36,6 +37,9 @@ class TrainConfig:
     # bf16 is emulated, and an update took 95 s instead of 5 s (docs/model-card.md)
     precision: str = "auto"
     init_from: str = ""  # a checkpoint to start from (its tokenizer, sizes and weights) instead of scratch
+    # with init_from: "init" keeps its tokenizer; "own" trains one on this corpus and carries over the
+    # embedding rows of the pieces both vocabularies have (train.transfer_weights), the rest start fresh
+    init_vocab: str = "init"
     device: str = "cpu"  # where the updates run: "cpu", or "cuda" / "cuda:N" on a machine with an NVIDIA GPU
 
     @classmethod

@@ -32,7 +32,7 @@ from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, train_sentencep
 from ..model.tokenizer import FILENAME as TOKENIZER_FILE
 from ..model.transformer import Transformer
 from ..model.translator import TorchTranslator
-from .config import PRECISIONS, TrainConfig
+from .config import INIT_VOCABS, PRECISIONS, TrainConfig
 from .corpus import CorpusError, languages, load_split
 from .evaluate import score
 from .parallel import Group, resolve_device, spawn
@@ -129,9 +129,10 @@ class Progress:
 
 
 def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool) -> Tokenizer:
-    """A new run trains SentencePiece on the masked pairs, or takes --init-from's; a resumed one reuses it."""
+    """A new run trains SentencePiece on the masked pairs, or takes --init-from's (unless --init-vocab
+    own); a resumed one reuses it."""
     tok_file = out_dir / TOKENIZER_FILE
-    if fresh and cfg.init_from:
+    if fresh and cfg.init_from and cfg.init_vocab == "init":
         tok_file.write_bytes((Path(cfg.init_from) / TOKENIZER_FILE).read_bytes())
     elif fresh:
         lines = []
@@ -142,15 +143,37 @@ def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool)
     return Tokenizer(tok_file)
 
 
+def transfer_weights(base: Transformer, base_tokenizer: Tokenizer, model: Transformer, tokenizer: Tokenizer) -> int:
+    """Warm start across vocabularies: every weight of `base` but the vocabulary's is copied into
+    `model` (same sizes); an embedding row and output bias of a piece `base_tokenizer` also has
+    (the same string: English words, placeholders, shared stems) is copied from base's row, the
+    other rows keep their fresh initialisation. Returns how many pieces were carried over."""
+    vocab_weights = {"embedding.weight", "output_bias", "output_projection.weight"}
+    state = base.state_dict()
+    model.load_state_dict({k: v for k, v in state.items() if k not in vocab_weights}, strict=False)
+    old_id = {base_tokenizer.sp.id_to_piece(i): i for i in range(base_tokenizer.vocab_size)}
+    pairs = [(i, old_id[p]) for i in range(tokenizer.vocab_size) if (p := tokenizer.sp.id_to_piece(i)) in old_id]
+    new_ids, old_ids = torch.tensor([n for n, _ in pairs]), torch.tensor([o for _, o in pairs])
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            if name in vocab_weights:
+                param[new_ids] = state[name][old_ids].to(param.dtype)
+    return len(pairs)
+
+
 def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, out_dir: Path, device="cpu"):
     """Model, optimizer and progress: from train_state.pt when resuming, else new (or --init-from's weights)."""
-    base = checkpoint.load(Path(cfg.init_from))[0] if cfg.init_from else None
-    model = Transformer(base.cfg if base is not None else replace(cfg.model, vocab_size=tokenizer.vocab_size))
+    base, base_tokenizer, _ = checkpoint.load(Path(cfg.init_from)) if cfg.init_from else (None, None, None)
+    sizes = base.cfg if base is not None else cfg.model
+    model = Transformer(replace(sizes, vocab_size=tokenizer.vocab_size))
     model.to(device)  # before the optimizer is made, so that its state lives on the same device
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     if state is None:
-        if base is not None:
+        if base is not None and cfg.init_vocab == "init":
             model.load_state_dict(base.state_dict())
+        elif base is not None:
+            shared = transfer_weights(base, base_tokenizer, model, tokenizer)
+            print(f"init from {cfg.init_from}: {shared} of {tokenizer.vocab_size} pieces carried over", file=sys.stderr)
         return model, optimizer, Progress()
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
@@ -237,6 +260,8 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
     corpus_dir, out_dir = Path(corpus_dir), Path(out_dir)
     device = resolve_device(cfg.device)
     bf16 = uses_bf16(cfg.precision, device.type)  # a wrong precision fails here, before any work
+    if cfg.init_vocab not in INIT_VOCABS:
+        raise CommandError(f"--init-vocab {cfg.init_vocab!r}: must be one of {', '.join(INIT_VOCABS)}")
     for name in ("train.tsv", "dev.tsv"):
         if not (corpus_dir / name).is_file():
             raise CorpusError(f"{corpus_dir} has no {name}: make one with `traductor corpus --out {corpus_dir}`")
