@@ -84,15 +84,61 @@ def test_tags_at_the_edges_of_a_sentence_stay_out_of_the_segment(text, segments)
 
 
 def test_script_style_code_and_pre_are_not_translated():
+    """Blocks (pre, script, style, a translate="no" paragraph) are separators; an inline kept
+    element (code) is one marker inside its sentence, which the model gets as a stand-in."""
     text = (
         "<p>Run <code>ls -l. Then</code> now.</p><pre>  Keep\n  this. Text</pre>"
         "<script>if (a < b) { x = '<b>'; }</script><style>p { color: red; }</style>"
         '<p translate="no">Brand Name. Here</p><p>Done.</p>'
     )
     p = plan(text, "html")
-    assert [s.text for s in p.segments] == ["Run", "now.", "Done."]
-    out = p.assemble(["EJECUTA", "AHORA.", "HECHO."])
+    assert [s.text for s in p.segments] == ["Run <var/> now.", "Done."]
+    out = p.assemble(["EJECUTA <var/> AHORA.", "HECHO."])
     assert out == text.replace("Run <", "EJECUTA <").replace("> now.", "> AHORA.").replace("Done.", "HECHO.")
+    extra = p.assemble(["<var/> <var/> EJECUTA", "HECHO."])  # the extra copy dropped
+    assert extra.startswith("<p><code>ls -l. Then</code>  EJECUTA</p>")
+
+
+@pytest.mark.parametrize(
+    "text, model_text, translation, out",
+    [
+        (  # Android's <xliff:g>: one marker, its content (a placeholder) kept
+            'Hello <xliff:g id="user">%1$s</xliff:g>, welcome back.',
+            "Hello <var/>, welcome back.",
+            "Hola <var/>, bienvenido.",
+            'Hola <xliff:g id="user">%1$s</xliff:g>, bienvenido.',
+        ),
+        (  # a tag the model's rules do not know: a stand-in it does
+            "Press <mark>Save</mark> now.",
+            "Press <span>Save</span> now.",
+            "Pulsa <span>Guardar</span> ya.",
+            "Pulsa <mark>Guardar</mark> ya.",
+        ),
+        (  # an inline translate="no" element and a known tag side by side
+            'Open <span translate="no">Foo Bar</span> in <b>two</b> steps.',
+            "Open <var/> in <b>two</b> steps.",
+            "Abre <var/> en <b>dos</b> pasos.",
+            'Abre <span translate="no">Foo Bar</span> en <b>dos</b> pasos.',
+        ),
+    ],
+)
+def test_markers_the_model_would_not_keep_go_as_stand_ins_and_come_back(text, model_text, translation, out):
+    p = plan(text, "html")
+    assert [s.text for s in p.segments] == [model_text]
+    assert p.assemble([translation]) == out
+    assert p.assemble([s.text for s in p.segments]) == text  # the identity gives the source back
+    well_formed(out.replace("xliff:g", "g"))
+
+
+@pytest.mark.parametrize("fmt", ["text", "html"])
+@pytest.mark.parametrize("empty", ["", "   ", "<ph0>", "%s --help  ", "<b></b> ."])
+def test_a_segment_that_comes_back_with_nothing_keeps_its_source(fmt, empty):
+    text = "Cannot open %s --help. <b>Saved</b> now."
+    p = plan(text, fmt)
+    assert len(p.segments) == 2
+    translations = [empty.replace("<ph0>", ""), "Guardado ya."]
+    assert p.untranslated(translations) == [0]
+    assert p.assemble(translations).startswith("Cannot open %s --help. ")
 
 
 def test_markup_is_restored_in_source_order_where_the_translation_has_it():

@@ -48,6 +48,15 @@ def test_a_finished_translation_must_extend_what_was_streamed():
         s.push(5, "x")
 
 
+def test_a_head_with_nothing_in_it_yet_is_held_back_and_an_empty_one_keeps_its_source():
+    s = DeltaStream(plan("Try -h, --help. Second one."))
+    assert s.begin() == ""
+    assert s.push(0, "-h, --help") == "" and s.push(0, "     ") == ""  # no letter yet: nothing sent
+    assert s.finish(0, "-h, --help      ") == "Try -h, --help. "  # nothing came: the source, then the separator
+    assert s.push(1, "Segun") == "Segun"
+    assert s.finish(1, "Segunda.") == "da."
+
+
 def test_a_segment_cannot_finish_twice():
     s = DeltaStream(plan("One. Two."))
     s.finish(1, "Dos.")

@@ -2,14 +2,20 @@
 
 A piece is a separator (whitespace, and in HTML the markup between sentences), a pass-through
 segment (nothing to translate: only whitespace, punctuation, numbers, URLs, placeholders and
-markup) or a segment to translate. Joining the pieces' texts gives the run back unchanged,
-except that with `collapse` (HTML) the whitespace inside a segment becomes single spaces.
+markup) or a segment to translate. Joining the pieces' texts (`Piece.original`) gives the run
+back unchanged, except that with `collapse` (HTML) the whitespace inside a segment becomes
+single spaces.
 
 Markers are the spans of inline markup inside the run (HTML tags and entities; none for plain
 text). The sentence splitter never sees them; each sentence keeps the markers that touch it
 (`<b>Warning:</b>` stays one segment) and a cut never falls inside one. Tags at the edges of a
 sentence that wrap all of it, or belong to an element outside it, are left out of the segment
-as separators (`_peel`), so the model carries only the markup inside the sentence.
+as separators (`_peel`), so the model carries only the markup inside the sentence. A marker the model's
+placeholder rules would not take whole (`<xliff:g id="user">`, a whole `<code>ls</code>`) goes
+to the model as a stand-in they do take (`stand_in`) and comes back as itself.
+
+A segment whose translation has nothing in it (`produced_nothing`: no letter outside
+placeholders) keeps its source (`segment.Plan.finished`): never a silently empty line.
 """
 
 from __future__ import annotations
@@ -34,19 +40,49 @@ class Kind(enum.Enum):
 
 @dataclass(frozen=True)
 class Piece:
-    text: str
+    text: str  # what the model gets (HTML: markers it would not keep replaced by stand-ins)
     kind: Kind
-    markers: tuple[str, ...] = ()  # the inline markup inside a segment, in order (HTML)
+    markers: tuple[str, ...] = ()  # the inline markup inside a segment, in order, as in `text` (HTML)
+    originals: tuple[str, ...] = ()  # what each marker is in the source, when a stand-in differs
+    source: str = ""  # the segment as in the source, when `text` differs from it
+
+    @property
+    def original(self) -> str:
+        return self.source or self.text
+
+
+def _has_letter(text: str) -> bool:
+    return any(unicodedata.category(ch).startswith("L") for ch in text)
 
 
 def needs_translation(text: str) -> bool:
     """True when `text` has a letter outside URLs, e-mail addresses and placeholders."""
-    rest = placeholders.replace(" ", URL.sub(" ", text))
-    return any(unicodedata.category(ch).startswith("L") for ch in rest)
+    return _has_letter(placeholders.replace(" ", URL.sub(" ", text)))
 
 
-def _unmasked(raw: str, markers: Sequence[Span], stand_in=lambda mark: "") -> tuple[str, list[int], list[int]]:
-    """The run with each marker replaced by `stand_in(marker)`, and for each of its characters
+def produced_nothing(translation: str) -> bool:
+    """True when a segment's translation has no letter outside placeholders (markup included):
+    empty, only spaces, or only the source's options and placeholders ("-h, --help" of "-h,
+    --help  display this help"). The source is kept instead (`Plan.finished`). URLs are not
+    left out, so a translation that grows can only go from True to False (streaming relies on it)."""
+    return not _has_letter(placeholders.replace(" ", translation))
+
+
+def stand_in(marker: str) -> str:
+    """What the model gets for a marker: the marker itself when the model's placeholder rules
+    take it whole (`<b>`, `&amp;`), else a tag they do (`<xliff:g id="u">` -> `<span>`, a whole
+    `<code>ls</code>` -> `<var/>`), put back as the marker (`html.restore_markup`)."""
+    if placeholders.find(marker) == [marker]:
+        return marker
+    if re.fullmatch(r"</[^<>]*>", marker):
+        return "</span>"
+    if re.fullmatch(r"<[A-Za-z][^<>]*(?<!/)>", marker):
+        return "<span>"
+    return "<var/>"
+
+
+def _unmasked(raw: str, markers: Sequence[Span], replace=lambda mark: "") -> tuple[str, list[int], list[int]]:
+    """The run with each marker replaced by `replace(marker)`, and for each of its characters
     the raw offsets where it starts and ends."""
     chars, starts, ends, at = [], [], [], 0
     for start, end in [*markers, (len(raw), len(raw))]:
@@ -54,7 +90,7 @@ def _unmasked(raw: str, markers: Sequence[Span], stand_in=lambda mark: "") -> tu
         starts.extend(range(at, start))
         ends.extend(range(at + 1, start + 1))
         if end > start:
-            sub = stand_in(raw[start:end])
+            sub = replace(raw[start:end])
             chars.append(sub)
             starts.extend([start] * len(sub))
             ends.extend([end] * len(sub))
@@ -86,12 +122,12 @@ def _sentences(raw: str, markers: Sequence[Span], language: str = "") -> list[Sp
     return grown
 
 
-def _collapse(text: str, markers: Sequence[Span]) -> str:
-    """Whitespace runs outside markers become one space."""
+def _collapse(text: str, markers: Sequence[Span], stand_ins: Sequence[str] = ()) -> str:
+    """Whitespace runs outside markers become one space; each marker is its stand-in if given."""
     out, at = [], 0
-    for start, end in [*markers, (len(text), len(text))]:
+    for k, (start, end) in enumerate([*markers, (len(text), len(text))]):
         out.append(re.sub(r"\s+", " ", text[at:start]))
-        out.append(text[start:end])
+        out.append(stand_ins[k] if k < len(stand_ins) else text[start:end])
         at = end
     return "".join(out)
 
@@ -102,7 +138,13 @@ def _segment(raw: str, start: int, end: int, markers: Sequence[Span], collapse: 
     if not needs_translation(_unmasked(text, inner)[0]):
         return Piece(text, Kind.PASS)
     marks = tuple(text[s:e] for s, e in inner)
-    return Piece(_collapse(text, inner) if collapse else text, Kind.TRANSLATE, marks)
+    if not collapse:
+        return Piece(text, Kind.TRANSLATE, marks)
+    source = _collapse(text, inner)
+    stand_ins = tuple(stand_in(m) for m in marks)
+    if stand_ins == marks:
+        return Piece(source, Kind.TRANSLATE, marks)
+    return Piece(_collapse(text, inner, stand_ins), Kind.TRANSLATE, stand_ins, marks, source)
 
 
 _OPEN_TAG = re.compile(r"<([A-Za-z][\w:-]*)[^>]*(?<!/)>$")

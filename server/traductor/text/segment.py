@@ -1,14 +1,21 @@
 """A text cut into segments for the model, and put back together around their translations.
 
-    text --lines--> lines --sentences--> segments --too long?--> shorter segments
-                                           \\--> nothing to translate? pass-through
+    text --lines--> lines --columns--> runs --sentences--> segments --too long?--> shorter segments
+                                                          \\--> nothing to translate? pass-through
+
+Columns: inside a line, a tab or a run of two or more spaces separates what a program lays out
+in columns (`  -h, --help          display this help and exit`: the options, then their
+description); each column is cut into sentences on its own, so the model never sees the run of
+spaces (it was not trained on them: it answered with spaces until its length limit).
 
 `plan(text)` keeps everything that is not a segment to translate as a separator: every newline
 ("\\n", "\\r\\n", "\\r"), blank line, indentation and trailing whitespace, byte for byte. The
 caller translates `plan.segments` (each on its own; they are independent model inputs) and
 `plan.assemble(translations)` joins them with the separators in the original order, so the
 identity translation gives the text back unchanged. With format="html" the markup is handled by
-`html.py` instead of lines (see there).
+`html.py` instead of lines (see there). A segment whose translation has nothing in it (no letter
+outside placeholders: `pieces.produced_nothing`) keeps its source, and `Plan.untranslated` says
+which did, so the caller can flag the text.
 
 This module knows nothing about models or tokenizers: a segment's length limit is a
 `too_long(str) -> bool` callable or a character budget.
@@ -22,11 +29,12 @@ from dataclasses import dataclass
 
 from .limits import TextLimits, UnknownFormat, check_chars, check_segments
 from .longsplit import TooLong
-from .pieces import Kind, Piece, split_run
+from .pieces import Kind, Piece, produced_nothing, split_run
 
 FORMATS = ("text", "html")
 DEFAULT_LIMITS = TextLimits()
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_COLUMN_GAP = re.compile(r"[ \t]*\t[ \t]*| {2,}")
 
 
 @dataclass(frozen=True)
@@ -52,12 +60,19 @@ class Plan:
         return [p.text for p in self.pieces if p.kind is Kind.PASS]
 
     def finished(self, piece: Piece, translation: str) -> str:
-        """A segment's translation as it goes into the output (HTML: markup restored)."""
+        """A segment's translation as it goes into the output (HTML: markup restored); its source
+        when the translation has nothing in it (see the module docstring)."""
+        if produced_nothing(translation):
+            return piece.original
         if self.format == "html":
             from .html import restore_markup
 
-            return restore_markup(piece.markers, translation)
+            return restore_markup(piece.markers, translation, piece.originals)
         return translation
+
+    def untranslated(self, translations: Sequence[str]) -> list[int]:
+        """The indexes of the segments whose translation had nothing in it (their source is kept)."""
+        return [i for i, t in enumerate(translations) if produced_nothing(t)]
 
     def assemble(self, translations: Sequence[str]) -> str:
         """The text with translations[i] in place of segments[i]."""
@@ -73,17 +88,23 @@ def char_budget(max_chars: int) -> TooLong:
     return lambda s: len(s) > max_chars
 
 
-def text_pieces(text: str, too_long: TooLong | None, language: str = "") -> list[Piece]:
-    """Plain text: each line is a run; the newlines are separators."""
+def _gaps(text: str, pattern: re.Pattern, run) -> list[Piece]:
+    """`run(part)` for each part of `text` between matches of `pattern`, the matches as separators."""
     pieces: list[Piece] = []
     at = 0
-    for m in [*_NEWLINE.finditer(text), None]:
+    for m in [*pattern.finditer(text), None]:
         end = m.start() if m else len(text)
-        pieces.extend(split_run(text[at:end], too_long=too_long, language=language))
+        pieces.extend(run(text[at:end]))
         if m:
             pieces.append(Piece(m.group(0), Kind.SEPARATOR))
             at = m.end()
     return pieces
+
+
+def text_pieces(text: str, too_long: TooLong | None, language: str = "") -> list[Piece]:
+    """Plain text: each column of each line is a run; newlines and column gaps are separators."""
+    column = lambda part: split_run(part, too_long=too_long, language=language)  # noqa: E731
+    return _gaps(text, _NEWLINE, lambda line: _gaps(line, _COLUMN_GAP, column))
 
 
 def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:

@@ -8,12 +8,14 @@ concatenation of everything it returns equals `plan.assemble(translations)` exac
 translations[i] is the text given to `finish(i, ...)`.
 
 In HTML the markup of a segment is restored only on its whole translation, so HTML segments
-are sent when they finish, not token by token.
+are sent when they finish, not token by token. A head is held back until it has a letter outside
+placeholders: a segment that ends with none keeps its source (`Plan.finished`), which can then
+still be sent whole.
 """
 
 from __future__ import annotations
 
-from .pieces import Kind
+from .pieces import Kind, produced_nothing
 from .segment import Plan
 
 
@@ -82,7 +84,7 @@ class DeltaStream:
 
     def _stream_head(self, index: int) -> str:
         partial = self._partial.get(index, "")
-        if not self.live or not partial.startswith(self._head_sent):
+        if not self.live or not partial.startswith(self._head_sent) or produced_nothing(partial):
             return ""
         delta, self._head_sent = partial[len(self._head_sent) :], partial
         return delta

@@ -1,0 +1,128 @@
+"""HTML markup that is never translated: one rule for the service's HTML text layer
+(``traductor.text.html`` in the server) and for file translation (``traductor_client.files``:
+the HTML reader, and the checks of every unit sent as HTML).
+
+    tokens(text)          (source characters, sort, tag, attributes) of every token of an HTML
+                          text, covering it exactly (html.parser, which never fails)
+    is_kept(tag, attrs)   an element whose content stays as it is: <script>, <style>, <pre>,
+                          <code>, <kbd>, <samp>, Android's <xliff:g> (its content is a
+                          placeholder or a name), and any element marked translate="no"
+    KEPT_BLOCKS           of those, the ones that are blocks, never inside a sentence
+    kept_runs(tokens)     where each outermost kept element starts and ends among the tokens
+    verbatim(text)        the kept elements of a text, each as its source characters, in order:
+                          a translation must have exactly these
+
+The service keeps a block (``<pre>``) as a separator between sentences and an inline element
+(``<code>``, ``<xliff:g>``) as one placeholder inside its sentence; a file's HTML reader does
+not extract a kept block as a unit at all; a unit's translation is refused when its kept
+elements differ from its source's.
+
+What this module does not know: sentences, models, file formats.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Dict, List, Tuple
+
+KEPT = frozenset({"script", "style", "pre", "code", "kbd", "samp", "xliff:g"})
+KEPT_BLOCKS = frozenset({"script", "style", "pre"})
+VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+
+Token = Tuple[str, str, str, Dict[str, str]]  # (source characters, sort, tag name, attributes)
+
+
+class _Tokens(HTMLParser):
+    """Collects (start offset, sort, tag name, attributes) of every token."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.events: List[tuple] = []
+        self.line_starts = [0]
+
+    def tokens(self, text: str) -> List[Token]:
+        self.line_starts += [m.end() for m in re.finditer("\n", text)]
+        self.feed(text)
+        self.close()
+        if not self.events or self.events[0][0] > 0:
+            self.events.insert(0, (0, "text", "", {}))
+        starts = [at for at, *_ in self.events] + [len(text)]
+        out = [(text[a:b], *ev[1:]) for a, b, ev in zip(starts, starts[1:], self.events) if b > a]
+        if "".join(raw for raw, *_ in out) != text:  # positions out of order: a parser bug
+            raise RuntimeError("html.parser reported token positions out of order")
+        return out
+
+    def _add(self, sort: str, tag: str = "", attrs: list | None = None) -> None:
+        line, col = self.getpos()
+        self.events.append((self.line_starts[line - 1] + col, sort, tag, dict(attrs or [])))
+
+    def handle_starttag(self, tag, attrs):
+        self._add("start", tag, attrs)
+
+    def handle_startendtag(self, tag, attrs):
+        self._add("void", tag, attrs)
+
+    def handle_endtag(self, tag):
+        self._add("end", tag)
+
+    def handle_data(self, data):
+        self._add("text")
+
+    def handle_entityref(self, name):
+        self._add("entity")
+
+    def handle_charref(self, name):
+        self._add("entity")
+
+    def handle_comment(self, data):
+        self._add("other")
+
+    def handle_decl(self, decl):
+        self._add("other")
+
+    def handle_pi(self, data):
+        self._add("other")
+
+    def unknown_decl(self, data):
+        self._add("other")
+
+
+def tokens(text: str) -> List[Token]:
+    """(source characters, sort, tag name, attributes) of each token of `text`; sorts: text,
+    entity, start, end, void (self-closing), other (comment, declaration)."""
+    return _Tokens().tokens(text)
+
+
+def is_kept(tag: str, attrs: Dict[str, str]) -> bool:
+    """Whether the element's content is never translated (see the module docstring)."""
+    return tag in KEPT or str(attrs.get("translate") or "").strip().lower() == "no"
+
+
+def kept_runs(toks: List[Token]) -> List[Tuple[int, int]]:
+    """(first, last) token index of each outermost kept element; one never closed runs to the end.
+    Inside it, a start tag of its own name nests (``<pre>`` in ``<pre>``), as does another kept one."""
+    runs, first, closed_by = [], 0, []  # closed_by: the open kept elements, innermost last
+    for i, (_, sort, tag, attrs) in enumerate(toks):
+        if not closed_by:
+            if sort == "start" and tag not in VOID and is_kept(tag, attrs):
+                first, closed_by = i, [tag]
+            continue
+        if sort == "end" and tag in closed_by:
+            del closed_by[closed_by.index(tag) :]
+            if not closed_by:
+                runs.append((first, i))
+        elif sort == "start" and tag not in VOID and (tag == closed_by[-1] or is_kept(tag, attrs)):
+            closed_by.append(tag)
+    if closed_by:
+        runs.append((first, len(toks) - 1))
+    return runs
+
+
+def verbatim(text: str) -> List[str]:
+    """The source characters of each outermost kept element of `text`, in order."""
+    toks = tokens(text)
+    return ["".join(raw for raw, *_ in toks[a : b + 1]) for a, b in kept_runs(toks)]
+
+
+__all__ = ["KEPT", "KEPT_BLOCKS", "VOID", "is_kept", "kept_runs", "tokens", "verbatim"]
