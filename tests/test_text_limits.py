@@ -17,7 +17,7 @@ def test_defaults_are_twenty_thousand_characters_and_five_hundred_segments():
 def test_too_many_characters_names_the_limit():
     limits = TextLimits(max_chars=10)
     assert plan("Short one.", limits=limits).segments  # exactly 10: accepted
-    with pytest.raises(TooManyChars, match=r"text is 11 characters, over the limit of 10 \(max_chars\)") as e:
+    with pytest.raises(TooManyChars, match=r"text is 11 characters, over the limit of 10 \(--max-input-chars\)") as e:
         plan("Short one!!", limits=limits)
     assert (e.value.limit, e.value.value, e.value.maximum) == ("max_chars", 11, 10)
     assert isinstance(e.value, LimitExceeded) and isinstance(e.value, TextError)
@@ -27,7 +27,7 @@ def test_too_many_characters_names_the_limit():
 def test_too_many_segments_names_the_limit_and_pass_through_does_not_count():
     limits = TextLimits(max_segments=3)
     assert len(plan("One. Two. Three. 4. 5. 6.", limits=limits).segments) == 3
-    with pytest.raises(TooManySegments, match=r"text is 4 segments, over the limit of 3 \(max_segments\)") as e:
+    with pytest.raises(TooManySegments, match=r"text is 4 segments, over the limit of 3 \(--max-segments\)") as e:
         plan("One.\nTwo.\nThree.\nFour.", limits=limits)
     assert e.value.limit == "max_segments"
 

@@ -44,16 +44,21 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
     """Check every option against the limits; fill in the automatic max_new_tokens."""
     o = options
     if source_tokens > limits.max_input_tokens:
-        raise InvalidInput(f"input is {source_tokens} tokens, over the limit of {limits.max_input_tokens}")
+        raise InvalidInput(
+            f"input is {source_tokens} tokens, over the limit of {limits.max_input_tokens} (--max-input-tokens)"
+        )
     if not 0 <= o.max_new_tokens <= limits.max_new_tokens:
         raise InvalidInput(
-            f"max_new_tokens must be between 1 and {limits.max_new_tokens} (0 for automatic), got {o.max_new_tokens}"
+            f"max_new_tokens must be between 1 and {limits.max_new_tokens} (0 for automatic; the server's "
+            f"--max-new-tokens), got {o.max_new_tokens}"
         )
     max_new = o.max_new_tokens or auto_max_new_tokens(source_tokens, limits.max_new_tokens)
     if not 0 <= o.min_new_tokens <= max_new:
         raise InvalidInput(f"min_new_tokens must be between 0 and max_new_tokens ({max_new}), got {o.min_new_tokens}")
     if not 1 <= o.beam_size <= limits.max_beam_size:
-        raise InvalidInput(f"beam_size must be between 1 and {limits.max_beam_size}, got {o.beam_size}")
+        raise InvalidInput(
+            f"beam_size must be between 1 and {limits.max_beam_size} (the server's --max-beam-size), got {o.beam_size}"
+        )
     if not (math.isfinite(o.temperature) and 0 <= o.temperature <= 100):
         raise InvalidInput(f"temperature must be a finite number between 0 and 100, got {o.temperature}")
     if not (math.isfinite(o.top_p) and 0 < o.top_p <= 1):

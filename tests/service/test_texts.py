@@ -267,14 +267,14 @@ def refusals(server, request: pb.TranslateRequest) -> list[grpc.RpcError]:
 @pytest.mark.parametrize(
     "text, limit, value",
     [
-        ("uno " * 750 + "dos.", "max_chars", MAX_CHARS),
-        (" ".join(["uno dos."] * (MAX_SEGMENTS + 1)), "max_segments", MAX_SEGMENTS),
+        ("uno " * 750 + "dos.", "--max-input-chars", MAX_CHARS),
+        (" ".join(["uno dos."] * (MAX_SEGMENTS + 1)), "--max-segments", MAX_SEGMENTS),
     ],
     ids=["chars", "segments"],
 )
 def test_text_limits_are_invalid_argument_naming_the_limit(server, text, limit, value):
     """Beyond max_input_chars or max_segments: INVALID_ARGUMENT on every RPC, the message naming the
-    limit and its value; nothing reaches the engine."""
+    limit's serve flag and its value; nothing reaches the engine."""
     for error in refusals(server, translate_request(text)):
         assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
         assert f"over the limit of {value} ({limit})" in error.details()
@@ -325,3 +325,23 @@ def test_text_limits_are_serve_flags_and_environment_variables():
     env = {"TRADUCTOR_MAX_INPUT_CHARS": "900", "TRADUCTOR_MAX_SEGMENTS": "9"}
     s = Settings.from_args(parser.parse_args(["--max-segments", "7"]), environ=env)
     assert (s.max_input_chars, s.max_segments) == (900, 7)
+
+
+def test_a_segment_that_came_back_empty_keeps_its_source_and_the_text_says_untranslated():
+    """Nothing in a segment's translation (only its options and spaces, as the model gave for a
+    GNU help line): its source stays in place and the text's finish reason is `untranslated`, on
+    the wire too, never a silently blank part with `eos`."""
+    from traductor.engine.request import FinishEvent, FinishReason, Timings
+    from traductor.service.convert import FINISH_TO_PB
+    from traductor.service.texts import joined
+    from traductor_client.results import finish_reason_name
+
+    p = plan("Try -h, --help. Then uno dos.")
+    events = [
+        FinishEvent(FinishReason.LENGTH, "-h, --help      ", [7] * 8, [], 9, Timings()),
+        FinishEvent(FinishReason.EOS, "B C", [5, 6], [], 4, Timings()),
+    ]
+    event = joined(p, events)
+    assert event.text == "Try -h, --help. B C" and event.reason is FinishReason.UNTRANSLATED
+    assert finish_reason_name(FINISH_TO_PB[event.reason]) == "untranslated"
+    assert joined(p, [events[1], events[1]]).reason is FinishReason.EOS

@@ -30,8 +30,8 @@ def server_settings():
 BAD = {
     "empty text": ("", {}, "empty"),
     "whitespace only": (" \t\n ", {}, "empty"),
-    "over max_input_chars": ("a" * (MAX_CHARS + 1), {}, "(max_chars)"),
-    "over max_segments": (" ".join(["uno dos."] * (MAX_SEGMENTS + 1)), {}, "(max_segments)"),
+    "over max_input_chars": ("a" * (MAX_CHARS + 1), {}, "(--max-input-chars)"),
+    "over max_segments": (" ".join(["uno dos."] * (MAX_SEGMENTS + 1)), {}, "(--max-segments)"),
     "max_new_tokens 0": ("uno", {"max_new_tokens": 0}, "max_new_tokens"),
     "max_new_tokens over cap": ("uno", {"max_new_tokens": 31}, "max_new_tokens"),
     "max_new_tokens negative": ("uno", {"max_new_tokens": -1}, "max_new_tokens"),

@@ -19,6 +19,7 @@ class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FINISH_REASON_LENGTH: _ClassVar[FinishReason]
     FINISH_REASON_CANCELLED: _ClassVar[FinishReason]
     FINISH_REASON_DEADLINE: _ClassVar[FinishReason]
+    FINISH_REASON_UNTRANSLATED: _ClassVar[FinishReason]
 FORMAT_TEXT: Format
 FORMAT_HTML: Format
 FINISH_REASON_UNSPECIFIED: FinishReason
@@ -26,6 +27,7 @@ FINISH_REASON_EOS: FinishReason
 FINISH_REASON_LENGTH: FinishReason
 FINISH_REASON_CANCELLED: FinishReason
 FINISH_REASON_DEADLINE: FinishReason
+FINISH_REASON_UNTRANSLATED: FinishReason
 
 class DecodingOptions(_message.Message):
     __slots__ = ("max_new_tokens", "min_new_tokens", "beam_size", "temperature", "top_k", "top_p", "seed", "return_scores")

@@ -31,6 +31,7 @@ class FinishReason(enum.Enum):
     CANCELLED = "cancelled"
     DEADLINE = "deadline"
     ERROR = "error"
+    UNTRANSLATED = "untranslated"  # a text's: a segment came back with nothing in it, its source kept
 
 
 @dataclass

@@ -18,8 +18,10 @@ each segment on its own, and the model's input limit (`max_input_tokens`) is a s
 longer sentence is cut by the text layer, not refused. Per text: `engine.text_limits`
 (characters and segments; beyond them `LimitExceeded`, INVALID_ARGUMENT naming the limit).
 
-The joined result of a text: the assembled text; token ids and log-probabilities concatenated
-in segment order; usage summed; timings of the request (queue, encode, decode, total: the
+The joined result of a text: the assembled text; its finish reason: `untranslated` when a
+segment came back with nothing in it (no letter outside placeholders: its source is kept in its
+place, `Plan.finished`), else `length` when a segment was cut short, else `eos`; token ids and
+log-probabilities concatenated in segment order; usage summed; timings of the request (queue, encode, decode, total: the
 longest segment's, as the segments run side by side; first token: the earliest). A text with
 nothing to translate (only numbers, punctuation, placeholders) comes back as it is, with no
 model call and zero usage.
@@ -120,6 +122,8 @@ def segment_id(request_id: str, index: int, count: int) -> str:
 def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
     """The segments' finish events as the text's one (see the module docstring)."""
     reason = FinishReason.LENGTH if any(e.reason is FinishReason.LENGTH for e in events) else FinishReason.EOS
+    if p.untranslated([e.text for e in events]):
+        reason = FinishReason.UNTRANSLATED
     slowest = {
         name: max((getattr(e.timings, name) for e in events), default=0.0)
         for name in ("queue", "encode", "decode", "total")
@@ -179,7 +183,7 @@ async def translate_many(
 
     Every text is checked before any work; text i gets the request id `{request_id}-{i}`."""
     if not texts or len(texts) > max_texts:
-        raise InvalidInput(f"texts must hold between 1 and {max_texts} texts, got {len(texts)}")
+        raise InvalidInput(f"texts must hold between 1 and {max_texts} texts (--max-batch-texts), got {len(texts)}")
     prepared = [prepare(engine, t, options, format) for t in texts]
     return await run_many(engine, prepared, [f"{request_id}-{i}" for i in range(len(texts))], timeout)
 

@@ -7,7 +7,8 @@ is not here: the text layer splits a long sentence instead of refusing it (see `
 
 Every error of this package derives from `TextError`, an `errors.InvalidInput` (the caller's
 input is wrong: the service answers INVALID_ARGUMENT with the message, the CLI prints it);
-`LimitExceeded` also names the limit in `.limit`, `.value` and `.maximum`.
+`LimitExceeded` also names the limit in `.limit`, `.value` and `.maximum`; its message names
+the `traductor serve` flag that sets it (`.flag`), what an operator raises.
 """
 
 from __future__ import annotations
@@ -41,18 +42,19 @@ class LimitExceeded(TextError):
 
     limit = ""
     what = ""
+    flag = ""
 
     def __init__(self, value: int, maximum: int):
         self.value, self.maximum = value, maximum
-        super().__init__(f"text is {value} {self.what}, over the limit of {maximum} ({self.limit})")
+        super().__init__(f"text is {value} {self.what}, over the limit of {maximum} ({self.flag})")
 
 
 class TooManyChars(LimitExceeded):
-    limit, what = "max_chars", "characters"
+    limit, what, flag = "max_chars", "characters", "--max-input-chars"
 
 
 class TooManySegments(LimitExceeded):
-    limit, what = "max_segments", "segments"
+    limit, what, flag = "max_segments", "segments", "--max-segments"
 
 
 def check_chars(text: str, limits: TextLimits) -> None:
