@@ -64,10 +64,17 @@ def register_import(sub) -> None:
         description="Reads a folder as save_pretrained writes it and writes a bundle equal to transformers "
         "token for token (docs/import.md). Needs torch and transformers; the bundle needs neither.",
     )
-    p.add_argument("hf_dir", help="the checkpoint folder (config.json, model.safetensors, tokenizer files)")
+    p.add_argument(
+        "hf_dir",
+        metavar="MODEL",
+        help="a checkpoint folder (config.json, model.safetensors, tokenizer files), or a Hugging Face Hub "
+        "name such as Helsinki-NLP/opus-mt-en-fr, fetched into the Hub's cache (HF_HOME; HF_HUB_OFFLINE=1: "
+        "the cache only)",
+    )
+    p.add_argument("--revision", help="with a Hub name: the branch, tag or commit to fetch (default: main)")
     p.add_argument("--out", required=True, help="bundle directory to write")
     p.add_argument("--quantize", choices=QUANTIZE_CHOICES, help=QUANTIZE_HELP)
-    p.add_argument("--name", help="the name the bundle records (default: the folder's name)")
+    p.add_argument("--name", help="the name the bundle records (default: the folder's or the model's name)")
     p.add_argument(
         "--source",
         help="the source language: NLLB's source token (default: the tokenizer's src_lang, e.g. eng_Latn); "
@@ -91,15 +98,17 @@ def run_import(args) -> None:
     require_torch("import", ("torch", "safetensors", "onnx", "transformers"))
     from traductor.training.corpus import load_split
 
+    from .hub import locate
     from .importers import import_model
 
+    hf_dir = locate(args.hf_dir, args.revision)
     sentences = [p.source for p in load_split(Path(args.parity_tsv))] if args.parity_tsv else None
 
     config = import_model(
-        Path(args.hf_dir),
+        hf_dir,
         Path(args.out),
         args.quantize,
-        args.name,
+        args.name or Path(args.hf_dir).name or None,  # a Hub name's last part, not its snapshot's commit
         args.force,
         args.target,
         progress=lambda m: print(m, flush=True),
