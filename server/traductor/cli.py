@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -64,6 +65,7 @@ def translate_texts(
     batch_size: int,
     format: str = "text",
     memory: dict | None = None,
+    untranslated: list | None = None,
     **target,
 ) -> list[str]:
     """Whole texts through an offline translator, as the service does them: each text is cut into
@@ -71,7 +73,8 @@ def translate_texts(
     kept), plain-text segments found in `memory` are answered from it, the other segments of all
     texts are translated in one call (rows of the same batches), and each text is put back with
     its own separators. No text-level limits: this is not a server. `target` is a multilingual
-    model's target_language (ONNX engine)."""
+    model's target_language (ONNX engine). A segment whose translation has nothing in it keeps
+    its source (`Plan.finished`); `untranslated`, when given, gets (text index, segment) of each."""
     from .text import TextLimits, plan
 
     bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
@@ -84,7 +87,10 @@ def translate_texts(
     segments = [[s.text for s in p.segments] for p in plans]
     flat = [s for group in segments for s in group if s not in memory]
     done = iter(translator.translate(flat, beam_size=beam, batch_size=batch_size, **target) if flat else [])
-    return [p.assemble([memory[s] if s in memory else next(done) for s in group]) for p, group in zip(plans, segments)]
+    outs = [[memory[s] if s in memory else next(done) for s in group] for group in segments]
+    if untranslated is not None:
+        untranslated.extend((t, segments[t][k]) for t, p in enumerate(plans) for k in p.untranslated(outs[t]))
+    return [p.assemble(out) for p, out in zip(plans, outs)]
 
 
 def cmd_translate(args) -> None:
@@ -95,8 +101,15 @@ def cmd_translate(args) -> None:
         known = ", ".join(sorted(translator.tokenizer.languages)) or "none: it has one target language"
         raise CommandError(f"--target-language {args.target_language!r} is not one of the model's ({known})")
     target = {"target_language": args.target_language} if args.target_language else {}
-    for line in translate_texts(translator, texts, args.beam, args.batch_size, args.format, memory, **target):
+    kept: list = []
+    lines = translate_texts(translator, texts, args.beam, args.batch_size, args.format, memory, kept, **target)
+    for line in lines:
         print(line, flush=False)
+    for index, segment in kept:  # never silently: the line holds its source there
+        print(
+            f"traductor translate: line {index + 1}: no translation came for {segment!r}; its source is kept",
+            file=sys.stderr,
+        )
 
 
 def cmd_evaluate(args) -> None:
@@ -214,11 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for reports that record their command
     try:
         args.func(args)
+        sys.stdout.flush()  # here, where a closed pipe is handled, not at exit
     except (TraductorError, FileNotFoundError) as e:
         print(f"traductor {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `traductor translate | head`: the reader is gone, stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 141  # as a process ended by SIGPIPE
     return 0
 
 
