@@ -3,7 +3,8 @@ gettext catalogs (``po``).
 
 Every failure ends in one line on stderr, ``traductor-client: CODE: details``, and a non-zero
 exit status (1 for a failed call, 2 for a bad command line or a ``po`` catalog that cannot be
-filled, 130 when interrupted), never in a traceback, so the command is usable in scripts and as
+filled, 130 when interrupted; 141, silently, when the reader of its output went away, as in
+``| head``), never in a traceback, so the command is usable in scripts and as
 a container health check. Set ``TRADUCTOR_DEBUG=1`` to get the traceback of an unexpected error.
 """
 
@@ -104,8 +105,17 @@ def _cmd_info(args: argparse.Namespace) -> int:
     else:
         width = max(len(name) for name in fields)
         for name, value in fields.items():
-            print(f"{name:<{width}}  {value}")
+            print(f"{name:<{width}}  {_shown(name, value)}")
     return 0
+
+
+def _shown(name: str, value: object) -> str:
+    """A model_info field as a person reads it: pairs as "en->es", booleans as yes/no."""
+    if name == "languages":
+        return ", ".join(f"{source}->{target}" for source, target in value) or "-"  # type: ignore[union-attr]
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
@@ -179,7 +189,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if getattr(args, "stream", False) and getattr(args, "batch", False):
         return _fail("--stream and --batch cannot be combined", 2)
     try:
-        return args.handler(args)
+        status = args.handler(args)
+        sys.stdout.flush()  # here, where a closed pipe is handled, not at exit
+        return status
     except TranslatorError as error:
         return _fail(f"{error.code_name}: {error.details}", 1)
     except UsageError as error:
@@ -190,6 +202,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if os.environ.get("TRADUCTOR_DEBUG"):
             raise
         return _fail(f"invalid request: {error}", 2)
+    except BrokenPipeError:  # `traductor-client translate | head`: the reader is gone, stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 141  # as a process ended by SIGPIPE
     except OSError as error:  # unreadable --ca/--cert/--key/--input, unwritable outputs
         return _fail(f"{error.strerror or error}: {error.filename or ''}", 1)
     except KeyboardInterrupt:

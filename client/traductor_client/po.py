@@ -2,10 +2,10 @@
 
 One use of the file-translation package (:mod:`traductor_client.files`): read the catalog
 (``files.gettext``), pick the entries to fill (not obsolete, not translated; fuzzy ones only with
-``--include-fuzzy``), send every distinct msgid and msgid_plural through ``TranslateBatch`` (a
-progress bar counts them), check each translation against the entry's format flags
-(:mod:`po_formats`), write the ones that pass, marked fuzzy for review, and print a summary
-listing every entry left untranslated and why.
+``--include-review``, or its other name ``--include-fuzzy``), send every distinct msgid and
+msgid_plural through ``TranslateBatch`` (a progress bar counts them), check each translation
+against the entry's format flags (:mod:`po_formats`), write the ones that pass, marked fuzzy
+for review, and print a summary listing every entry left untranslated and why.
 
 Text handling: a msgid's leading and trailing whitespace and newlines ("Usage:\\n", "Name: ")
 are not sent; they are copied from the msgid onto the translation, as msgfmt requires for
@@ -43,8 +43,6 @@ def add_subparser(commands: Any, conn: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", metavar="OUT.po", help="write the result here (default: update IN.po in place)"
     )
-    parser.add_argument("--include-fuzzy", action="store_true", help="also retranslate entries marked fuzzy")
-    parser.add_argument("--no-fuzzy", action="store_true", help="do not mark the new translations fuzzy")
     add_common_flags(parser)
     parser.set_defaults(handler=run_command)
 
@@ -58,4 +56,4 @@ def _read_catalog(path: str, data: bytes):
 
 def run_command(args: argparse.Namespace) -> int:
     output = args.output or args.input
-    return run_file(args, args.input, output, args.include_fuzzy, not args.no_fuzzy, read=_read_catalog)
+    return run_file(args, args.input, output, args.include_review, not args.no_review_mark, read=_read_catalog)

@@ -30,10 +30,6 @@ def add_subparser(commands: Any, conn: argparse.ArgumentParser) -> None:
     parser.add_argument("input", metavar="IN", help="the file to translate (its extension says its format)")
     parser.add_argument("-o", "--output", metavar="OUT", help="where to write (default: IN.LANG.EXT beside IN)")
     parser.add_argument("--to", metavar="LANG", help="the target language (checked against the server's)")
-    parser.add_argument(
-        "--include-review", action="store_true", help="also retranslate units waiting for review (fuzzy, unfinished)"
-    )
-    parser.add_argument("--no-review-mark", action="store_true", help="do not mark the new translations for review")
     add_common_flags(parser)
     parser.set_defaults(handler=run_command)
 

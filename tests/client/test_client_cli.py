@@ -95,7 +95,22 @@ def test_info(server, capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["name"] == "fake-reverse" and info["max_beam_size"] == 4
     assert main(["info", "--target", server.address]) == 0
-    assert "target_language   es" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "target_language   es" in out
+    assert "languages         en->es\n" in out and "(('en'" not in out  # not a Python tuple
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(server):
+    """`traductor-client translate ... | head -1`: status 141 (as SIGPIPE), no traceback, no
+    "Broken pipe" message."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "traductor_client.cli", "--target", server.address, "translate"]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(b"one two\n" * 20, timeout=60)
+    assert (process.returncode, err) == (141, b"")
 
 
 def test_usage_errors(capsys, tmp_path):

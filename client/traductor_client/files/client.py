@@ -17,7 +17,7 @@ from traductor_client.errors import InvalidArgument, TranslatorError
 from traductor_client.files import formats
 from traductor_client.files.errors import FileError
 from traductor_client.files.job import Document, Job, Outcome, outcome
-from traductor_client.files.output import write_atomic
+from traductor_client.files.output import check_writable, write_atomic
 from traductor_client.sync_client import TranslatorClient
 
 DEFAULT_BATCH = 32
@@ -117,6 +117,23 @@ def run_service(args: argparse.Namespace, job: Job) -> Dict[Tuple[str, str], Out
 
 # -- the commands -----------------------------------------------------------------------------------
 def add_common_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags `po` and `translate-file` share, under the same names (the review flags also
+    under gettext's and Qt's words: --include-fuzzy, --include-unfinished, --no-fuzzy)."""
+    parser.add_argument(
+        "--include-review",
+        "--include-fuzzy",
+        "--include-unfinished",
+        dest="include_review",
+        action="store_true",
+        help="also retranslate units waiting for review (po: fuzzy; Qt: unfinished)",
+    )
+    parser.add_argument(
+        "--no-review-mark",
+        "--no-fuzzy",
+        dest="no_review_mark",
+        action="store_true",
+        help="do not mark the new translations for review (po: fuzzy)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="translate and print the summary, write nothing")
     parser.add_argument(
         "--batch-size",
@@ -146,6 +163,8 @@ def run_file(
     """Fill the file at ``path`` (read by ``read``) and write it to ``output``; print the summary."""
     if args.batch_size < 1:
         raise UsageError("--batch-size must be at least 1")
+    if not args.dry_run:
+        check_writable(output)  # before the work, not after it
     try:
         with open(path, "rb") as handle:
             data = handle.read()
