@@ -39,9 +39,7 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_translating(fake
 
 
 @pytest.mark.parametrize("command", ["translate-file", "po"])
-@pytest.mark.parametrize(
-    "include, mark", [("--include-review", "--no-review-mark"), ("--include-fuzzy", "--no-fuzzy")]
-)
+@pytest.mark.parametrize("include, mark", [("--include-review", "--no-review-mark"), ("--include-fuzzy", "--no-fuzzy")])
 def test_po_and_translate_file_take_the_same_flags(fake, tmp_path, capsys, command, include, mark):
     """Both commands read --include-review/--no-review-mark, and gettext's words for them; the
     summary names the flag both know."""
