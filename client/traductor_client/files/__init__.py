@@ -11,9 +11,10 @@ One package serves both ways in: ``traductor-client translate-file`` and ``tradu
     document.render(filled) -> bytes        the file, everything not filled kept as read
     job.report                              units.py: filled, rejected, skipped... and why
 
-Formats: gettext .po/.pot (gettext.py, polib), and through translate-toolkit (toolkit.py) XLIFF
-1.2 and 2.0, Qt .ts, Android strings.xml, JSON (flat or i18next), SubRip .srt, text, HTML and
-Markdown. docs/files.md describes each.
+Formats: gettext .po/.pot (gettext.py, polib; po_syntax.py refuses what msgfmt would), and
+through translate-toolkit (toolkit.py, the base) XLIFF 1.2 and 2.0 and Qt .ts (bilingual.py),
+Android strings.xml (android.py), JSON, SubRip .srt and text (monolingual.py), HTML and
+Markdown (webpage.py; markdown_inline.py sends Markdown as HTML). docs/files.md describes each.
 """
 
 from __future__ import annotations

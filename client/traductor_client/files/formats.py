@@ -20,6 +20,7 @@ What this module does not know: the service, or how the document is filled.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from dataclasses import dataclass
@@ -44,11 +45,10 @@ def _po(data: bytes, name: str) -> Document:
     return gettext.PoDocument(gettext.parse(data, name), f"traductor-client {__version__}")
 
 
-def _toolkit(class_name: str) -> Callable[[bytes, str], Document]:
+def _toolkit(module: str, class_name: str) -> Callable[[bytes, str], Document]:
     def make(data: bytes, name: str) -> Document:
-        from traductor_client.files import toolkit  # translate-toolkit: imported when a file needs it
-
-        return getattr(toolkit, class_name)(data, name)
+        # translate-toolkit: imported when a file needs it
+        return getattr(importlib.import_module(f"traductor_client.files.{module}"), class_name)(data, name)
 
     return make
 
@@ -57,7 +57,7 @@ _XLIFF2 = re.compile(rb"<xliff\b[^>]*\bversion\s*=\s*[\"']2\.", re.S)
 
 
 def _xliff(data: bytes, name: str) -> Document:
-    return _toolkit("Xliff2Document" if _XLIFF2.search(data[:4096]) else "Xliff1Document")(data, name)
+    return _toolkit("bilingual", "Xliff2Document" if _XLIFF2.search(data[:4096]) else "Xliff1Document")(data, name)
 
 
 # extension -> reader; the one list of supported extensions (/frontend/settings shows it)
@@ -66,15 +66,15 @@ EXTENSIONS: Dict[str, Callable[[bytes, str], Document]] = {
     ".pot": _po,
     ".xlf": _xliff,
     ".xliff": _xliff,
-    ".ts": _toolkit("TsDocument"),
-    ".xml": _toolkit("AndroidDocument"),
-    ".json": _toolkit("JsonDocument"),
-    ".srt": _toolkit("SubRipDocument"),
-    ".txt": _toolkit("TextDocument"),
-    ".html": _toolkit("HtmlDocument"),
-    ".htm": _toolkit("HtmlDocument"),
-    ".md": _toolkit("MarkdownDocument"),
-    ".markdown": _toolkit("MarkdownDocument"),
+    ".ts": _toolkit("bilingual", "TsDocument"),
+    ".xml": _toolkit("android", "AndroidDocument"),
+    ".json": _toolkit("monolingual", "JsonDocument"),
+    ".srt": _toolkit("monolingual", "SubRipDocument"),
+    ".txt": _toolkit("monolingual", "TextDocument"),
+    ".html": _toolkit("webpage", "HtmlDocument"),
+    ".htm": _toolkit("webpage", "HtmlDocument"),
+    ".md": _toolkit("webpage", "MarkdownDocument"),
+    ".markdown": _toolkit("webpage", "MarkdownDocument"),
 }
 XML_EXTENSIONS = frozenset({".xlf", ".xliff", ".ts", ".xml"})
 

@@ -31,6 +31,7 @@ from typing import Dict, Iterable, List, Sequence
 import polib
 
 from traductor_client import po_formats
+from traductor_client.files import po_syntax
 from traductor_client.files.errors import FileError
 from traductor_client.files.units import OBSOLETE, REVIEW, TRANSLATED, Unit
 
@@ -65,6 +66,7 @@ def parse(raw: bytes, path: str) -> Catalog:
         raise FileError(f"{path}: not a PO file (its bytes are not {encoding})") from None
     if "\0" in text:
         raise FileError(f"{path}: not a PO file (binary data; a compiled .mo file?)")
+    po_syntax.check(text, path)  # what polib accepts and msgfmt refuses (an unterminated msgid...)
     try:
         po = polib.pofile(text, encoding=encoding, wrapwidth=WRAP_WIDTH)
     except (OSError, ValueError) as error:
@@ -194,7 +196,7 @@ class PoDocument:
 
     kind = "po"
     review_word = "fuzzy"
-    review_flag = "--include-fuzzy"
+    review_flag = "--include-review"
 
     def __init__(self, catalog: Catalog, generator: str = "") -> None:
         self.catalog, self.generator = catalog, generator

@@ -50,7 +50,10 @@ def split_edges(text: str) -> Tuple[str, str, str]:
 
 
 def outcome(text: str, finish_reason: str) -> Outcome:
-    """A service answer as an Outcome: a sentence cut short or an empty text is not written."""
+    """A service answer as an Outcome: a sentence cut short, a text with a part left untranslated
+    or an empty text is not written."""
+    if finish_reason == "untranslated":
+        return None, "the service could not translate part of it (nothing came back for a sentence)"
     if finish_reason != "eos":
         return None, f"the service stopped before the end of the sentence ({finish_reason})"
     if not text.strip():
@@ -78,7 +81,7 @@ class Job:
                 self.todo.append(unit)
         self.requests: Dict[str, List[str]] = {}
         for unit in self.todo:
-            for source in unit.sources:
+            for source in unit.requests:
                 texts = self.requests.setdefault(unit.format, [])
                 core = split_edges(source)[1]
                 if core not in texts:
@@ -93,7 +96,7 @@ class Job:
         filled = []
         for unit in self.todo:
             translations, reason = [], ""
-            for source in unit.sources:
+            for source in unit.requests:
                 lead, core, trail = split_edges(source)
                 text, reason = outcomes.get((unit.format, core), (None, "not translated"))
                 if text is None:

@@ -9,8 +9,10 @@ come back the same in the translation:
     python       %(name)s: the names with their types
     qt           %1 %L2 %n (Qt): the same numbers
     braces       {0} {name} (Python str.format, .NET, ICU simple arguments): the same fields
-    i18next      {{var}} {{- var}} $t(key) (i18next): the same, as many times
-    tags         <b> </b> <br/> (HTML, subtitles): the same tags, as many times
+    i18next      {{var}} {{- var}} $t(key) <1></1> (i18next, its Trans tags): the same, as many times
+    tags         <b> </b> <br/> (a unit sent as HTML): the same tags in the same order, and every
+                 element that is never translated (<code>, <pre>, Android's <xliff:g>...:
+                 traductor_client.markup) the same, verbatim
     code         `make install` (Markdown, and any text quoting a command): the same spans, verbatim
 
 An ICU message with a ``plural``/``select`` argument (``{count, plural, one {# file} other {#
@@ -26,16 +28,16 @@ import re
 from collections import Counter
 from typing import List, Optional, Sequence
 
-from traductor_client import po_formats
+from traductor_client import markup, po_formats
 
 # Every pattern runs in time linear in the text: no two repeats in a row can match the same
 # characters (an earlier {{-?\s*[^{}]*?\s*}} backtracked cubically: "{{" and 5,000 spaces
 # took six minutes). tests/client/test_files.py times them on hostile texts.
 _ICU = re.compile(r"\{\s*[\w.-]+\s*,\s*(?:plural|select|selectordinal)\s*,")
-_I18NEXT = re.compile(r"\{\{-?[^{}]*\}\}|\$t\([^()]*\)")
+_I18NEXT = re.compile(r"\{\{-?[^{}]*\}\}|\$t\([^()]*\)|</?\d+\s*/?>")
 _BRACES = re.compile(r"\{[\w.$-]*(?::[^{}]*)?\}")
 _QT = re.compile(r"%L?(?:\d\d?|n)\b")
-_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
+TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>")
 _CODE = re.compile(r"`[^`\n]+`")
 
 
@@ -59,6 +61,20 @@ def _same(name: str, pattern: re.Pattern, source: str, target: str) -> Optional[
     return f"{name}: " + ", ".join(p for p in parts if p)
 
 
+def _markup(source: str, target: str) -> Optional[str]:
+    """The tags of an HTML text: the same, in the same order; kept elements verbatim."""
+    kept, got = markup.verbatim(source), markup.verbatim(target)
+    if kept != got:
+        missing = [k for k in kept if k not in got]
+        return f"kept markup changed: {' '.join(missing or kept)[:120]} not as it was"
+    reason = _same("tags", TAG, source, target)
+    if reason:
+        return reason
+    if TAG.findall(source) != TAG.findall(target):
+        return "tags: not in the source's order"
+    return None
+
+
 def problem(source: str, target: str, tags: bool = False) -> Optional[str]:
     """Why ``target`` would break the placeholders of ``source``, or None."""
     without_i18next = _I18NEXT.sub("", source)
@@ -73,13 +89,11 @@ def problem(source: str, target: str, tags: bool = False) -> Optional[str]:
             return reason.replace("python-format", "python").replace("msgid", "source")
     checks = [("i18next", _I18NEXT, source, target), ("qt", _QT, source, target), ("code", _CODE, source, target)]
     checks.append(("braces", _BRACES, without_i18next, _I18NEXT.sub("", target)))
-    if tags:
-        checks.append(("tags", _TAG, source, target))
     for name, pattern, want, got in checks:
         reason = _same(name, pattern, want, got)
         if reason:
             return reason
-    return None
+    return _markup(source, target) if tags else None
 
 
 def problems(sources: Sequence[str], targets: Sequence[str], tags: bool = False) -> Optional[str]:

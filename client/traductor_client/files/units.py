@@ -3,7 +3,8 @@ happened to each.
 
 A :class:`Unit` is one translatable message: its text (and its plural, if any), its state in
 the file (to translate, translated, waiting for review, obsolete, not translatable), how the
-service must read it (plain text or HTML) and, when it cannot be translated safely at all, why.
+service must read it (plain text or HTML, and the text sent when it is not the unit's own, as
+Markdown's HTML) and, when it cannot be translated safely at all, why.
 The format's reader keeps its own object in ``handle``; nothing here looks into it.
 
 What this module does not know: any format, or the service.
@@ -33,6 +34,12 @@ class Unit:
     format: str = "text"  # how the service reads the texts: "text" or "html"
     skip: str = ""  # why it cannot be translated safely: reported, left as it is
     handle: Any = None  # the reader's own object for this unit
+    sent: List[str] = field(default_factory=list)  # what the service gets, when not `sources` (Markdown: HTML)
+
+    @property
+    def requests(self) -> List[str]:
+        """The texts sent to the service for this unit."""
+        return self.sent or self.sources
 
     def label(self) -> str:
         """Where the unit is and what it says, on one line (newlines shown as \\n)."""
@@ -48,7 +55,7 @@ class Report:
     one the HTTP API and the page show."""
 
     review_word: str = "fuzzy"  # how the format says "waiting for review" ("": it cannot)
-    review_flag: str = "--include-fuzzy"  # the option that retranslates those
+    review_flag: str = "--include-review"  # the option that retranslates those
     filled: int = 0
     already_translated: int = 0
     review_kept: int = 0
@@ -60,7 +67,7 @@ class Report:
     def lines(self, marked: bool) -> List[str]:
         rows = [
             ("filled", self.filled, f"marked {self.review_word} for review" if marked and self.review_word else ""),
-            ("rejected", len(self.rejected), "placeholders do not match: not written"),
+            ("rejected", len(self.rejected), "placeholders or markup do not match: not written"),
             ("skipped", len(self.skipped), "not translated"),
             ("already translated", self.already_translated, "untouched"),
             (f"{self.review_word or 'for review'}, kept", self.review_kept, f"{self.review_flag} retranslates them"),

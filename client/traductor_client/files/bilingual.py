@@ -1,0 +1,137 @@
+"""The bilingual XML formats, read with translate-toolkit: a unit without a translation gets one,
+marked for review in the format's own way; every other unit keeps its bytes.
+
+    XLIFF 1.2    xliff.xlifffile      <target state="needs-review-translation"> filled
+    XLIFF 2.0    xliff2.Xliff2File    <target> filled, segment state="translated" (2.0 has no
+                                      review state below "reviewed"/"final")
+    Qt .ts       ts2.tsfile           <translation type="unfinished"> filled, kept unfinished
+
+A source holding XLIFF inline elements (<g>, <x/>, <ph>...) is skipped and reported: a
+plain-text translation would lose them. A source whose text holds HTML (Qt rich text, escaped
+tags in XLIFF) is sent as HTML and its tags are checked (``toolkit``).
+
+What this module does not know: how texts reach the service.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+from lxml import etree
+from translate.misc.multistring import multistring
+from translate.storage import ts2, xliff, xliff2
+
+from traductor_client.files.toolkit import XmlDocument, forms
+from traductor_client.files.units import FIXED, OBSOLETE, REVIEW, TODO, TRANSLATED
+
+
+def _append_after(parent: Any, new: Any, after: Any) -> None:
+    """Insert ``new`` after ``after`` with the same indentation."""
+    after.addnext(new)
+    new.tail, after.tail = after.tail, after.tail
+
+
+class Xliff1Document(XmlDocument):
+    kind = "XLIFF 1.2"
+    review_word = "needs-review-translation"  # the target's state
+    markup_units = True
+
+    def parse(self, data: bytes) -> Any:
+        return xliff.xlifffile.parsestring(data)
+
+    def _target(self, tt_unit: Any) -> Any:
+        return tt_unit.getlanguageNode(lang=None, index=1)
+
+    def state(self, tt_unit: Any) -> str:
+        if tt_unit.xmlelement.xpath("ancestor-or-self::*[@translate='no']"):  # the unit's, or a <group>'s
+            return FIXED
+        target = self._target(tt_unit)
+        if target is None or not "".join(target.itertext()).strip():
+            return TODO
+        state = target.get("state", "")
+        if state in ("new", "needs-translation"):
+            return TODO
+        return REVIEW if state.startswith("needs-") else TRANSLATED
+
+    def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
+        element, approved = tt_unit.xmlelement, tt_unit.xmlelement.get("approved")
+        source = tt_unit.getlanguageNode(lang=None, index=0)
+        target = self._target(tt_unit)
+        if target is None:  # after <seg-source> when there is one: the schema's order
+            target = etree.Element(source.tag.replace("source", "target"))
+            segmented = element.find(source.tag.replace("source", "seg-source"))
+            _append_after(element, target, source if segmented is None else segmented)
+        for child in list(target):
+            target.remove(child)
+        target.text = translations[0]
+        target.set("state", "needs-review-translation" if mark_review else "translated")
+        if approved is None and "approved" in element.attrib:
+            del element.attrib["approved"]
+
+
+class Xliff2Document(XmlDocument):
+    kind = "XLIFF 2.0"
+    review_word = "translated"  # state="translated" subState="traductor:machine-translation"
+    markup_units = True
+
+    def parse(self, data: bytes) -> Any:
+        return xliff2.Xliff2File.parsestring(data)
+
+    def state(self, tt_unit: Any) -> str:
+        if tt_unit.xmlelement.xpath("ancestor-or-self::*[@translate='no']"):  # a unit's, <group>'s, <file>'s
+            return FIXED
+        target = tt_unit.getlanguageNode(lang=None, index=1)
+        if target is None or not "".join(target.itertext()).strip():
+            return TODO
+        return TRANSLATED
+
+    def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
+        segment = tt_unit.xmlelement
+        source = tt_unit.getlanguageNode(lang=None, index=0)
+        target = tt_unit.getlanguageNode(lang=None, index=1)
+        if target is None:
+            target = etree.Element(source.tag.replace("source", "target"))
+            _append_after(segment, target, source)
+        target.text = translations[0]
+        segment.set("state", "translated")
+        if mark_review:
+            segment.set("subState", "traductor:machine-translation")
+
+
+class TsDocument(XmlDocument):
+    """Qt Linguist; a message in Qt rich text (``<html><head/><body><p>...``) goes as HTML."""
+
+    kind = "Qt .ts"
+    review_word = "unfinished"
+    markup_units = True
+
+    def parse(self, data: bytes) -> Any:
+        return ts2.tsfile.parsestring(data)
+
+    def state(self, tt_unit: Any) -> str:
+        if tt_unit.isobsolete():
+            return OBSOLETE
+        if not any(s.strip() for s in forms(tt_unit.target)):
+            return TODO
+        return REVIEW if tt_unit.isfuzzy() else TRANSLATED
+
+    def unit(self, tt_unit: Any, position: int) -> Any:
+        unit = super().unit(tt_unit, position)
+        if unit is not None:
+            unit.where, unit.context = f"message {position + 1}", tt_unit.getcontext()
+        return unit
+
+    def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
+        node = tt_unit._gettargetnode()
+        tail = node.tail if node is not None else None  # translate-toolkit drops the line break after it
+        if tt_unit.hasplural():
+            count = max(2, len(node.findall(tt_unit.namespaced("numerusform"))) if node is not None else 2)
+            tt_unit.target = multistring([translations[0]] * count)
+        else:
+            tt_unit.target = translations[0]
+        tt_unit.markfuzzy(mark_review)
+        if tail is not None:
+            tt_unit._gettargetnode().tail = tail
+
+
+__all__ = ["TsDocument", "Xliff1Document", "Xliff2Document"]

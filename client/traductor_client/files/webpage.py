@@ -1,0 +1,134 @@
+"""HTML and Markdown documents, read with translate-toolkit: one unit per block, its inline markup
+inside, translated whole.
+
+translate-toolkit reads these in one pass that calls back for every text and writes the result
+as it goes. The first pass (parse) records the texts; render runs it again, answering each text
+with its translation (or the text itself).
+
+- HTML: every block (``<p>``, ``<li>``, ``<h1>``, ``<title>``...) and the attributes people
+  read (``title``, ``alt``, ``value``; not ``lang``: a language code, which a model would
+  "translate") are sent with format=html. Which elements are never translated is
+  ``traductor_client.markup``'s rule, the service's too: a kept block (``<pre>``, ``<script>``,
+  ``<style>``) or any element marked ``translate="no"`` (or translate-toolkit's
+  ``data-translate-ignore``) is not a unit at all; an inline one (``<code>``, ``<kbd>``) stays
+  in its block's unit, which the service keeps verbatim and the checks compare.
+- Markdown: a block's text goes to the service as HTML (``markdown_inline``): emphasis, links
+  and code spans come back as they were, or the unit is rejected with the reason.
+
+What this module does not know: how texts reach the service.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Callable, Dict, List, Tuple
+
+from traductor_client import markup
+from traductor_client.files import markdown_inline, placeholders
+from traductor_client.files.errors import FileError
+from traductor_client.files.toolkit import StoreDocument, rejection
+from traductor_client.files.units import Unit
+
+MAX_HTML_DEPTH = 256  # elements open at once (libxml2's own limit for XML)
+
+
+class CallbackDocument(StoreDocument):
+    """A document translate-toolkit reads and writes in one pass of callbacks (module docstring)."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        self.translations: dict = {}
+        super().__init__(data, name)
+
+    def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
+        raise NotImplementedError
+
+    def parse(self, data: bytes) -> Any:
+        return self.run(data, lambda text: text)
+
+    def unit(self, tt_unit: Any, position: int) -> Any:
+        unit = super().unit(tt_unit, position)
+        if unit is not None:
+            unit.where, unit.format = f"block {position + 1}", "html"
+        return unit
+
+    def from_service(self, unit: Unit, translation: str) -> str:
+        return translation  # HTML in, HTML out
+
+    def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
+        self.translations[tt_unit.source] = translations[0]
+
+    def render(self, filled: List[Unit]) -> bytes:
+        store = self.run(self.data, lambda text: self.translations.get(text, text))
+        return store.filesrc.encode("utf-8")
+
+
+class HtmlDocument(CallbackDocument):
+    kind = "HTML"
+
+    def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
+        from translate.storage import html
+
+        name = self.name
+
+        class HtmlFile(html.htmlfile):
+            """translate-toolkit's reader, which also leaves alone the blocks that are never
+            translated (`markup`: <pre> was a unit of its own) and elements marked
+            translate="no" (HTML's own attribute; the reader knows only its
+            data-translate-ignore), and refuses elements nested deeper than MAX_HTML_DEPTH (its
+            work per element grows with the depth: 100,000 nested <div> did not end in 10 minutes)."""
+
+            TRANSLATABLE_ELEMENTS = [t for t in html.htmlfile.TRANSLATABLE_ELEMENTS if t not in markup.KEPT]
+            TRANSLATABLE_ATTRIBUTES = [a for a in html.htmlfile.TRANSLATABLE_ATTRIBUTES if a != "lang"]
+
+            def handle_starttag(self, tag: str, attrs: list) -> None:
+                values = {k: v or "" for k, v in attrs}
+                if tag in markup.KEPT_BLOCKS or values.get("translate", "").strip().lower() == "no":
+                    self.suspend_translation_unit_for_ignored_content()
+                    self.ignore_depth += 1
+                    self.ignore_tag_stack.append(tag)
+                super().handle_starttag(tag, attrs)
+                if len(self.tag_path) > MAX_HTML_DEPTH:
+                    line = self.getpos()[0]
+                    raise FileError(f"{name}: line {line}: elements nested more than {MAX_HTML_DEPTH} deep")
+
+        return HtmlFile(inputfile=io.BytesIO(data), callback=callback)
+
+
+class MarkdownDocument(CallbackDocument):
+    kind = "Markdown"
+
+    def __init__(self, data: bytes, name: str) -> None:
+        self.pieces: Dict[int, List[str]] = {}  # id(unit) -> the Markdown each tag of its HTML stands for
+        super().__init__(data, name)
+
+    def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
+        from translate.storage import markdown  # needs mistletoe, only for this format
+
+        return markdown.MarkdownFile(inputfile=io.BytesIO(data), callback=callback, extract_code_blocks=False)
+
+    def unit(self, tt_unit: Any, position: int) -> Any:
+        unit = super().unit(tt_unit, position)
+        if unit is not None:
+            sent, self.pieces[id(unit)] = markdown_inline.to_html(unit.sources[0])
+            unit.sent = [sent]
+        return unit
+
+    def fill(self, unit: Unit, translations: List[str], mark_review: bool) -> Tuple[str, str]:
+        reason = placeholders.problems(unit.sent, translations, tags=True)
+        if reason:
+            return rejection(reason, translations)
+        source, pieces = unit.sources[0], self.pieces[id(unit)]
+        reason = "its Markdown markup came back in another order"
+        for escape in (False, True):  # the model's "*", "_"... escaped only where they would count
+            text = markdown_inline.from_html(translations[0], unit.sent[0], pieces, escape)
+            if text is None:
+                break
+            reason = placeholders.problem(source, text) or markdown_inline.difference(source, text)
+            if reason is None:
+                self.write(unit.handle, [text], mark_review)
+                return "filled", ""
+            translations = [text]
+        return rejection(reason, translations)
+
+
+__all__ = ["HtmlDocument", "MarkdownDocument"]
