@@ -29,7 +29,7 @@ BAD = {
     "missing target": ({"q": "uno", "source": "en"}, "missing target parameter"),
     "q a number": (ok(q=3), "q must be a string or a list of strings"),
     "q a list with a number": (ok(q=["uno", 3]), "q must be a string or a list of strings"),
-    "unknown target": (ok(target="fr"), "fr is not supported"),
+    "unknown target": (ok(target="fr"), "fr is not supported (supported: en, es)"),
     "unknown source": (ok(source="de"), "de is not supported"),
     "reversed pair": (
         ok(source="es", target="en"),
@@ -43,6 +43,11 @@ BAD = {
     "html over max_input_chars": (ok(q="<p>" + "a " * MAX_CHARS + "</p>", format="html"), "over the limit of 300"),
     "too many texts": (ok(q=["uno"] * (MAX_TEXTS + 1)), f"between 1 and {MAX_TEXTS} texts"),
     "empty list": (ok(q=[]), "missing q parameter"),
+    "unknown parameter": (ok(modle="x"), "unknown parameter modle (known: q, source, target, format, alternatives, model"),
+    "model not a name": (ok(model=3), "model must be a served model's name"),
+    "lone surrogate": (ok(q="\ud800"), "lone surrogate"),
+    "alternatives infinite": (ok(alternatives=float("inf")), "alternatives parameter is not a number"),
+    "format a list": (ok(format=["html"]), "format is not supported (supported: text, html)"),
 }
 
 
@@ -70,6 +75,36 @@ def test_a_body_over_max_message_bytes_is_413(server):
     answer = call(server.url + "translate", "POST", json_body=ok(q="uno " * (MAX_BYTES // 4)))
     assert answer.status == 413 and f"Maximum request body size {MAX_BYTES} exceeded" in answer.json()["error"]
     assert http_requests(server, "/translate", "INVALID_ARGUMENT") == before + 1
+
+
+JUNK = bytes(range(256)) * 2
+# (Content-Type, a phrase of the 400's message): bodies aiohttp's parsers raised on (issue 37: 500s)
+BODIES = {
+    "form of binary junk": ("application/x-www-form-urlencoded", "the body is not a readable"),
+    "multipart without a boundary": ("multipart/form-data", "boundary missed"),
+    "multipart, boundary not in the body": ("multipart/form-data; boundary=xyz", "Could not find starting boundary"),
+    "form in an unknown charset": ("application/x-www-form-urlencoded; charset=bogus", "unknown encoding: bogus"),
+    "JSON in an unknown charset": ("application/json; charset=bogus", "Invalid JSON format"),
+    "JSON of binary junk": ("application/json", "Invalid JSON format"),
+}
+
+
+@pytest.mark.parametrize("endpoint", ["translate", "detect", "translate_stream", "translate_file"])
+@pytest.mark.parametrize("case", BODIES, ids=list(BODIES))
+def test_a_body_that_cannot_be_read_is_400_on_every_endpoint(server, endpoint, case):
+    kind, phrase = BODIES[case]
+    data = b"[" * 20_000 if "JSON" in case and "junk" not in case else JUNK
+    before = http_requests(server, f"/{endpoint}", "INVALID_ARGUMENT")
+    answer = call(server.url + endpoint, "POST", data=data, headers={"Content-Type": kind})
+    assert answer.status == 400 and phrase in answer.json()["error"], answer.body
+    assert http_requests(server, f"/{endpoint}", "INVALID_ARGUMENT") == before + 1
+
+
+@pytest.mark.parametrize("source, target", [("EN", "es"), ("en", "ES"), ("en-US", "es-ES"), ("en_GB", "es_419")])
+def test_language_codes_match_whatever_their_case_and_region(server, source, target):
+    answer = call(server.url + "translate", "POST", json_body=ok(source=source, target=target))
+    assert answer.status == 200, answer.body
+    assert answer.json() == call(server.url + "translate", "POST", json_body=ok()).json()
 
 
 def test_unknown_path_and_wrong_method_answer_json(server):

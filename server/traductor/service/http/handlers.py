@@ -10,8 +10,9 @@
     GET  /download_file/{n}  -> the translated file, once
 
 `source` and `target` pick the model (registry.route; source "auto": the language detected among
-the sources that some model translates into the target); a pair no model translates is 400 with
-LibreTranslate's wording (params.check_pair). `target` is also the decoding options'
+the sources that some model translates into the target), or `model` names it, as gRPC's `model`
+does; a pair no model translates is 400 with LibreTranslate's wording (params.check_pair), a
+parameter no endpoint reads is 400 naming those it reads (params.check_names). `target` is also the decoding options'
 target_language: a multilingual model (NLLB, a multi-target OPUS-MT) translates into it.
 
 Handlers raise the error hierarchy (`errors.py`); `app.py` turns exceptions into statuses,
@@ -44,7 +45,7 @@ from ..texts import prepare, stream, translate, translate_many
 from .cors import CORS_HEADERS
 from .detect import detect
 from .files import Results, translate_upload, upload
-from .params import check_key, check_pair, detect_text, read_values, translate_params
+from .params import check_key, check_names, detect_text, languages, model_name, read_values, translate_params
 from .statuses import http_error_for
 
 
@@ -63,12 +64,13 @@ class HttpApi:
         """The most likely of `sources(target)` for `text` (detect.detect's first)."""
         return detect(text, self.sources(target))[0]
 
-    def route(self, source: str, target: str, text: str = "") -> Model:
+    def route(self, source: str, target: str, text: str = "", model: str = "") -> Model:
         """The model of a checked pair (params.check_pair), named in the request's log line and
-        metrics; source "auto": the language `detect` finds among those translated into `target`."""
+        metrics; source "auto": the language `detect` finds among those translated into `target`;
+        `model`: that served model, which must translate the pair (else NOT_FOUND, as on gRPC)."""
         if source == "auto":
             source = self.detect(text, target)["language"]
-        model = self.registry.route("", source, target)
+        model = self.registry.route(model, source, target)
         summary = request_summary.get()
         if summary is not None:
             summary["model"] = model.name
@@ -119,7 +121,7 @@ class Handlers:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
         p = translate_params(values, self.api.registry.languages())
-        engine = self.api.route(p.source, p.target, p.texts[0]).engine
+        engine = self.api.route(p.source, p.target, p.texts[0], p.model).engine
         rid, options = request_id(), DecodingOptions(target_language=p.target)
         if p.batch:
             events = await translate_many(
@@ -146,7 +148,7 @@ class Handlers:
         p = translate_params(values, self.api.registry.languages())
         if p.batch:
             raise InvalidInput("Invalid request: q must be one text for a stream")
-        rid, engine = request_id(), self.api.route(p.source, p.target, p.texts[0]).engine
+        rid, engine = request_id(), self.api.route(p.source, p.target, p.texts[0], p.model).engine
         prepared = prepare(engine, p.texts[0], DecodingOptions(target_language=p.target), p.format)
         events = stream(engine, prepared, rid)
         response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
@@ -217,13 +219,10 @@ class Handlers:
         request = request.clone(client_max_size=max(s.max_message_bytes, s.max_file_bytes + 64 * 1024))
         values = await read_values(request)
         check_key(values, request, s.token)
+        check_names(values, "translate_file")
         name, data = upload(values)
-        source, target = values.get("source"), values.get("target")
-        for field, value in (("source", source), ("target", target)):
-            if not isinstance(value, str) or not value:
-                raise InvalidInput(f"Invalid request: missing {field} parameter")
-        check_pair(source, target, self.api.registry.languages())
-        engine = self.api.route(source, target).engine
+        source, target = languages(values, self.api.registry.languages())
+        engine = self.api.route(source, target, model=model_name(values)).engine
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
         options = DecodingOptions(target_language=target)
         data, report = await translate_upload(engine, name, data, limits, request_id(), s.max_batch_texts, options)

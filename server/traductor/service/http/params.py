@@ -8,7 +8,16 @@ Where they come from:
 
 Every problem is an `InvalidInput` whose message follows LibreTranslate's wording ("Invalid
 request: missing q parameter", "xx is not supported"), so clients that show the error to a
-user show something familiar. This module knows nothing about the engine or aiohttp's server
+user show something familiar; a body that cannot be read at all (bytes that are not a form,
+a multipart body without its boundary) is one too, never a server error. A parameter no endpoint
+reads (`modle`, say) is refused with the list of those it reads, so a typo is not silently
+ignored; `model` picks one of the served models by name (as gRPC's `model`), so two models of
+one pair can both be reached.
+
+Language codes: a served code matches whatever its case (`ES`), and a code with a region or
+script matches its language when that alone is served (`es-ES`, `pt_BR`); an unknown code's
+refusal lists the served ones. (Codes are read the same way for every protocol by a later
+change of `languages`.) This module knows nothing about the engine or aiohttp's server
 machinery beyond reading a request.
 """
 
@@ -19,12 +28,18 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from aiohttp import web
+from aiohttp import ClientError, web
 
 from ...errors import InvalidInput, Unauthenticated
 from ...languages import name as language_name
 
 FORMATS = ("text", "html")
+# the parameters each endpoint reads; `secret` is LibreTranslate's own web page's, accepted and unused
+PARAMETERS = {
+    "translate": ("q", "source", "target", "format", "alternatives", "model", "api_key", "secret"),
+    "detect": ("q", "api_key", "secret"),
+    "translate_file": ("file", "source", "target", "model", "api_key", "secret"),
+}
 
 
 @dataclass(frozen=True)
@@ -32,10 +47,11 @@ class TranslateParams:
     texts: list[str]  # q as a list (a string q is a list of one)
     batch: bool  # q came as a list: the answer's translatedText is a list too
     auto: bool  # source was "auto": the answer carries detectedLanguage
-    source: str  # a language code, or "auto"
+    source: str  # a served language code, or "auto"
     target: str
     format: str
     alternatives: int
+    model: str = ""  # a served model's name; "": chosen by the languages
 
 
 def _is_json(request: web.Request) -> bool:
@@ -48,17 +64,33 @@ async def read_values(request: web.Request) -> Mapping[str, object]:
     if _is_json(request):
         try:
             body = json.loads(await request.text())
-        except ValueError:  # bad JSON or bad UTF-8
+        except (ValueError, LookupError, RecursionError):  # bad JSON, bad UTF-8, unknown charset, [[[[...
             raise InvalidInput("Invalid JSON format") from None
         if not isinstance(body, dict):
             raise InvalidInput("Invalid JSON format")
+        try:
+            json.dumps(body, ensure_ascii=False).encode()
+        except UnicodeEncodeError:  # "\ud800": JSON allows it, no text can hold it
+            raise InvalidInput("Invalid JSON format (a string holds a lone surrogate, not text)") from None
         return body
     values: dict[str, object] = {}
     if request.method == "POST" and request.body_exists:
-        form = await request.post()
+        try:
+            form = await request.post()
+        except (ValueError, AssertionError, LookupError, ClientError) as error:  # aiohttp's parsers on junk
+            what = request.content_type or "no Content-Type"
+            raise InvalidInput(f"Invalid request: the body is not a readable {what} form ({error})") from None
         values.update((k, v) for k, v in form.items() if k not in values)
     values.update(request.query)  # the query string wins, as in Flask's request.values
     return values
+
+
+def check_names(values: Mapping[str, object], endpoint: str) -> None:
+    """Refuse a parameter the endpoint does not read, naming those it does."""
+    known = PARAMETERS[endpoint]
+    unknown = sorted(str(k) for k in values if k not in known)
+    if unknown:
+        raise InvalidInput(f"Invalid request: unknown parameter {', '.join(unknown)} (known: {', '.join(known)})")
 
 
 def check_key(values: Mapping[str, object], request: web.Request, token: str) -> None:
@@ -88,13 +120,25 @@ def _texts(q: object) -> tuple[list[str], bool]:
     raise InvalidInput("Invalid request: q must be a string or a list of strings")
 
 
-def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> None:
+def served_code(code: str, known: set[str]) -> str:
+    """The served code a caller's code means (module docstring); raises naming the served ones."""
+    if code in known:
+        return code
+    folded = {k.casefold(): k for k in known}
+    base = code.replace("_", "-").split("-", 1)[0].casefold()
+    found = folded.get(code.casefold()) or folded.get(code.replace("_", "-").casefold()) or folded.get(base)
+    if found is None:
+        raise InvalidInput(f"{code} is not supported (supported: {', '.join(sorted(known))})")
+    return found
+
+
+def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> tuple[str, str]:
     """A model must translate the pair (`pairs`: source -> targets, Registry.languages(); "auto":
-    any source), else LibreTranslate's refusals: a code no model knows, then a pair none translates."""
+    any source), else LibreTranslate's refusals: a code no model knows, then a pair none
+    translates. Returns the pair as served codes (`served_code`)."""
     known = set(pairs) | {t for targets in pairs.values() for t in targets}
-    for code in (source, target):
-        if code not in known and not (code == source == "auto"):
-            raise InvalidInput(f"{code} is not supported")
+    source = "auto" if source.casefold() == "auto" else served_code(source, known)
+    target = served_code(target, known)
     sources = list(pairs) if source == "auto" else [source]
     if not any(target in pairs.get(s, []) for s in sources):
         src = sources[0] if sources else source
@@ -102,30 +146,45 @@ def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> None:
             f"{language_name(target)} ({target}) is not available as a target language "
             f"from {language_name(src)} ({src})"
         )
+    return source, target
 
 
 def _alternatives(value: object) -> int:
     try:
         return max(0, int(value or 0))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidInput("Invalid request: alternatives parameter is not a number") from None
+
+
+def model_name(values: Mapping[str, object]) -> str:
+    model = values.get("model") or ""
+    if not isinstance(model, str):
+        raise InvalidInput("Invalid request: model must be a served model's name (see /frontend/settings)")
+    return model
+
+
+def languages(values: Mapping[str, object], pairs: dict[str, list[str]]) -> tuple[str, str]:
+    """The checked (source, target) of a request (`check_pair`)."""
+    source, target = _required(values, "source"), _required(values, "target")
+    if not isinstance(source, str) or not isinstance(target, str):
+        raise InvalidInput("Invalid request: source and target must be language codes")
+    return check_pair(source, target, pairs)
 
 
 def translate_params(values: Mapping[str, object], pairs: dict[str, list[str]]) -> TranslateParams:
     """Check a /translate request's parameters (everything but the key and the texts' sizes)."""
+    check_names(values, "translate")
     texts, batch = _texts(_required(values, "q"))
-    source, target = _required(values, "source"), _required(values, "target")
-    if not isinstance(source, str) or not isinstance(target, str):
-        raise InvalidInput("Invalid request: source and target must be language codes")
-    check_pair(source, target, pairs)
+    source, target = languages(values, pairs)
     fmt = values.get("format") or "text"
-    if fmt not in FORMATS:
-        raise InvalidInput(f"{fmt} format is not supported")
+    if not isinstance(fmt, str) or fmt not in FORMATS:
+        raise InvalidInput(f"{fmt} format is not supported (supported: {', '.join(FORMATS)})")
     alternatives = _alternatives(values.get("alternatives"))
-    return TranslateParams(texts, batch, source == "auto", source, target, str(fmt), alternatives)
+    return TranslateParams(texts, batch, source == "auto", source, target, fmt, alternatives, model_name(values))
 
 
 def detect_text(values: Mapping[str, object]) -> str:
+    check_names(values, "detect")
     q = _required(values, "q")
     if not isinstance(q, str):
         raise InvalidInput("Invalid request: q must be a string")
