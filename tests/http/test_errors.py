@@ -43,7 +43,7 @@ BAD = {
     "html over max_input_chars": (ok(q="<p>" + "a " * MAX_CHARS + "</p>", format="html"), "over the limit of 300"),
     "too many texts": (ok(q=["uno"] * (MAX_TEXTS + 1)), f"between 1 and {MAX_TEXTS} texts"),
     "empty list": (ok(q=[]), "missing q parameter"),
-    "unknown parameter": (ok(modle="x"), "unknown parameter modle (known: q, source, target, format, alternatives, model"),
+    "unknown parameter": (ok(modle="x"), "unknown parameter modle (known: q, source, target, format, alternatives"),
     "model not a name": (ok(model=3), "model must be a served model's name"),
     "lone surrogate": (ok(q="\ud800"), "lone surrogate"),
     "alternatives infinite": (ok(alternatives=float("inf")), "alternatives parameter is not a number"),
