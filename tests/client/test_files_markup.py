@@ -228,3 +228,20 @@ def test_a_text_the_service_left_partly_untranslated_is_not_written():
     job = Job(document)
     filled = job.finish({("text", "Save it. Then quit."): outcome("Guárdalo. Then quit.", "untranslated")})
     assert filled == [] and "could not translate part of it" in reasons(job.report.skipped)["line 1"]
+
+
+def test_html_a_block_holding_only_code_is_no_unit():
+    """translate-toolkit took the text of <p><code>make install</code></p> without its tags, and
+    it was translated (found by test_files_fuzz.py)."""
+    out, report, requests = fill("page.html", b"<p><code>make install</code></p>\n<p>Run <code>ls</code></p>\n")
+    assert (
+        requests == {"html": ["Run"]} and out == b"<p><code>make install</code></p>\n<p>[es] Run <code>ls</code></p>\n"
+    )
+
+
+def test_markdown_an_exclamation_mark_before_a_link_does_not_make_it_an_image():
+    """A translation ending a word with "!" right before a link: "![" would read as an image (found
+    by test_files_fuzz.py); the "!" gets a backslash, or the unit is rejected."""
+    data = b"Tom & Jerry [quit](s.md)\n"
+    out, report, _ = fill("README.md", data, lambda fmt, text: "&amp;quit!<a> Jerry </a> Tom")
+    assert report.filled == 1 and out == b"&quit\\![ Jerry ](s.md) Tom\n"

@@ -136,6 +136,8 @@ def from_html(translation: str, sent: str, pieces: List[str], escape: bool = Tru
     out, k = [], 0
     for tag, raw in _tags(translation):
         if tag:
+            if escape and pieces[k].startswith("[") and out and out[-1].endswith("!"):
+                out[-1] = out[-1][:-1] + "\\!"  # "!" then a link's "[" would make an image
             out.append(pieces[k])
             k += 1
         else:
@@ -144,17 +146,23 @@ def from_html(translation: str, sent: str, pieces: List[str], escape: bool = Tru
     return "".join(out)
 
 
+_LINK_PLACEHOLDER = re.compile(r"\]\{(\d+)\}")
+
+
 def shape(text: str) -> List[tuple]:
-    """What mistletoe reads in a text, without its words: every token but plain text, a code
-    span's content, a link's target, an image's source."""
+    """What mistletoe reads in a text, without its words: every token but plain text (escaped
+    characters included), a code span's content, a link's target, an image's source.
+    translate-toolkit's "]{1}" reads as a link's end ("](#1)"), as it will once the reader puts
+    the target back."""
     import mistletoe  # with translate-toolkit's markdown reader, only for this format
 
+    text = _LINK_PLACEHOLDER.sub(r"](#\1)", text)
     out: List[tuple] = []
 
     def walk(token) -> None:
         name = type(token).__name__
-        if name == "RawText" or (name == "LineBreak" and token.soft):
-            return
+        if name in ("RawText", "EscapeSequence") or (name == "LineBreak" and token.soft):
+            return  # words, and characters written with a backslash to be words
         detail = getattr(token, "target", None) or getattr(token, "src", None) or ""
         if name == "InlineCode":
             detail = token.children[0].content if token.children else ""

@@ -11,7 +11,8 @@ with its translation (or the text itself).
   ``traductor_client.markup``'s rule, the service's too: a kept block (``<pre>``, ``<script>``,
   ``<style>``) or any element marked ``translate="no"`` (or translate-toolkit's
   ``data-translate-ignore``) is not a unit at all; an inline one (``<code>``, ``<kbd>``) stays
-  in its block's unit, which the service keeps verbatim and the checks compare.
+  in its block's unit, which the service keeps verbatim and the checks compare, and its text
+  is not text to translate (a block holding only ``<code>`` is no unit).
 - Markdown: a block's text goes to the service as HTML (``markdown_inline``): emphasis, links
   and code spans come back as they were, or the unit is rejected with the reason.
 
@@ -79,6 +80,7 @@ class HtmlDocument(CallbackDocument):
 
             TRANSLATABLE_ELEMENTS = [t for t in html.htmlfile.TRANSLATABLE_ELEMENTS if t not in markup.KEPT]
             TRANSLATABLE_ATTRIBUTES = [a for a in html.htmlfile.TRANSLATABLE_ATTRIBUTES if a != "lang"]
+            kept_inline = 0  # open inline kept elements (<code>...): their text is not a unit's text
 
             def handle_starttag(self, tag: str, attrs: list) -> None:
                 values = {k: v or "" for k, v in attrs}
@@ -87,9 +89,23 @@ class HtmlDocument(CallbackDocument):
                     self.ignore_depth += 1
                     self.ignore_tag_stack.append(tag)
                 super().handle_starttag(tag, attrs)
+                self.kept_inline += tag in markup.KEPT and tag not in markup.VOID
                 if len(self.tag_path) > MAX_HTML_DEPTH:
                     line = self.getpos()[0]
                     raise FileError(f"{name}: line {line}: elements nested more than {MAX_HTML_DEPTH} deep")
+
+            def handle_endtag(self, tag: str) -> None:
+                super().handle_endtag(tag)
+                if tag in markup.KEPT and self.kept_inline:
+                    self.kept_inline -= 1
+
+            def handle_data(self, data: str) -> None:
+                """Inside <code> the text is markup: a unit holding only a <code> is no unit (the
+                reader took its text without the tags, and it was translated)."""
+                if not self.kept_inline:
+                    return super().handle_data(data)
+                self.auto_close_empty_element()
+                self.append_markup({"type": "kept", "html_content": data})
 
         return HtmlFile(inputfile=io.BytesIO(data), callback=callback)
 
@@ -118,17 +134,16 @@ class MarkdownDocument(CallbackDocument):
         if reason:
             return rejection(reason, translations)
         source, pieces = unit.sources[0], self.pieces[id(unit)]
-        reason = "its Markdown markup came back in another order"
+        reason, shown = "its Markdown markup came back in another order", translations
         for escape in (False, True):  # the model's "*", "_"... escaped only where they would count
             text = markdown_inline.from_html(translations[0], unit.sent[0], pieces, escape)
             if text is None:
                 break
-            reason = placeholders.problem(source, text) or markdown_inline.difference(source, text)
+            reason, shown = placeholders.problem(source, text) or markdown_inline.difference(source, text), [text]
             if reason is None:
                 self.write(unit.handle, [text], mark_review)
                 return "filled", ""
-            translations = [text]
-        return rejection(reason, translations)
+        return rejection(reason, shown)
 
 
 __all__ = ["HtmlDocument", "MarkdownDocument"]
