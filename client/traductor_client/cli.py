@@ -47,7 +47,21 @@ def _input_texts(args: argparse.Namespace) -> Iterable[str]:
     return (line.rstrip("\r\n") for line in sys.stdin)
 
 
+_NOTES = {
+    "untranslated": "a sentence came back with nothing in it; its source was kept",
+    "length": "cut short at the token limit (--max-new-tokens)",
+}
+
+
+def _note(finish_reason: str) -> None:
+    """A translation that did not end normally says so on stderr (never silently)."""
+    if finish_reason in _NOTES:
+        print(f"{PROG}: note: {_NOTES[finish_reason]} (finish_reason {finish_reason})", file=sys.stderr)
+
+
 def _print_translation(result: Translation, args: argparse.Namespace) -> None:
+    if not args.json:
+        _note(result.finish_reason)
     if args.json:
         print(json.dumps(dataclasses.asdict(result), ensure_ascii=False), flush=True)
     elif result.score is not None:
@@ -84,6 +98,7 @@ def _stream_one(client: TranslatorClient, text: str, args: argparse.Namespace, o
             print(json.dumps(record, ensure_ascii=False), flush=True)
         elif isinstance(event, StreamFinal):
             print(event.text, flush=True)
+            _note(event.finish_reason)
         else:
             sys.stdout.write(event.text)
             sys.stdout.flush()

@@ -24,6 +24,20 @@ def test_connection_flags_work_before_the_subcommand(server, capsys):
     assert server.translator.options[-1].max_new_tokens == 1
 
 
+def test_a_translation_that_did_not_end_normally_says_so_on_stderr(server, capsys):
+    """Cut short (length) or with a sentence left as it was (untranslated): the text on stdout, a
+    note on stderr, never silently; --json carries finish_reason instead."""
+    from traductor_client.cli import _note
+
+    assert main(["--target", server.address, "translate", "--max-new-tokens", "1", "a b"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "b\n" and "note: cut short at the token limit (--max-new-tokens) (finish_reason length)" in err
+    _note("untranslated")
+    assert "a sentence came back with nothing in it; its source was kept" in capsys.readouterr().err
+    assert main(["--target", server.address, "translate", "a b"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_target_from_environment(server, capsys, monkeypatch):
     monkeypatch.setenv("TRADUCTOR_TARGET", server.address)
     assert main(["translate", "x y"]) == 0
