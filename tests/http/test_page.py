@@ -62,7 +62,7 @@ def test_stream_deltas_join_to_the_translate_text(server, text, fmt):
 
 def test_stream_refusals_are_json_errors(server):
     bad = call(server.url + "translate_stream", "POST", json_body={"q": "uno", "source": "en", "target": "fr"})
-    assert bad.status == 400 and bad.json() == {"error": "fr is not supported"}
+    assert bad.status == 400 and bad.json() == {"error": "fr is not supported (supported: en, es)"}
     many = call(server.url + "translate_stream", "POST", json_body={"q": ["a", "b"], "source": "en", "target": "es"})
     assert many.status == 400 and "one text" in many.json()["error"]
     empty = call(server.url + "translate_stream", "POST", json_body={"q": " ", "source": "en", "target": "es"})

@@ -221,8 +221,8 @@ def test_http_translate_routes_by_source_and_target(server, source, target, mode
     [
         ("en", "de", "German (de) is not available as a target language from English (en)"),
         ("fr", "en", "English (en) is not available as a target language from French (fr)"),
-        ("xx", "es", "xx is not supported"),
-        ("en", "yy", "yy is not supported"),
+        ("xx", "es", "xx is not supported (supported: de, en, es, fr)"),
+        ("en", "yy", "yy is not supported (supported: de, en, es, fr)"),
     ],
 )
 def test_http_unsupported_pair_is_400_as_libretranslate_says(server, source, target, error):
