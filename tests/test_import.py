@@ -180,6 +180,53 @@ def nllb_dir(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def m2m100_dir(tmp_path_factory) -> Path:
+    """The M2M100 layout (facebook/m2m100_418M): sentencepiece.bpe.model, a fairseq vocab.json,
+    M2M100Tokenizer's __xx__ language tokens after it, pre-norm M2M100."""
+    d = tmp_path_factory.mktemp("m2m100")
+    train_spm(ENGLISH + SPANISH, d / "sentencepiece.bpe.model", 120, model_type="bpe")
+    sp = spm.SentencePieceProcessor(model_file=str(d / "sentencepiece.bpe.model"))
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    for i in range(sp.get_piece_size()):
+        if not (sp.is_control(i) or sp.is_unknown(i)):
+            vocab.setdefault(sp.id_to_piece(i), len(vocab))
+    (d / "vocab.json").write_text(json.dumps(vocab))
+    codes = transformers.models.m2m_100.tokenization_m2m_100.FAIRSEQ_LANGUAGE_CODES["m2m100"]
+    tok = transformers.M2M100Tokenizer(  # the language tokens special, as m2m100_418M's tokenizer_config.json has them
+        str(d / "vocab.json"),
+        str(d / "sentencepiece.bpe.model"),
+        src_lang="en",
+        tgt_lang="es",
+        extra_special_tokens=[f"__{c}__" for c in codes],
+    )
+    cfg = transformers.M2M100Config(
+        vocab_size=len(vocab) + len(tok.lang_code_to_id) + tok.num_madeup_words,  # as m2m100_418M's 128,112
+        d_model=32,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=64,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        bos_token_id=tok.bos_token_id,
+        decoder_start_token_id=tok.eos_token_id,
+        scale_embedding=True,
+        encoder_layerdrop=0.0,
+        decoder_layerdrop=0.0,
+    )
+    torch.manual_seed(0)
+    model = transformers.M2M100ForConditionalGeneration(cfg).eval()
+    train_briefly(model, tok, 3)
+    out = d / "hf"
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
 def hf_generate(
     hf_dir: Path, texts: list[str], beams: int, forced: int | None = None, new_tokens: int = NEW_TOKENS
 ) -> list[list[int]]:
@@ -239,6 +286,29 @@ def test_marian_target_language_is_the_source_prefix(marian_dir, marian_bundle):
     assert engine_ids(translator, with_option, 1) == hf_generate(marian_dir, [">>fr<< " + t for t in ENGLISH[:4]], 1)
 
 
+def test_m2m100_equals_transformers(m2m100_dir, tmp_path):
+    """M2M100 with its own tokenizer: input ids, greedy and beam ids into two targets (the __xx__
+    token forced first), and texts, equal to transformers'."""
+    bundle = tmp_path / "m2m100-tiny"
+    import_model(m2m100_dir, bundle, parity_sentences=ENGLISH, **QUIET)
+    config = json.loads((bundle / "config.json").read_text())
+    assert config["parity"]["onnx_identical"] == 1.0 and config["parity"]["transformers_identical"] == 1.0
+    assert config["languages"] == {"source": "en", "target": "es"}
+    tok = transformers.AutoTokenizer.from_pretrained(m2m100_dir)
+    assert type(tok).__name__ == "M2M100Tokenizer"
+    translator = OnnxTranslator.load(bundle, threads=1)
+    sources = [translator.tokenizer.encode(t)[0] for t in TESTS]
+    assert sources == [tok(t).input_ids for t in TESTS]
+    for target in ("es", "fr"):
+        forced = tok.get_lang_id(target)
+        greedy = engine_ids(translator, sources, 1, target)
+        assert greedy == hf_generate(m2m100_dir, TESTS, 1, forced)
+        assert all(g[0] == forced for g in greedy)
+        assert engine_ids(translator, sources, 4, target) == hf_generate(m2m100_dir, TESTS, 4, forced)
+    events = translator.generate(sources, DecodingOptions(max_new_tokens=NEW_TOKENS), batch_size=8)
+    assert [e.text for e in events] == [tok.decode(e.token_ids, skip_special_tokens=True) for e in events]
+
+
 def test_nllb_equals_transformers(nllb_dir, nllb_bundle):
     tok = transformers.AutoTokenizer.from_pretrained(nllb_dir)
     translator = OnnxTranslator.load(nllb_bundle, threads=1)
@@ -268,7 +338,7 @@ def test_decoding_equals_transformers_on_any_ids(marian_dir, marian_bundle, nllb
 
     from traductor.engine.bundle import load_bundle
     from traductor.model.tokenizer import PieceTokenizer
-    from traductor_export.importers import cleans_up_spaces
+    from traductor_export.hf_checkpoint import cleans_up_spaces
 
     rng = random.Random(5)
     for hf_dir, bundle_dir in ((marian_dir, marian_bundle), (nllb_dir, nllb_bundle)):
@@ -437,9 +507,9 @@ def test_model_info_lists_each_models_languages(repository_server):
     listed = {m.name: m for m in repository_server.stub.ListModels(pb.ListModelsRequest(), timeout=30).models}
     pairs = {name: [(p.source, p.target) for p in m.languages] for name, m in listed.items()}
     assert pairs["en-es"] == [("en", "es")] and pairs["opus-mt-tiny"] == [("en", "es"), ("en", "fr")]
-    nllb = pairs["nllb-tiny"]
-    assert nllb[0] == ("eng_Latn", "spa_Latn") and ("eng_Latn", "fra_Latn") in nllb
-    assert len(nllb) == len(FAIRSEQ_LANGUAGE_CODES) - 1 and ("eng_Latn", "eng_Latn") not in nllb
+    nllb = pairs["nllb-tiny"]  # in the codes callers send, not NLLB's own (languages.py)
+    assert nllb[0] == ("en", "es") and {("en", "fr"), ("en", "zh-Hans"), ("en", "zh-Hant")} <= set(nllb)
+    assert len(set(nllb)) == len(FAIRSEQ_LANGUAGE_CODES) - 1 and ("en", "en") not in nllb
     info = listed["nllb-tiny"]
     assert (info.source_language, info.target_language) == nllb[0] and not info.is_default
 
@@ -484,6 +554,31 @@ def test_served_target_language_equals_transformers(repository_server, marian_di
             assert reply.text == tok.decode(ids, skip_special_tokens=True), (route, tok.convert_ids_to_tokens(ids))
 
 
+def test_every_code_form_gives_the_same_tokens(repository_server):
+    """ISO 639-1, 639-3 (and 639-2/B), BCP 47 with a region, another case and the model's own code
+    reach the same target of a model: the same tokens, over gRPC and HTTP alike."""
+    from server_harness import translate_request
+
+    sys.path.insert(0, str(Path(__file__).parent / "http"))
+    from http_harness import call
+
+    text = ENGLISH[0]
+    for model, forms in [
+        ("nllb-tiny", ["fra_Latn", "fr", "FRA", "fre", "fr-CA", "fr_FR"]),
+        ("opus-mt-tiny", ["fr", "FR", "fra", "fr-FR", ">>fr<<"]),
+    ]:
+        replies = []
+        for form in forms:
+            request = translate_request(text)  # the default length, as over HTTP
+            request.model, request.target_language = model, form
+            reply = repository_server.stub.Translate(request, timeout=60)
+            replies.append((list(reply.token_ids), reply.text))
+        assert all(r == replies[0] for r in replies), (model, replies)
+        body = {"q": text, "source": "EN", "target": forms[2], "model": model}
+        http = call(repository_server.url + "translate", "POST", json_body=body).json()
+        assert http["translatedText"] == replies[0][1], (model, http)
+
+
 def test_served_target_language_the_model_lacks_is_not_found(repository_server):
     from server_harness import translate_request
 
@@ -504,9 +599,12 @@ def test_libretranslate_api_serves_the_imported_models(repository_server, marian
     from http_harness import call
 
     url = repository_server.url
-    languages = {entry["code"]: entry["targets"] for entry in call(url + "languages").json()}
-    assert languages["en"] == ["es", "fr"]
-    assert {"spa_Latn", "fra_Latn"} <= set(languages["eng_Latn"]) and "eng_Latn" not in languages["eng_Latn"]
+    listed = call(url + "languages").json()
+    languages = {entry["code"]: entry["targets"] for entry in listed}
+    names = {entry["code"]: (entry["name"], entry["aliases"]) for entry in listed}
+    assert {"es", "fr", "de", "zh-Hans", "zh-Hant"} <= set(languages["en"]) and "en" not in languages["en"]
+    assert "eng_Latn" not in languages and names["fr"] == ("French", ["fra_Latn"])
+    assert names["zh-Hant"] == ("Chinese (Traditional)", ["zho_Hant"])
     texts = ENGLISH[:4]
     nllb_tok = transformers.AutoTokenizer.from_pretrained(nllb_dir)
     marian_tok = transformers.AutoTokenizer.from_pretrained(marian_dir)
@@ -518,6 +616,7 @@ def test_libretranslate_api_serves_the_imported_models(repository_server, marian
 
     fra = default_length(nllb_dir, nllb_tok, texts, nllb_tok.convert_tokens_to_ids("fra_Latn"))
     fr = default_length(marian_dir, marian_tok, [">>fr<< " + t for t in texts])
+    # NLLB's own codes reach NLLB, OPUS-MT's own codes OPUS-MT (the model whose codes the caller used)
     for (source, target), wanted in [(("eng_Latn", "fra_Latn"), fra), (("en", "fr"), fr)]:
         body = {"q": texts, "source": source, "target": target}
         assert call(url + "translate", "POST", json_body=body).json()["translatedText"] == wanted
@@ -572,13 +671,15 @@ def test_translate_cli_takes_the_target_language(nllb_bundle, monkeypatch, capsy
     texts = ENGLISH[:3]
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(t + "\n" for t in texts)))
     args = ["translate", "--model", str(nllb_bundle), "--threads", "1"]
-    assert main([*args, "--target-language", "fra_Latn"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out == OnnxTranslator.load(nllb_bundle, threads=1).translate(texts, target_language="fra_Latn")
+    expected = OnnxTranslator.load(nllb_bundle, threads=1).translate(texts, target_language="fra_Latn")
+    for code in ("fra_Latn", "fr", "FRA", "fr-CA"):  # the model's own code and the ones callers send
+        monkeypatch.setattr("sys.stdin", io.StringIO("".join(t + "\n" for t in texts)))
+        assert main([*args, "--target-language", code]) == 0
+        assert capsys.readouterr().out.splitlines() == expected, code
     monkeypatch.setattr("sys.stdin", io.StringIO("write error\n"))
     assert main([*args, "--target-language", "xx_Yyyy"]) == 2
     err = capsys.readouterr().err
-    assert "--target-language 'xx_Yyyy' is not one of the model's (ace_Arab," in err and err.count("\n") == 1
+    assert "--target-language 'xx_Yyyy' is not one of the model's (ace-Arab," in err and err.count("\n") == 1
 
 
 def test_imported_bundle_translates_without_torch_or_transformers(nllb_bundle):

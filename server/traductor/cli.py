@@ -97,8 +97,10 @@ def cmd_translate(args) -> None:
     texts = _read_lines(sys.stdin)  # each line is a text: one output line per input line
     translator = _translator(args)
     memory = _memory(translator, not args.no_memory)
-    if args.target_language and args.target_language not in translator.tokenizer.languages:
-        known = ", ".join(sorted(translator.tokenizer.languages)) or "none: it has one target language"
+    languages = translator.tokenizer.languages  # a multilingual model's codes (none: one target)
+    if args.target_language and (not languages or translator.tokenizer.own_language(args.target_language) is None):
+        shown = sorted(translator.tokenizer.codes.shown(c) for c in languages) if languages else []
+        known = ", ".join(shown) or "none: it has one target language"
         raise CommandError(f"--target-language {args.target_language!r} is not one of the model's ({known})")
     target = {"target_language": args.target_language} if args.target_language else {}
     kept: list = []

@@ -49,6 +49,8 @@ AUTO = "auto"  # a call's source when the server is to detect it (LibreTranslate
 # language or a script the reader may not read): up to this, a caller's code matches a model's.
 MAX_DISTANCE = 9
 
+MAX_REMEMBERED = 4096  # codes a CodeTable remembers the answer for
+
 _WRAPPED = re.compile(r">>(?P<opus>[^<>]+)<<|__(?P<m2m>[^_].*?)__")
 
 
@@ -111,14 +113,27 @@ class CodeTable:
                 individual = _safe_tag(own, macro=False)
                 self._shown[own] = shown if _is_macro_of(own, shown) else individual
         self._own = {shown: own for own, shown in self._shown.items()}
+        self._found: dict[str, str | None] = {}  # a caller's code -> own(code), as asked
 
     def shown(self, own: str) -> str:
         """The tag a model's own code is shown as (`fra_Latn` -> `fr`)."""
         return self._shown.get(own, own)
 
     def own(self, code: str) -> str | None:
-        """The model's own code a caller's code means, or None: the code itself, the same tag, or
-        the nearest tag of the same language and script (another region, `no` -> `nb`)."""
+        """The model's own code a caller's code means: the code itself, the same tag, or the nearest
+        tag of the same language and script (another region, `no` -> `nb`); None when none is, or
+        when the code names no language. Remembered: a server asks the same few codes again and
+        again, and the nearest-tag search is the slow part."""
+        if code not in self._found:
+            if len(self._found) >= MAX_REMEMBERED:  # callers' codes are not ours to keep without bound
+                self._found.clear()
+            try:
+                self._found[code] = self._search(code)
+            except UnknownLanguage:
+                self._found[code] = None
+        return self._found[code]
+
+    def _search(self, code: str) -> str | None:
         if code in self._shown:
             return code
         wanted = [_safe_tag(code, macro=False), tag(code)]  # `tw` is Twi before it is Akan

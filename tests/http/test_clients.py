@@ -30,8 +30,8 @@ def test_libretranslatepy_detect_and_languages(server):
 
     lt = LibreTranslateAPI(server.url)
     assert lt.languages() == [
-        {"code": "en", "name": "English", "targets": ["es"]},
-        {"code": "es", "name": "Spanish", "targets": []},
+        {"code": "en", "name": "English", "targets": ["es"], "aliases": []},
+        {"code": "es", "name": "Spanish", "targets": [], "aliases": []},
     ]
     [found] = lt.detect("the file is not found")
     assert found["language"] == "en" and found["confidence"] == 100.0

@@ -97,7 +97,7 @@ def test_detect_is_english_with_a_graded_confidence(server):
 
 def test_languages_and_frontend_settings(server):
     langs = call(server.url + "languages").json()
-    assert langs[0] == {"code": "en", "name": "English", "targets": ["es"]}
+    assert langs[0] == {"code": "en", "name": "English", "targets": ["es"], "aliases": []}
     settings = call(server.url + "frontend/settings").json()
     assert settings["charLimit"] == server.settings.max_input_chars
     assert settings["apiKeys"] is False and settings["keyRequired"] is False

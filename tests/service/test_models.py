@@ -79,16 +79,17 @@ def test_calls_go_to_the_model_named_or_the_one_of_their_pair(server, route, mod
     assert translate(server, **route) == f"[{model}]"
 
 
-def test_a_pair_several_models_serve_goes_to_the_default_among_them_else_the_first_by_name():
+def test_a_pair_several_models_serve_goes_to_the_default_among_them_else_the_first_by_name(tiny_bundle):
+    from dataclasses import replace
     from types import SimpleNamespace
 
-    from traductor.engine.bundle import Languages
+    from traductor.engine.bundle import Languages, read_config
     from traductor.service.metrics import Metrics
     from traductor.service.registry import Model, Registry
 
     def model(name: str, source: str, target: str) -> Model:
-        bundle = SimpleNamespace(config=SimpleNamespace(pairs=[Languages(source, target)]))
-        return Model(name, bundle, engine=None, spec=None)
+        config = replace(read_config(tiny_bundle), languages=Languages(source, target))
+        return Model(name, SimpleNamespace(config=config), engine=None, spec=None)
 
     models = [model("en-fr-b", "en", "fr"), model("en-fr-a", "en", "fr"), model("en-es", "en", "es")]
     registry = Registry(models, "en-fr-b", Metrics())
@@ -146,10 +147,10 @@ def test_http_languages_lists_every_source_with_all_its_targets(server):
     answer = call(server.url + "languages")
     assert answer.status == 200
     assert answer.json() == [
-        {"code": "de", "name": "German", "targets": ["en"]},
-        {"code": "en", "name": "English", "targets": ["es", "fr"]},
-        {"code": "es", "name": "Spanish", "targets": []},
-        {"code": "fr", "name": "French", "targets": []},
+        {"code": "de", "name": "German", "targets": ["en"], "aliases": []},
+        {"code": "en", "name": "English", "targets": ["es", "fr"], "aliases": []},
+        {"code": "es", "name": "Spanish", "targets": [], "aliases": []},
+        {"code": "fr", "name": "French", "targets": [], "aliases": []},
     ]
     settings = call(server.url + "frontend/settings").json()
     language = settings["language"]

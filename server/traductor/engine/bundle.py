@@ -22,6 +22,7 @@ packaged model of a language pair (`traductor translate --to`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -29,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import BundleError
+from ..languages import CodeTable
 from ..model.config import ModelConfig
 from ..model.generation import GenerationConfig
 from ..model.tokenizer import FILENAME as TOKENIZER
@@ -83,13 +85,17 @@ def describe_all(models: dict[str, list[Languages]]) -> str:
     return _and_more([describe(n, p) for n, p in models.items()], DESCRIBED_MODELS, "models")
 
 
-def choose(models: dict[str, list[Languages]], default: str, source: str = "", target: str = "") -> str:
+def choose(models: dict[str, BundleConfig], default: str, source: str = "", target: str = "") -> str:
     """The model of a call that names a pair, not a model (the server's registry and `traductor
-    translate --from/--to` both pick this way): among `models` (name -> its pairs) those that
-    translate source -> target (either empty: any), the default one if it is one of them, else
-    the first by name; "" when none does."""
-    candidates = sorted(n for n, pairs in models.items() if any(p.matches(source, target) for p in pairs))
-    return default if default in candidates else next(iter(candidates), "")
+    translate --from/--to` both pick this way): among `models` (name -> its config) those that
+    translate source -> target (codes in any form, `BundleConfig.own_pair`; either empty: any),
+    those whose own codes the caller used if any (`fra_Latn` is NLLB's, `fr` an OPUS-MT's), then
+    the default one if it is one of them, else the first by name; "" when none does."""
+    own = {name: config.own_pair(source, target) for name, config in models.items()}
+    candidates = sorted(name for name, pair in own.items() if pair is not None)
+    exact = [name for name in candidates if own[name] == Languages(source, target)]
+    pool = exact or candidates
+    return default if default in pool else next(iter(pool), "")
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,7 @@ class BundleConfig:
                 del out[key]
         return out
 
-    @property
+    @functools.cached_property
     def pairs(self) -> list[Languages]:
         """Every pair the model translates. A one-target model: its `languages`. A multilingual one
         (an imported model whose tokenizer has target language codes: NLLB, a multi-target OPUS-MT):
@@ -131,6 +137,24 @@ class BundleConfig:
         first = [self.languages] if default in tokenizer.languages else []
         others = [code for code in sorted(tokenizer.languages) if code not in (source, default)]
         return first + [Languages(source, code) for code in others]
+
+    @functools.cached_property
+    def codes(self) -> CodeTable:
+        """The model's own language codes (its pairs'), read in whatever form a caller sends them."""
+        return CodeTable(code for p in self.pairs for code in (p.source, p.target))
+
+    def own_pair(self, source: str = "", target: str = "") -> Languages | None:
+        """A caller's pair (codes in any form: `fr`, `FRA`, `fr-CA`; either empty: any) in the model's
+        own codes (NLLB's `fra_Latn`), or None when the model does not translate it."""
+        own = [self.codes.own(code) if code else "" for code in (source, target)]
+        if None in own or not any(p.matches(*own) for p in self.pairs):
+            return None
+        return Languages(*own)
+
+    @functools.cached_property
+    def shown_pairs(self) -> list[Languages]:
+        """`pairs` as callers are shown them (`en->fr`, not `eng_Latn->fra_Latn`)."""
+        return [Languages(self.codes.shown(p.source), self.codes.shown(p.target)) for p in self.pairs]
 
     @property
     def tokenizer_files(self) -> list[str]:
@@ -333,10 +357,10 @@ def packaged_bundle(source: str = "", target: str = "") -> Path:
     if not source and not target:
         return default_bundle()
     paths = scan(MODELS_DIR)
-    pairs = {name: [read_config(path).languages] for name, path in paths.items()}
-    name = choose(pairs, DEFAULT_MODEL, source, target)
+    configs = {name: read_config(path) for name, path in paths.items()}
+    name = choose(configs, DEFAULT_MODEL, source, target)
     if not name:
-        served = describe_all(pairs)
+        served = describe_all({name: config.shown_pairs for name, config in configs.items()})
         pair = f"{source or 'any'}->{target or 'any'}"
         raise BundleError(f"no packaged model translates {pair}; the models are: {served}")
     return paths[name]

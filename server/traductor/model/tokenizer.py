@@ -21,6 +21,7 @@ from typing import Iterable
 
 import sentencepiece as spm
 
+from ..languages import CodeTable
 from . import placeholders
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
@@ -210,11 +211,18 @@ class PieceTokenizer:
         self.special_ids = frozenset(config.special_ids)
         self.placeholder_ids: frozenset[int] = frozenset()
         self.languages = dict(config.languages)
+        self.codes = CodeTable(self.languages)
+
+    def own_language(self, code: str) -> str | None:
+        """The model's own code (NLLB's `fra_Latn`, a Marian `fr`) a caller's code in any form means
+        (`fr`, `FRA`, `fr-CA`: languages.CodeTable), or None."""
+        return self.codes.own(code)
 
     def language_token(self, code: str) -> int:
-        if code not in self.languages:
+        own = self.own_language(code)
+        if own is None:
             raise KeyError(code)
-        return self.languages[code]
+        return self.languages[own]
 
     def _source_ids(self, text: str) -> list[int]:
         if self.piece_ids is not None:

@@ -132,8 +132,8 @@ class AsyncEngine:
         target (OPUS-MT's >>xx<< goes into the source; InvalidInput for a code the model lacks),
         ignored by a one-target model. The one place requests are tokenized (texts.prepare too)."""
         languages = self.tokenizer.languages  # a multilingual model's; a one-target model has none
-        if target_language and languages and target_language not in languages:
-            known = ", ".join(sorted(languages))
+        if target_language and languages and self.tokenizer.own_language(target_language) is None:
+            known = ", ".join(sorted(self.tokenizer.codes.shown(c) for c in languages))
             raise InvalidInput(f"target_language {target_language!r} is not one of the model's ({known})")
         return self.tokenizer.encode(text, target_language or None)
 

@@ -15,7 +15,9 @@
 Each model has an engine of its own (`AsyncEngine` over an `EngineCore`: its process, scheduler,
 KV cache and queue limit), so a flood on one model queues behind that model only, and a fault in
 one engine fails that model's calls only. A model's languages are read from its bundle's
-config.json; nothing here names a language (languages.py holds their display names).
+config.json; nothing here names a language: languages.py reads the codes a call sends (`fr`,
+`FRA`, `fr-CA`, NLLB's `fra_Latn`) and the codes callers are shown (BundleConfig.own_pair,
+shown_pairs).
 
 Routing (the same for gRPC and HTTP): a named model must be served, and the languages given beside
 it must be its own; without a name, the models that translate source -> target (either may be
@@ -129,11 +131,13 @@ class Model:
     @property
     def languages(self) -> list[Languages]:
         """Every pair the model translates (BundleConfig.pairs: a multilingual model's source into
-        each of its targets), the default pair first."""
-        return self.bundle.config.pairs
+        each of its targets), the default pair first, in the codes callers are shown (`fr`, not
+        NLLB's `fra_Latn`: BundleConfig.shown_pairs)."""
+        return self.bundle.config.shown_pairs
 
     def translates(self, source: str, target: str) -> bool:
-        return any(p.matches(source, target) for p in self.languages)
+        """Whether the model translates source -> target, codes in any form (either empty: any)."""
+        return self.bundle.config.own_pair(source, target) is not None
 
     def describe(self) -> str:
         return describe(self.name, self.languages)
@@ -271,7 +275,7 @@ class Registry:
             return found
         if not source and not target:
             return self.default
-        name = choose({m.name: m.languages for m in self}, self.default_name, source, target)
+        name = choose({m.name: m.bundle.config for m in self}, self.default_name, source, target)
         if not name:
             pair = f"{source or 'any'}->{target or 'any'}"
             raise ModelNotFound(f"no model translates {pair}; the models are: {self.served()}")
@@ -284,6 +288,16 @@ class Registry:
             for p in m.languages:
                 pairs.setdefault(p.source, set()).add(p.target)
         return {source: sorted(targets) for source, targets in sorted(pairs.items())}
+
+    def aliases(self) -> dict[str, list[str]]:
+        """The models' own codes of each shown code, where they differ (`fr`: [`fra_Latn`])."""
+        found: dict[str, set[str]] = {}
+        for m in self:
+            codes = m.bundle.config.codes
+            for own in codes.codes:
+                if codes.shown(own) != own:
+                    found.setdefault(codes.shown(own), set()).add(own)
+        return {code: sorted(owns) for code, owns in sorted(found.items())}
 
     # ---- life cycle ------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from traductor_client import files as file_formats
 from ... import __version__
 from ...engine.request import FinishEvent
 from ...errors import InvalidInput, TraductorError
+from ...languages import CodeTable
 from ...languages import name as language_name
 from ...options import DecodingOptions
 from ..async_engine import request_summary
@@ -57,8 +58,9 @@ class HttpApi:
     settings: Settings
 
     def sources(self, target: str = "") -> list[str]:
-        """The languages some model translates from (into `target`, when given)."""
-        return [s for s, targets in self.registry.languages().items() if not target or target in targets]
+        """The languages some model translates from (into `target`, a code in any form, when given)."""
+        pairs = self.registry.languages()
+        return [s for s, targets in pairs.items() if not target or CodeTable(targets).own(target) is not None]
 
     def detect(self, text: str, target: str = "") -> dict:
         """The most likely of `sources(target)` for `text` (detect.detect's first)."""
@@ -174,10 +176,17 @@ class Handlers:
         return json_response(detect(detect_text(values), self.api.sources()))
 
     async def languages(self, request: web.Request) -> web.Response:
-        """Every language of the models, each with the targets it translates to (LibreTranslate's shape)."""
+        """Every language of the models, each with the targets it translates to (LibreTranslate's shape),
+        in the codes callers send (`fr`, `zh-Hant`) with English names."""
         pairs = self.api.registry.languages()
         codes = sorted(set(pairs) | {t for targets in pairs.values() for t in targets})
-        return json_response([{"code": c, "name": language_name(c), "targets": pairs.get(c, [])} for c in codes])
+        aliases = self.api.registry.aliases()  # traductor's addition: the models' own codes (NLLB's fra_Latn)
+        return json_response(
+            [
+                {"code": c, "name": language_name(c), "targets": pairs.get(c, []), "aliases": aliases.get(c, [])}
+                for c in codes
+            ]
+        )
 
     async def frontend_settings(self, request: web.Request) -> web.Response:
         s, registry = self.api.settings, self.api.registry

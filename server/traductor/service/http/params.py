@@ -14,11 +14,10 @@ reads (`modle`, say) is refused with the list of those it reads, so a typo is no
 ignored; `model` picks one of the served models by name (as gRPC's `model`), so two models of
 one pair can both be reached.
 
-Language codes: a served code matches whatever its case (`ES`), and a code with a region or
-script matches its language when that alone is served (`es-ES`, `pt_BR`); an unknown code's
-refusal lists the served ones. (Codes are read the same way for every protocol by a later
-change of `languages`.) This module knows nothing about the engine or aiohttp's server
-machinery beyond reading a request.
+Language codes are read by the language module (`languages.CodeTable`, the same rules as gRPC
+and the CLIs): any case (`ES`), 639-3 (`spa`), a region or script (`es-ES`, `pt_BR`), a model's
+own form (`spa_Latn`); an unknown code's refusal lists the served ones. This module knows
+nothing about the engine or aiohttp's server machinery beyond reading a request.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from aiohttp import ClientError, web
 
 from ...errors import InvalidInput, Unauthenticated
+from ...languages import CodeTable
 from ...languages import name as language_name
 
 FORMATS = ("text", "html")
@@ -47,7 +47,7 @@ class TranslateParams:
     texts: list[str]  # q as a list (a string q is a list of one)
     batch: bool  # q came as a list: the answer's translatedText is a list too
     auto: bool  # source was "auto": the answer carries detectedLanguage
-    source: str  # a served language code, or "auto"
+    source: str  # a language code as the caller wrote it (checked: some model translates it), or "auto"
     target: str
     format: str
     alternatives: int
@@ -121,12 +121,9 @@ def _texts(q: object) -> tuple[list[str], bool]:
 
 
 def served_code(code: str, known: set[str]) -> str:
-    """The served code a caller's code means (module docstring); raises naming the served ones."""
-    if code in known:
-        return code
-    folded = {k.casefold(): k for k in known}
-    base = code.replace("_", "-").split("-", 1)[0].casefold()
-    found = folded.get(code.casefold()) or folded.get(code.replace("_", "-").casefold()) or folded.get(base)
+    """The served code (as /languages shows it) a caller's code means, in any form the language
+    module reads (`ES`, `es-ES`, `spa`, NLLB's `spa_Latn`); raises naming the served ones."""
+    found = CodeTable(known).own(code)
     if found is None:
         raise InvalidInput(f"{code} is not supported (supported: {', '.join(sorted(known))})")
     return found
@@ -135,18 +132,20 @@ def served_code(code: str, known: set[str]) -> str:
 def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> tuple[str, str]:
     """A model must translate the pair (`pairs`: source -> targets, Registry.languages(); "auto":
     any source), else LibreTranslate's refusals: a code no model knows, then a pair none
-    translates. Returns the pair as served codes (`served_code`)."""
+    translates. Returns the pair as the caller wrote it ("auto" whatever its case): the registry
+    routes by it, so that a model's own codes (NLLB's `fra_Latn`) reach that model."""
     known = set(pairs) | {t for targets in pairs.values() for t in targets}
-    source = "auto" if source.casefold() == "auto" else served_code(source, known)
-    target = served_code(target, known)
-    sources = list(pairs) if source == "auto" else [source]
-    if not any(target in pairs.get(s, []) for s in sources):
-        src = sources[0] if sources else source
+    auto = source.casefold() == "auto"
+    served_source = "auto" if auto else served_code(source, known)
+    served_target = served_code(target, known)
+    sources = list(pairs) if auto else [served_source]
+    if not any(served_target in pairs.get(s, []) for s in sources):
+        src = sources[0] if sources else served_source
         raise InvalidInput(
-            f"{language_name(target)} ({target}) is not available as a target language "
+            f"{language_name(served_target)} ({served_target}) is not available as a target language "
             f"from {language_name(src)} ({src})"
         )
-    return source, target
+    return ("auto" if auto else source), target
 
 
 def _alternatives(value: object) -> int:
