@@ -1,11 +1,14 @@
 """Markdown tables of the model card from the JSON reports in docs/model/.
 
-    python scripts/model_tables.py docs/model
+    python scripts/model_tables.py docs/model                 # en-es, the default model
+    python scripts/model_tables.py docs/model --pair en-fr    # another language's model
 
-Reads baselines-test.json (copy, Apertium: scripts/baselines.py) and every
-`*-test-*.json` written by `traductor evaluate` (scripts/ship_model.sh writes the default model's),
-and prints: quality per kind of program with the margin over Apertium, placeholders kept per
-kind of placeholder, and the 200 common messages.
+Reads the baselines (`baselines-test.json` for en-es: copy and Apertium; `PAIR-baselines-test.json`
+for another pair: copy, as Apertium has none of them; scripts/baselines.py) and the reports
+`traductor evaluate` wrote (scripts/ship_model.sh: `PAIR-test-*.json`; for en-es every
+`*-test-*.json` not of another pair), and prints: quality per kind of program with the margin over
+the best baseline (Apertium, else copying the source), placeholders kept per kind of placeholder,
+and the 200 common messages.
 """
 
 from __future__ import annotations
@@ -18,18 +21,24 @@ KINDS = ("command-line", "gtk", "kde-qt", "other")
 PLACEHOLDERS = ("printf", "qt", "markup", "mnemonic", "python", "brace", "option", "shell")
 
 
-def load(folder: Path) -> dict[str, dict]:
-    systems = json.loads((folder / "baselines-test.json").read_text())
-    for path in sorted(folder.glob("*-test-*.json")):
+def load(folder: Path, pair: str = "en-es") -> dict[str, dict]:
+    if pair == "en-es":
+        systems = json.loads((folder / "baselines-test.json").read_text())
+        reports = [p for p in sorted(folder.glob("*-test-*.json")) if not p.name.startswith("en-")]
+    else:
+        systems = json.loads((folder / f"{pair}-baselines-test.json").read_text())
+        reports = sorted(folder.glob(f"{pair}-test-*.json"))
+    for path in reports:
         systems[path.stem] = json.loads(path.read_text())
     return systems
 
 
 def quality(systems: dict[str, dict]) -> str:
-    apertium = systems["apertium"]
+    baseline_name = "apertium" if "apertium" in systems else "copy"
+    apertium = systems[baseline_name]
     rows = [
         "| system | chrF | BLEU | placeholders kept | "
-        + " | ".join(f"{k} chrF (vs Apertium)" for k in KINDS)
+        + " | ".join(f"{k} chrF (vs {baseline_name})" for k in KINDS)
         + " | 200 common messages exact |",
         "|---|---|---|---|" + "---|" * len(KINDS) + "---|",
     ]
@@ -62,7 +71,10 @@ def placeholder_kinds(systems: dict[str, dict]) -> str:
 
 
 def main() -> None:
-    systems = load(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/model"))
+    args = sys.argv[1:]
+    pair = args[args.index("--pair") + 1] if "--pair" in args else "en-es"
+    folder = next((a for a in args if a not in ("--pair", pair)), "docs/model")
+    systems = load(Path(folder), pair)
     print(quality(systems), end="\n\n")
     print(placeholder_kinds(systems))
 
