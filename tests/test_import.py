@@ -143,17 +143,10 @@ def marian_dir(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def nllb_dir(tmp_path_factory) -> Path:
-    """An NLLB layout: sentencepiece.bpe.model (fairseq ids), language codes, pre-norm M2M100."""
-    d = tmp_path_factory.mktemp("nllb")
-    train_spm(ENGLISH + SPANISH, d / "sentencepiece.bpe.model", 120, model_type="bpe")  # NLLB's is BPE
-    codes = FAIRSEQ_LANGUAGE_CODES  # a real NLLB tokenizer.json has them; one built from the .model alone does not
-    tok = transformers.NllbTokenizer.from_pretrained(
-        d, src_lang="eng_Latn", tgt_lang="spa_Latn", extra_special_tokens=codes
-    )
+def tiny_m2m100(tok, vocab_size: int, seed: int):
+    """A tiny pre-norm M2M100 (NLLB's and M2M100's architecture) for `tok`, briefly trained."""
     cfg = transformers.M2M100Config(
-        vocab_size=len(tok),
+        vocab_size=vocab_size,
         d_model=32,
         encoder_layers=2,
         decoder_layers=2,
@@ -172,7 +165,20 @@ def nllb_dir(tmp_path_factory) -> Path:
     )
     torch.manual_seed(0)
     model = transformers.M2M100ForConditionalGeneration(cfg).eval()
-    train_briefly(model, tok, 2)
+    train_briefly(model, tok, seed)
+    return model
+
+
+@pytest.fixture(scope="module")
+def nllb_dir(tmp_path_factory) -> Path:
+    """An NLLB layout: sentencepiece.bpe.model (fairseq ids), language codes, pre-norm M2M100."""
+    d = tmp_path_factory.mktemp("nllb")
+    train_spm(ENGLISH + SPANISH, d / "sentencepiece.bpe.model", 120, model_type="bpe")  # NLLB's is BPE
+    codes = FAIRSEQ_LANGUAGE_CODES  # a real NLLB tokenizer.json has them; one built from the .model alone does not
+    tok = transformers.NllbTokenizer.from_pretrained(
+        d, src_lang="eng_Latn", tgt_lang="spa_Latn", extra_special_tokens=codes
+    )
+    model = tiny_m2m100(tok, len(tok), seed=2)
     out = d / "hf"
     model.save_pretrained(out)
     tok.save_pretrained(out)
@@ -200,27 +206,7 @@ def m2m100_dir(tmp_path_factory) -> Path:
         tgt_lang="es",
         extra_special_tokens=[f"__{c}__" for c in codes],
     )
-    cfg = transformers.M2M100Config(
-        vocab_size=len(vocab) + len(tok.lang_code_to_id) + tok.num_madeup_words,  # as m2m100_418M's 128,112
-        d_model=32,
-        encoder_layers=2,
-        decoder_layers=2,
-        encoder_attention_heads=4,
-        decoder_attention_heads=4,
-        encoder_ffn_dim=64,
-        decoder_ffn_dim=64,
-        max_position_embeddings=64,
-        pad_token_id=tok.pad_token_id,
-        eos_token_id=tok.eos_token_id,
-        bos_token_id=tok.bos_token_id,
-        decoder_start_token_id=tok.eos_token_id,
-        scale_embedding=True,
-        encoder_layerdrop=0.0,
-        decoder_layerdrop=0.0,
-    )
-    torch.manual_seed(0)
-    model = transformers.M2M100ForConditionalGeneration(cfg).eval()
-    train_briefly(model, tok, 3)
+    model = tiny_m2m100(tok, len(vocab) + len(tok.lang_code_to_id) + tok.num_madeup_words, seed=3)  # as 418M's 128,112
     out = d / "hf"
     model.save_pretrained(out)
     tok.save_pretrained(out)

@@ -31,7 +31,8 @@ def test_traductor_translate_to_picks_among_the_packaged_models(capsys, monkeypa
     monkeypatch.setattr("sys.stdin", io.StringIO("file not found\n"))
 
     assert main(["translate", "--to", "xx"]) == 2
-    assert "no packaged model translates any->xx; the models are: en-es (en->es)" in capsys.readouterr().err
+    served = "en-de (en->de), en-es (en->es), en-fr (en->fr)"
+    assert f"no packaged model translates any->xx; the models are: {served}" in capsys.readouterr().err
 
 
 def test_error_texts_name_a_bounded_number_of_pairs_and_models():

@@ -1,0 +1,108 @@
+"""A fresh server serves every packaged language (issue 33): the packaged repository as `traductor
+serve` runs it with no flags, over gRPC, HTTP and the CLIs; the text layer (lines, paragraphs,
+HTML, placeholders, quotes) in French and German, and what each language's catalogs do (French
+spaces before `:;?!`, German capitalised nouns). The translation memory is off where the test is
+about the model, on where it is about what users get.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+from server_harness import ServerThread, free_port, make_settings, translate_request
+
+from traductor.engine.bundle import scan
+from traductor.packaged import DEFAULT_MODEL, MODELS_DIR
+from traductor_client.v1 import translator_pb2 as pb
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "http"))
+from http_harness import call  # noqa: E402
+
+LANGUAGES = {"en-es": "es", "en-fr": "fr", "en-de": "de"}
+SPACES = " \u00a0\u202f"  # before French ":;?!": a space, a no-break space or a narrow one
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The packaged repository, as `traductor serve` serves it without --model or --model-repository."""
+    settings = make_settings("", default_model=DEFAULT_MODEL, http_port=free_port(), use_memory=False)
+    s = ServerThread(settings)
+    s.url = f"http://127.0.0.1:{s.service.http.port}/"
+    yield s
+    s.close()
+
+
+def translate(server, text: str, target: str, format=pb.FORMAT_TEXT) -> str:
+    request = translate_request(text)
+    request.target_language, request.format = target, format
+    return server.stub.Translate(request, timeout=120).text
+
+
+def test_every_packaged_language_is_served(server):
+    assert set(LANGUAGES) <= set(scan(MODELS_DIR))
+    listed = {
+        m.name: [(p.source, p.target) for p in m.languages]
+        for m in server.stub.ListModels(pb.ListModelsRequest()).models
+    }
+    assert {name: pairs for name, pairs in listed.items() if name in LANGUAGES} == {
+        name: [("en", target)] for name, target in LANGUAGES.items()
+    }
+    languages = {entry["code"]: entry for entry in call(server.url + "languages").json()}
+    assert languages["en"]["targets"] == ["de", "es", "fr"]
+    assert [languages[c]["name"] for c in ("de", "es", "fr")] == ["German", "Spanish", "French"]
+
+
+@pytest.mark.parametrize("target", ["fr", "de", "FR", "de-DE", "fra", "deu"])
+def test_each_language_answers_in_its_own_words(server, target):
+    """Routed by the target alone, in any form of its code: not Spanish, not the source."""
+    out = translate(server, "Save the file", target)
+    spanish = translate(server, "Save the file", "es")
+    assert out and out != "Save the file" and out != spanish
+
+
+def test_paragraphs_lines_and_placeholders_in_each_language(server):
+    text = "Could not open the file %s.\nThe disk is full. Delete some files and try again."
+    for target in ("fr", "de"):
+        out = translate(server, text, target)
+        lines = out.split("\n")
+        assert len(lines) == 2 and "%s" in lines[0] and all(line.strip() for line in lines), (target, out)
+
+
+def test_html_keeps_its_tags_in_each_language(server):
+    text = "<b>Warning:</b> the file <i>%s</i> is read-only."
+    for target in ("fr", "de"):
+        out = translate(server, text, target, pb.FORMAT_HTML)
+        assert out.index("<b>") < out.index("</b>") < out.index("<i>") < out.index("</i>"), (target, out)
+        assert "%s" in out
+
+
+def test_french_spaces_before_high_punctuation(server):
+    """Most French catalogs put a (no-break) space before : ; ? ! (docs/model-card.md)."""
+    for text, mark in [("Are you sure?", "?"), ("Warning: the disk is full", ":")]:
+        out = translate(server, text, "fr")
+        at = out.index(mark)
+        assert at > 0 and out[at - 1] in SPACES, out
+
+
+def test_german_capitalises_its_nouns(server):
+    out = translate(server, "Open the file", "de")
+    assert "Datei" in out, out
+
+
+def test_quotes_around_a_placeholder_keep_it(server):
+    for target in ("fr", "de"):
+        out = translate(server, 'Cannot find "%s".', target)
+        assert "%s" in out and out != 'Cannot find "%s".', (target, out)
+
+
+def test_translate_cli_to_each_packaged_language(monkeypatch, capsys):
+    from traductor.cli import main
+
+    for target in ("fr", "de", "es"):
+        monkeypatch.setattr("sys.stdin", io.StringIO("Permission denied\n"))
+        assert main(["translate", "--to", target, "--threads", "1"]) == 0
+        out = capsys.readouterr().out.strip()
+        assert out and out != "Permission denied", (target, out)
