@@ -372,9 +372,9 @@ check_models() {
     listed=$(client_image models --json) || { fail "ListModels through the balancer failed: $listed"; return 1; }
     if python3 "$ROOT/tests/stack_models_check.py" "$listed" "$SECOND_MODEL"
     then
-        pass "ListModels through the balancer: en-es (default) and $SECOND_MODEL, both serving"
+        pass "ListModels through the balancer: the packaged models (en-es the default) and $SECOND_MODEL, all serving"
     else
-        fail "ListModels through the balancer does not list en-es (default) and $SECOND_MODEL serving: $listed"
+        fail "ListModels through the balancer does not list the packaged models (en-es the default) and $SECOND_MODEL serving: $listed"
     fi
     for model in en-es "$SECOND_MODEL"; do
         before=$(model_calls "$model")

@@ -81,9 +81,9 @@ check_models() {
     listed=$(via_lb models --token "$TOKEN" --json 2>&1) || { fail "ListModels through the balancer: $listed"; return 1; }
     if python3 "$ROOT/tests/stack_models_check.py" "$listed" "$SECOND_MODEL"
     then
-        pass "ListModels through the balancer: en-es (default) and $SECOND_MODEL, both serving (the init container's repository)"
+        pass "ListModels through the balancer: the packaged models (en-es the default) and $SECOND_MODEL, all serving (the init container's repository)"
     else
-        fail "ListModels does not list en-es (default) and $SECOND_MODEL serving: $listed"
+        fail "ListModels does not list the packaged models (en-es the default) and $SECOND_MODEL serving: $listed"
     fi
     for model in en-es "$SECOND_MODEL"; do
         before=$(model_calls "$model")
