@@ -272,45 +272,39 @@ def test_marian_target_language_is_the_source_prefix(marian_dir, marian_bundle):
     assert engine_ids(translator, with_option, 1) == hf_generate(marian_dir, [">>fr<< " + t for t in ENGLISH[:4]], 1)
 
 
-def test_m2m100_equals_transformers(m2m100_dir, tmp_path):
-    """M2M100 with its own tokenizer: input ids, greedy and beam ids into two targets (the __xx__
-    token forced first), and texts, equal to transformers'."""
-    bundle = tmp_path / "m2m100-tiny"
-    import_model(m2m100_dir, bundle, parity_sentences=ENGLISH, **QUIET)
+def forced_language_equals_transformers(hf_dir: Path, bundle: Path, languages: dict, targets: dict) -> None:
+    """An M2M100-architecture bundle (NLLB, M2M100) against transformers: the parity its import
+    recorded, its languages, input ids, greedy and beam-4 ids into each target (`targets`: the
+    code a call sends -> the model's language token, forced first) and texts."""
     config = json.loads((bundle / "config.json").read_text())
     assert config["parity"]["onnx_identical"] == 1.0 and config["parity"]["transformers_identical"] == 1.0
-    assert config["languages"] == {"source": "en", "target": "es"}
-    tok = transformers.AutoTokenizer.from_pretrained(m2m100_dir)
-    assert type(tok).__name__ == "M2M100Tokenizer"
+    assert config["languages"] == languages
+    tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
     translator = OnnxTranslator.load(bundle, threads=1)
     sources = [translator.tokenizer.encode(t)[0] for t in TESTS]
     assert sources == [tok(t).input_ids for t in TESTS]
-    for target in ("es", "fr"):
-        forced = tok.get_lang_id(target)
+    for target, token in targets.items():
+        forced = tok.convert_tokens_to_ids(token)
         greedy = engine_ids(translator, sources, 1, target)
-        assert greedy == hf_generate(m2m100_dir, TESTS, 1, forced)
+        assert greedy == hf_generate(hf_dir, TESTS, 1, forced)
         assert all(g[0] == forced for g in greedy)
-        assert engine_ids(translator, sources, 4, target) == hf_generate(m2m100_dir, TESTS, 4, forced)
+        assert engine_ids(translator, sources, 4, target) == hf_generate(hf_dir, TESTS, 4, forced)
     events = translator.generate(sources, DecodingOptions(max_new_tokens=NEW_TOKENS), batch_size=8)
     assert [e.text for e in events] == [tok.decode(e.token_ids, skip_special_tokens=True) for e in events]
+
+
+def test_m2m100_equals_transformers(m2m100_dir, tmp_path):
+    """M2M100 with its own tokenizer (codes `es`, tokens `__es__`)."""
+    bundle = tmp_path / "m2m100-tiny"
+    import_model(m2m100_dir, bundle, parity_sentences=ENGLISH, **QUIET)
+    assert type(transformers.AutoTokenizer.from_pretrained(m2m100_dir)).__name__ == "M2M100Tokenizer"
+    targets = {"es": "__es__", "fr": "__fr__"}
+    forced_language_equals_transformers(m2m100_dir, bundle, {"source": "en", "target": "es"}, targets)
 
 
 def test_nllb_equals_transformers(nllb_dir, nllb_bundle):
-    tok = transformers.AutoTokenizer.from_pretrained(nllb_dir)
-    translator = OnnxTranslator.load(nllb_bundle, threads=1)
-    config = json.loads((nllb_bundle / "config.json").read_text())
-    assert config["parity"]["onnx_identical"] == 1.0 and config["parity"]["transformers_identical"] == 1.0
-    assert config["languages"] == {"source": "eng_Latn", "target": "spa_Latn"}
-    sources = [translator.tokenizer.encode(t)[0] for t in TESTS]
-    assert sources == [tok(t).input_ids for t in TESTS]
-    for target in ("spa_Latn", "fra_Latn"):
-        forced = tok.convert_tokens_to_ids(target)
-        greedy = engine_ids(translator, sources, 1, target)
-        assert greedy == hf_generate(nllb_dir, TESTS, 1, forced)
-        assert all(g[0] == forced for g in greedy)
-        assert engine_ids(translator, sources, 4, target) == hf_generate(nllb_dir, TESTS, 4, forced)
-    events = translator.generate(sources, DecodingOptions(max_new_tokens=NEW_TOKENS), batch_size=8)
-    assert [e.text for e in events] == [tok.decode(e.token_ids, skip_special_tokens=True) for e in events]
+    targets = {"spa_Latn": "spa_Latn", "fra_Latn": "fra_Latn"}
+    forced_language_equals_transformers(nllb_dir, nllb_bundle, {"source": "eng_Latn", "target": "spa_Latn"}, targets)
 
 
 @pytest.mark.parametrize("clean_up", [False, True])
