@@ -72,20 +72,12 @@ class _Tokens(HTMLParser):
     def handle_entityref(self, name):
         self._add("entity")
 
-    def handle_charref(self, name):
-        self._add("entity")
+    handle_charref = handle_entityref
 
     def handle_comment(self, data):
         self._add("other")
 
-    def handle_decl(self, decl):
-        self._add("other")
-
-    def handle_pi(self, data):
-        self._add("other")
-
-    def unknown_decl(self, data):
-        self._add("other")
+    handle_decl = handle_pi = unknown_decl = handle_comment  # declarations, processing instructions
 
 
 def tokens(text: str) -> List[Token]:
