@@ -317,7 +317,7 @@ def test_decoding_equals_transformers_on_any_ids(marian_dir, marian_bundle, nllb
     import random
 
     from traductor.engine.bundle import load_bundle
-    from traductor.model.tokenizer import PieceTokenizer
+    from traductor.model.imported_tokenizer import PieceTokenizer
     from traductor_export.hf_checkpoint import cleans_up_spaces
 
     rng = random.Random(5)

@@ -28,7 +28,7 @@ import torch
 from traductor.errors import ExportError
 from traductor.model.config import ModelConfig
 from traductor.model.generate import pad_batch
-from traductor.model.tokenizer import PieceTokenizer
+from traductor.model.imported_tokenizer import PieceTokenizer
 from traductor.model.transformer import Transformer, sinusoidal_positions
 
 from . import parity
