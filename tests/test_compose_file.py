@@ -126,7 +126,7 @@ def test_the_models_service_fills_a_repository_the_server_serves(services, tmp_p
     from dataclasses import replace
 
     from traductor.packaged import DEFAULT_MODEL, MODELS_DIR
-    from traductor.service.registry import default_name, model_paths
+    from traductor.service.models import default_name, model_paths
     from traductor.service.settings import Settings
 
     repository = tmp_path / "models"

@@ -493,7 +493,7 @@ def test_the_translator_serves_the_repository_its_init_container_fills(by_kind, 
     makes a repository the server accepts, with the ConfigMap's default model in it."""
     from dataclasses import replace
 
-    from traductor.service.registry import default_name, model_paths
+    from traductor.service.models import default_name, model_paths
     from traductor.service.settings import Settings
 
     config, spec = _config(by_kind), _pod_spec(by_kind["Deployment"]["traductor"])
@@ -523,7 +523,7 @@ def test_the_podman_run_serves_a_repository_of_two_models(by_kind, tmp_path):
     from dataclasses import replace
 
     from traductor.packaged import MODELS_DIR
-    from traductor.service.registry import default_name, model_paths
+    from traductor.service.models import default_name, model_paths
     from traductor.service.settings import Settings
 
     spec = importlib.util.spec_from_file_location(

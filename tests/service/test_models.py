@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2
 from server_harness import MARKER, ServerThread, free_port, make_repository, make_settings
 
 from traductor.errors import BundleError
-from traductor.service.registry import default_name, model_paths
+from traductor.service.models import default_name, model_paths
 from traductor_client.v1 import translator_pb2 as pb
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "http"))
@@ -85,7 +85,8 @@ def test_a_pair_several_models_serve_goes_to_the_default_among_them_else_the_fir
 
     from traductor.engine.bundle import Languages, read_config
     from traductor.service.metrics import Metrics
-    from traductor.service.registry import Model, Registry
+    from traductor.service.models import Model
+    from traductor.service.registry import Registry
 
     def model(name: str, source: str, target: str) -> Model:
         config = replace(read_config(tiny_bundle), languages=Languages(source, target))

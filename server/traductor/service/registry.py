@@ -1,28 +1,19 @@
-"""The models a server holds, and which one answers a call: the one place that knows them.
+"""The life of the served models: loaded, started, supervised, reloaded on SIGHUP, retired.
 
-    repository DIR/            every subdirectory holding a bundle (config.json) is a model,
-      en-es/  en-fr/ ...       named after its directory (Triton's convention)
-    --model PATH               one bundle, named after its directory
-    neither                    the package's repository (traductor/models/, packaged.py)
+    Registry(models, default, metrics)      a `Routing` (routing.py: which model answers a call)
+                                            whose models it starts, drains and stops
+    Registry.supervise(loader)              a model whose engine process died is started again,
+                                            with backoff (see `_watch`)
+    Registry.reload()                       SIGHUP: the repository rescanned (add, remove,
+                                            replace), every running model serving throughout
 
-    Registry.route(model, source, target) -> Model     the model of a call (ModelNotFound: NOT_FOUND)
-    Registry.languages() -> {source: [targets]}        /languages, ListModels
-    Registry.supervise()                               a model whose engine process died is started
-                                                       again, with backoff (see `Supervisor`)
-    Registry.reload()                                  SIGHUP: the repository rescanned (add, remove,
-                                                       replace), every running model serving throughout
+Each model has an engine of its own (models.py: `Model`, built by `ModelLoader`), so a flood on
+one model queues behind that model only, and a fault in one engine fails that model's calls only:
+its restarts here touch no other model.
 
-Each model has an engine of its own (`AsyncEngine` over an `EngineCore`: its process, scheduler,
-KV cache and queue limit), so a flood on one model queues behind that model only, and a fault in
-one engine fails that model's calls only. A model's languages are read from its bundle's
-config.json; nothing here names a language: languages.py reads the codes a call sends (`fr`,
-`FRA`, `fr-CA`, NLLB's `fra_Latn`) and the codes callers are shown (BundleConfig.own_pair,
-shown_pairs).
-
-Routing (the same for gRPC and HTTP): a named model must be served, and the languages given beside
-it must be its own; without a name, the models that translate source -> target (either may be
-empty: any) are candidates, the default model first if it is one, else the first by name; with
-neither, the default model.
+It owns when models come and go (the routing table changed in one turn of the event loop), their
+engines' faults and the models being retired. It does not know how a model is found or built
+(models.py) nor how a call picks its model (routing.py); it names no language.
 """
 
 from __future__ import annotations
@@ -30,26 +21,17 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-import os
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Awaitable, Callable
 
-from ..engine.bundle import Bundle, Languages, choose, describe, describe_all, load_bundle, scan, sha256
-from ..engine.process import EngineSpec
-from ..errors import BundleError, CommandError, EngineDown, ModelNotFound, TraductorError
-from ..options import Limits
-from ..packaged import DEFAULT_MODEL, MODELS_DIR
+from ..errors import EngineDown, TraductorError
 from .async_engine import AsyncEngine
-from .engine_process import ProcessCore
-from .engine_thread import ThreadCore
 from .metrics import Metrics
-from .settings import Settings
+from .models import Model, ModelLoader, fingerprint, model_paths
+from .routing import Routing
 
 log = logging.getLogger("traductor.registry")
-CPU_SHARING = ("shared", "split")  # --cpu-sharing (core_cpus)
 STABLE_SECONDS = 30.0  # a model up this long has recovered: its failure count starts again
 RETIRE_SECONDS = 60.0  # a replaced or removed model's calls in flight get this long to finish
 
@@ -71,163 +53,12 @@ async def off_loop(fn):
     return await asyncio.wrap_future(done)
 
 
-# ---- where the models are ------------------------------------------------------------------
-
-
-def model_paths(settings: Settings) -> dict[str, Path]:
-    """name -> bundle directory of what `settings` serve (see the module docstring)."""
-    if settings.cpu_sharing not in CPU_SHARING:
-        raise CommandError(f"--cpu-sharing {settings.cpu_sharing}: expected one of {', '.join(CPU_SHARING)}")
-    if settings.model and settings.model_repository:
-        raise BundleError("--model and --model-repository are exclusive: serve one bundle or a repository")
-    if settings.model:
-        path = Path(settings.model)
-        return {path.resolve().name: path}
-    repository = Path(settings.model_repository) if settings.model_repository else MODELS_DIR
-    paths = scan(repository)
-    if not paths:
-        raise BundleError(f"model repository {repository} holds no model (no subdirectory with a bundle's config.json)")
-    return paths
-
-
-def fingerprint(path: Path) -> str:
-    """What tells a changed bundle: its config.json names every file's checksum."""
-    try:
-        return sha256(Path(path) / "config.json")
-    except OSError:
-        return ""
-
-
-def default_name(settings: Settings, names: list[str]) -> str:
-    """The model of calls that name none: --default-model, else the packaged default when it is
-    served, else the only model; otherwise start-up stops, listing the choices."""
-    if settings.default_model:
-        if settings.default_model not in names:
-            served = ", ".join(names)
-            raise BundleError(f"--default-model {settings.default_model}: not served; the models are {served}")
-        return settings.default_model
-    if len(names) == 1:
-        return names[0]
-    if not settings.model_repository and DEFAULT_MODEL in names:
-        return DEFAULT_MODEL
-    raise BundleError(f"{len(names)} models and no --default-model: choose one of {', '.join(names)}")
-
-
-# ---- one model -----------------------------------------------------------------------------
-
-
-@dataclass
-class Model:
-    """A served model: its bundle and its engine."""
-
-    name: str
-    bundle: Bundle
-    engine: AsyncEngine
-    spec: EngineSpec  # what its engine core was built from (a restart launches it again)
-    fingerprint: str = ""  # sha256 of its config.json when loaded (a reload compares it)
-    serving: bool = True  # False while its engine process restarts
-    started: float = field(default_factory=time.monotonic)
-
-    @property
-    def languages(self) -> list[Languages]:
-        """Every pair the model translates (BundleConfig.pairs: a multilingual model's source into
-        each of its targets), the default pair first, in the codes callers are shown (`fr`, not
-        NLLB's `fra_Latn`: BundleConfig.shown_pairs)."""
-        return self.bundle.config.shown_pairs
-
-    def translates(self, source: str, target: str) -> bool:
-        """Whether the model translates source -> target, codes in any form (either empty: any)."""
-        return self.bundle.config.own_pair(source, target) is not None
-
-    def describe(self) -> str:
-        return describe(self.name, self.languages)
-
-
-def core_threads(settings: Settings, cpus: tuple[int, ...]) -> int:
-    """ONNX Runtime's intra-op threads of one model: `--threads`, or when 0, the cores it may use
-    (its own with --cpu-sharing split; else all but one for an engine process, whose front then
-    has a core of its own: docs/performance.md; all of them for an engine thread, ONNX Runtime's
-    own count)."""
-    if settings.threads:
-        return settings.threads
-    if not settings.engine_process:
-        return 0
-    if cpus:
-        return len(cpus)
-    return max(1, len(os.sched_getaffinity(0)) - 1)
-
-
-def core_cpus(settings: Settings, index: int, count: int) -> tuple[int, ...]:
-    """The cores of the `index`-th of `count` models: all (--cpu-sharing shared), or a share of
-    its own (split: the cores dealt out in turn, so models never run on each other's cores while
-    there are at least as many cores as models). The engine thread cannot be pinned: all."""
-    if settings.cpu_sharing != "split" or not settings.engine_process:
-        return ()
-    cpus = sorted(os.sched_getaffinity(0))
-    mine = tuple(c for i, c in enumerate(cpus) if i % max(1, count) == index % len(cpus))
-    return mine or (cpus[index % len(cpus)],)
-
-
-class ModelLoader:
-    """Builds a model's engine from its bundle (blocking: call off the event loop). `before_step`
-    is a test hook (tests/server_harness.py): one for every model, or a dict, model -> hook."""
-
-    def __init__(self, settings: Settings, metrics: Metrics, before_step=None):
-        self.settings, self.metrics, self.before_step = settings, metrics, before_step
-
-    def spec(self, name: str, bundle: Bundle, cpus: tuple[int, ...]) -> EngineSpec:
-        s = self.settings
-        hook = self.before_step.get(name) if isinstance(self.before_step, dict) else self.before_step
-        return EngineSpec(
-            str(bundle.path),
-            core_threads(s, cpus),
-            s.spin,
-            s.max_active_sequences,
-            s.max_queued_requests,
-            s.log_level,
-            hook,
-            cpus,
-        )
-
-    def core(self, name: str, bundle: Bundle, spec: EngineSpec):
-        """A new engine core for the model, its model loaded (raises what stopped it)."""
-        metrics = self.metrics.for_model(name)
-        if self.settings.engine_process:
-            core = ProcessCore(spec, metrics)
-            core.launch()
-            return core
-        return ThreadCore(spec.scheduler(bundle), metrics)
-
-    def build(self, name: str, path: Path, index: int = 0, count: int = 1) -> Model:
-        """Open the bundle (checksums verified), start its engine core; BundleError names the bundle."""
-        s = self.settings
-        try:
-            bundle = load_bundle(path)
-        except BundleError as e:
-            raise BundleError(f"model {name}: {e}") from e
-        spec = self.spec(name, bundle, core_cpus(s, index, count))
-        core = self.core(name, bundle, spec)
-        limits = Limits(
-            max_input_tokens=min(s.max_input_tokens, bundle.max_len),
-            max_new_tokens=min(s.max_new_tokens, bundle.max_len - 1),
-            max_beam_size=min(s.max_beam_size, s.max_active_sequences),
-        )
-        memory = bundle.memory() if s.use_memory else {}
-        tokenizer = bundle.tokenizer()
-        metrics, language = self.metrics.for_model(name), bundle.config.languages.source
-        engine = AsyncEngine(core, tokenizer, limits, s.max_input_chars, metrics, s.max_segments, memory, language)
-        return Model(name, bundle, engine, spec, fingerprint(path))
-
-
-# ---- the registry --------------------------------------------------------------------------
-
-
-class Registry:
-    """name -> Model, the default model, routing, and the life of the engines (event loop only)."""
+class Registry(Routing):
+    """The routing table (`Routing`) and the life of its models' engines (event loop only)."""
 
     def __init__(self, models: list[Model], default: str, metrics: Metrics):
-        self.models: dict[str, Model] = {m.name: m for m in sorted(models, key=lambda m: m.name)}
-        self.default_name, self.metrics = default, metrics
+        super().__init__(models, default)
+        self.metrics = metrics
         self.draining = False
         self.fatal = asyncio.Event()  # set when a model cannot be started again: the server stops
         self.fatal_error: EngineDown | None = None
@@ -238,66 +69,6 @@ class Registry:
         self._reloading = asyncio.Lock()
         for m in self.models.values():
             self.metrics.for_model(m.name).set_serving(True)
-
-    # ---- lookup and routing (every call) ---------------------------------------------------
-
-    def __iter__(self):
-        return iter(list(self.models.values()))
-
-    def __len__(self) -> int:
-        return len(self.models)
-
-    @property
-    def default(self) -> Model:
-        return self.models[self.default_name]
-
-    def served(self) -> str:
-        return describe_all({m.name: m.languages for m in self})
-
-    def get(self, name: str = "") -> Model:
-        """The model named (empty: the default one); ModelNotFound names the models served."""
-        if not name:
-            return self.default
-        model = self.models.get(name)
-        if model is None:
-            raise ModelNotFound(f"model {name!r} is not served; the models are: {self.served()}")
-        return model
-
-    def route(self, model: str = "", source: str = "", target: str = "") -> Model:
-        """The model of a call (see the module docstring); ModelNotFound names what is served."""
-        if model:
-            found = self.get(model)
-            if not found.translates(source, target):
-                raise ModelNotFound(
-                    f"model {found.describe()} does not translate {source or 'any'}->{target or 'any'}; "
-                    f"the models are: {self.served()}"
-                )
-            return found
-        if not source and not target:
-            return self.default
-        name = choose({m.name: m.bundle.config for m in self}, self.default_name, source, target)
-        if not name:
-            pair = f"{source or 'any'}->{target or 'any'}"
-            raise ModelNotFound(f"no model translates {pair}; the models are: {self.served()}")
-        return self.models[name]
-
-    def languages(self) -> dict[str, list[str]]:
-        """Every source language with all its targets, sorted (targets of every model together)."""
-        pairs: dict[str, set[str]] = {}
-        for m in self:
-            for p in m.languages:
-                pairs.setdefault(p.source, set()).add(p.target)
-        return {source: sorted(targets) for source, targets in sorted(pairs.items())}
-
-    def aliases(self) -> dict[str, list[str]]:
-        """The models' own codes of each shown code, where they differ (`fr`: [`fra_Latn`])."""
-        found: dict[str, set[str]] = {}
-        for m in self:
-            codes = m.bundle.config.codes
-            for own in codes.codes:
-                if codes.shown(own) != own:
-                    found.setdefault(codes.shown(own), set()).add(own)
-        return {code: sorted(owns) for code, owns in sorted(found.items())}
 
     # ---- life cycle ------------------------------------------------------------------------
 
@@ -388,7 +159,7 @@ class Registry:
                     log.error("reload: the default model %s is gone from the repository: kept serving", name)
                     done["refused"].append(name)
                     continue
-                model = self.models.pop(name)
+                model = self.remove(name)
                 done["removed"].append(name)
                 await self._changed()
                 await self._retire(model)
@@ -397,9 +168,9 @@ class Registry:
             return done
 
     def _serve(self, model: Model) -> None:
-        """Route to `model` from now on (beside the others, or instead of its old version)."""
-        models = {**self.models, model.name: model}
-        self.models = {name: models[name] for name in sorted(models)}
+        """Serve `model` from now on: routed to (beside the others, or instead of its old version),
+        marked serving, and watched."""
+        self.add(model)
         self.metrics.for_model(model.name).set_serving(True)
         old = self._watchers.pop(model.name, None)
         if old is not None:

@@ -41,8 +41,9 @@ from .async_engine import AsyncEngine
 from .http import HttpServer, start_http
 from .interceptors import AuthInterceptor, ErrorInterceptor, quiet_ended_calls
 from .metrics import Metrics
+from .models import Model, ModelLoader, default_name, model_paths
 from .overload import Admission
-from .registry import Model, ModelLoader, Registry, default_name, model_paths, off_loop
+from .registry import Registry, off_loop
 from .servicer import TranslatorServicer
 from .settings import Settings
 

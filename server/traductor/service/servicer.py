@@ -18,7 +18,8 @@ from ..options import DecodingOptions
 from . import texts
 from .async_engine import request_summary
 from .convert import final_to_pb, format_from_pb, options_from_pb, response_to_pb, token_to_pb
-from .registry import Model, Registry
+from .models import Model
+from .registry import Registry
 from .settings import Settings
 
 

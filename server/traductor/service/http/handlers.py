@@ -40,7 +40,8 @@ from ...languages import CodeTable
 from ...languages import name as language_name
 from ...options import DecodingOptions
 from ..async_engine import request_summary
-from ..registry import Model, Registry
+from ..models import Model
+from ..registry import Registry
 from ..settings import Settings
 from ..texts import prepare, stream, translate, translate_many
 from .cors import CORS_HEADERS

@@ -1,0 +1,99 @@
+"""Which served model answers a call, and the languages callers are shown: the routing table.
+
+    Routing.route(model, source, target) -> Model     the model of a call (ModelNotFound: NOT_FOUND)
+    Routing.get(name) -> Model                        by name, empty: the default
+    Routing.languages() -> {source: [targets]}        /languages, ListModels
+    Routing.aliases() -> {shown: [own codes]}         the models' own codes (NLLB's `fra_Latn`)
+
+Routing (the same for gRPC and HTTP): a named model must be served, and the languages given beside
+it must be its own; without a name, the models that translate source -> target (either may be
+empty: any) are candidates, the default model first if it is one, else the first by name; with
+neither, the default model. Nothing here names a language: languages.py reads the codes a call
+sends (`fr`, `FRA`, `fr-CA`, NLLB's `fra_Latn`) and the codes callers are shown
+(BundleConfig.own_pair, shown_pairs).
+
+It owns the table name -> Model and the default model's name, read on every call. It does not
+know how a model is built (models.py) nor when one is added, replaced, restarted or retired: the
+registry (registry.py, a `Routing`) decides that and changes the table with `add` and `remove`.
+"""
+
+from __future__ import annotations
+
+from ..engine.bundle import choose, describe_all
+from ..errors import ModelNotFound
+from .models import Model
+
+
+class Routing:
+    """name -> Model (sorted by name) and the default model; every call's lookup."""
+
+    def __init__(self, models: list[Model], default: str):
+        self.models: dict[str, Model] = {m.name: m for m in sorted(models, key=lambda m: m.name)}
+        self.default_name = default
+
+    def __iter__(self):
+        return iter(list(self.models.values()))
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+    @property
+    def default(self) -> Model:
+        return self.models[self.default_name]
+
+    def served(self) -> str:
+        return describe_all({m.name: m.languages for m in self})
+
+    def get(self, name: str = "") -> Model:
+        """The model named (empty: the default one); ModelNotFound names the models served."""
+        if not name:
+            return self.default
+        model = self.models.get(name)
+        if model is None:
+            raise ModelNotFound(f"model {name!r} is not served; the models are: {self.served()}")
+        return model
+
+    def route(self, model: str = "", source: str = "", target: str = "") -> Model:
+        """The model of a call (see the module docstring); ModelNotFound names what is served."""
+        if model:
+            found = self.get(model)
+            if not found.translates(source, target):
+                raise ModelNotFound(
+                    f"model {found.describe()} does not translate {source or 'any'}->{target or 'any'}; "
+                    f"the models are: {self.served()}"
+                )
+            return found
+        if not source and not target:
+            return self.default
+        name = choose({m.name: m.bundle.config for m in self}, self.default_name, source, target)
+        if not name:
+            pair = f"{source or 'any'}->{target or 'any'}"
+            raise ModelNotFound(f"no model translates {pair}; the models are: {self.served()}")
+        return self.models[name]
+
+    def languages(self) -> dict[str, list[str]]:
+        """Every source language with all its targets, sorted (targets of every model together)."""
+        pairs: dict[str, set[str]] = {}
+        for m in self:
+            for p in m.languages:
+                pairs.setdefault(p.source, set()).add(p.target)
+        return {source: sorted(targets) for source, targets in sorted(pairs.items())}
+
+    def aliases(self) -> dict[str, list[str]]:
+        """The models' own codes of each shown code, where they differ (`fr`: [`fra_Latn`])."""
+        found: dict[str, set[str]] = {}
+        for m in self:
+            codes = m.bundle.config.codes
+            for own in codes.codes:
+                if codes.shown(own) != own:
+                    found.setdefault(codes.shown(own), set()).add(own)
+        return {code: sorted(owns) for code, owns in sorted(found.items())}
+
+    def add(self, model: Model) -> None:
+        """Route to `model` from now on (beside the others, or instead of its old version)."""
+        models = {**self.models, model.name: model}
+        self.models = {name: models[name] for name in sorted(models)}
+
+    def remove(self, name: str) -> Model:
+        """Route no call to model `name` from now on; it is returned to be retired."""
+        return self.models.pop(name)
