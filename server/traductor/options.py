@@ -6,7 +6,7 @@ Pure Python: the serving image imports it without torch.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import InvalidInput  # an option out of range; the message names it
 
@@ -22,6 +22,7 @@ class DecodingOptions:
     seed: int = 0  # sampling seed; the same seed gives the same tokens
     return_scores: bool = False
     target_language: str = ""  # a multilingual model's target (a code of its bundle's languages); "": its default
+    source_language: str = ""  # a many-to-many model's source (NLLB, M2M100); "": its default
 
     @property
     def sampling(self) -> bool:
@@ -69,14 +70,4 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
         raise InvalidInput(f"seed must be >= 0, got {o.seed}")
     if o.sampling and o.beam_size > 1:
         raise InvalidInput("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
-    return DecodingOptions(
-        max_new,
-        o.min_new_tokens,
-        o.beam_size,
-        o.temperature,
-        o.top_k,
-        o.top_p,
-        o.seed,
-        o.return_scores,
-        o.target_language,
-    )
+    return replace(o, max_new_tokens=max_new)

@@ -124,18 +124,23 @@ class AsyncEngine:
         """Tokenize one segment and check its options; raises InvalidInput with a message for the
         caller. (A caller's whole text is checked, empty or too long, by texts.prepare, which cuts
         it into segments.)"""
-        ids, values = self.encode(text, options.target_language)
+        ids, values = self.encode(text, options)
         return ids, values, resolve(options, len(ids), self.limits)
 
-    def encode(self, text: str, target_language: str = "") -> tuple[list[int], list[str]]:
-        """Text -> (source ids, placeholder values) for `target_language`: a multilingual model's
-        target (OPUS-MT's >>xx<< goes into the source; InvalidInput for a code the model lacks),
-        ignored by a one-target model. The one place requests are tokenized (texts.prepare too)."""
-        languages = self.tokenizer.languages  # a multilingual model's; a one-target model has none
-        if target_language and languages and self.tokenizer.own_language(target_language) is None:
-            known = ", ".join(sorted(self.tokenizer.codes.shown(c) for c in languages))
-            raise InvalidInput(f"target_language {target_language!r} is not one of the model's ({known})")
-        return self.tokenizer.encode(text, target_language or None)
+    def encode(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str]]:
+        """Text -> (source ids, placeholder values) in the call's languages: a multilingual model's
+        target (OPUS-MT's >>xx<< goes into the source) and a many-to-many model's source (NLLB's
+        source token starts it); InvalidInput for a code the model lacks. A model with one target
+        ignores the target, one without source tokens the source (the registry routed the call by
+        them). The one place requests are tokenized (texts.prepare too)."""
+        self._check("target_language", options.target_language, list(self.tokenizer.languages))
+        self._check("source_language", options.source_language, self.tokenizer.source_languages())
+        return self.tokenizer.encode(text, options.target_language or None, options.source_language or None)
+
+    def _check(self, field: str, code: str, own: list[str]) -> None:
+        if code and own and self.tokenizer.own_language(code) not in own:
+            known = ", ".join(sorted(self.tokenizer.codes.shown(c) for c in own))
+            raise InvalidInput(f"{field} {code!r} is not one of the model's ({known})")
 
     async def generate(
         self,

@@ -32,6 +32,12 @@ no tokens and zero usage, and put in place like a translated one; in a stream it
 when it becomes the head. HTML segments always go to the model (their inline markup would have
 to match the memory's).
 
+Glossary (`glossary=`, traductor.glossary): a segment holding one of its terms is encoded with
+each term behind a placeholder token whose value is the target term (`glossary.masking`), and
+skips the memory; a segment with no term is encoded exactly as without a glossary. A model whose
+tokenizer has no placeholder tokens (an imported one) gets the target terms written into its
+source instead (`masking.switch`: best effort, the model may change them).
+
 This module knows nothing about gRPC, HTTP, metrics or logging (the engine records those).
 """
 
@@ -43,6 +49,7 @@ from typing import AsyncIterator
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
+from ..glossary import Glossary
 from ..options import DecodingOptions, resolve
 from ..text import DeltaStream, Plan, plan
 from .async_engine import AsyncEngine
@@ -95,7 +102,7 @@ def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: st
 
     def encode(s: str) -> tuple[list[int], list[str]]:  # each piece tokenized once
         if s not in encoded:
-            encoded[s] = engine.encode(s, options.target_language)
+            encoded[s] = engine.encode(s, options)
         return encoded[s]
 
     too_long = lambda s: len(encode(s)[0]) > limit  # noqa: E731
@@ -103,7 +110,7 @@ def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: st
     memory = engine.memory if format == "text" else {}
     inputs, segments, known = [], [], {}
     for segment in p.segments:
-        if segment.text in memory:
+        if segment.text in memory and not terms(segment.text):
             known[segment.index] = memory[segment.text]
             continue
         ids, values = encode(segment.text)
@@ -164,9 +171,10 @@ async def translate(
     request_id: str,
     timeout: float | None = None,
     format: str = "text",
+    glossary: Glossary | None = None,
 ) -> FinishEvent:
     """Translate one text (gRPC `Translate`, HTTP `/translate` with a string `q`)."""
-    (event,) = await run_many(engine, [prepare(engine, text, options, format)], [request_id], timeout)
+    (event,) = await run_many(engine, [prepare(engine, text, options, format, glossary)], [request_id], timeout)
     return event
 
 
@@ -178,13 +186,14 @@ async def translate_many(
     timeout: float | None = None,
     format: str = "text",
     max_texts: int = 64,
+    glossary: Glossary | None = None,
 ) -> list[FinishEvent]:
     """Translate texts together (gRPC `TranslateBatch`, HTTP `/translate` with a list `q`).
 
     Every text is checked before any work; text i gets the request id `{request_id}-{i}`."""
     if not texts or len(texts) > max_texts:
         raise InvalidInput(f"texts must hold between 1 and {max_texts} texts (--max-batch-texts), got {len(texts)}")
-    prepared = [prepare(engine, t, options, format) for t in texts]
+    prepared = [prepare(engine, t, options, format, glossary) for t in texts]
     return await run_many(engine, prepared, [f"{request_id}-{i}" for i in range(len(texts))], timeout)
 
 
