@@ -49,7 +49,7 @@ from typing import AsyncIterator
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
-from ..glossary import Glossary
+from ..glossary import Glossary, masking
 from ..options import DecodingOptions, resolve
 from ..text import DeltaStream, Plan, plan
 from .async_engine import AsyncEngine
@@ -94,15 +94,33 @@ def check_finish(event: FinishEvent) -> FinishEvent:
     return event
 
 
-def prepare(engine: AsyncEngine, text: str, options: DecodingOptions, format: str = "text") -> Prepared:
+def encode_terms(engine: AsyncEngine, text: str, found: list, options: DecodingOptions) -> tuple[list[int], list[str]]:
+    """A segment with glossary terms -> (source ids, values): the terms behind placeholder tokens,
+    or written in their target form for a tokenizer without placeholder tokens."""
+    tokenizer = engine.tokenizer
+    if not tokenizer.placeholder_ids:
+        return engine.encode(masking.switch(text, found), options)
+    masked = masking.mask(text, found)
+    return tokenizer.encode_masked(masked.text) + [tokenizer.eos_id], masked.values
+
+
+def prepare(
+    engine: AsyncEngine, text: str, options: DecodingOptions, format: str = "text", glossary: Glossary | None = None
+) -> Prepared:
     """Cut and check a text (empty, limits, format, options); raises InvalidInput for the caller."""
     if not text or not text.strip():
         raise InvalidInput("text is empty")
-    limit, encoded = engine.limits.max_input_tokens, {}
+    limit, encoded, found = engine.limits.max_input_tokens, {}, {}
+
+    def terms(s: str) -> list:  # a segment's glossary terms, looked for once
+        if s not in found:
+            found[s] = masking.terms(glossary, s) if glossary is not None else []
+        return found[s]
 
     def encode(s: str) -> tuple[list[int], list[str]]:  # each piece tokenized once
         if s not in encoded:
-            encoded[s] = engine.encode(s, options)
+            t = terms(s)
+            encoded[s] = encode_terms(engine, s, t, options) if t else engine.encode(s, options)
         return encoded[s]
 
     too_long = lambda s: len(encode(s)[0]) > limit  # noqa: E731

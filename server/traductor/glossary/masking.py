@@ -1,0 +1,65 @@
+"""A segment's glossary terms behind placeholder tokens, numbered with its own placeholders.
+
+    "Cannot open %s: file not found"  with  file -> fichero
+      masked  "Cannot open <ph0>: <ph1> not found"
+      values  ["%s", "fichero"]
+
+The segment's placeholders (model/placeholders.py) and its terms are numbered together in
+order of appearance, as the model saw placeholders in training; a term inside a placeholder is
+not a term. The model must produce every <phK> of its source (model/constraints.py), and the
+tokenizer's unmask writes each value in its place: the target term comes out exactly once per
+occurrence, whatever the decoding (greedy, sampling, beam) and as the tokens stream.
+
+The tokens are the engine's MAX_PLACEHOLDERS (16): terms beyond those the segment's own
+placeholders leave are written into the source in their target form instead (`switch`), as for a
+model without placeholder tokens, and the model may or may not keep them.
+
+This module knows strings only; service/texts.py turns the masked text into ids.
+"""
+
+from __future__ import annotations
+
+from ..model import placeholders
+from . import Glossary
+from .forms import target_form
+from .matching import Found
+
+
+def terms(glossary: Glossary, text: str) -> list[tuple[Found, str]]:
+    """(match, target form) of each term occurrence in `text`, left to right; [] when none (the
+    placeholders are looked for only then)."""
+    found = glossary.find(text)
+    if found:
+        spans = [m.span() for m in placeholders.PATTERN.finditer(text)]
+        found = glossary.find(text, spans) if spans else found
+    language = glossary.target_language
+    return [(f, target_form(f, text[f.start : f.end], language)) for f in found]
+
+
+def switch(text: str, found: list[tuple[Found, str]]) -> str:
+    """`text` with each occurrence replaced by its target form (no placeholder)."""
+    out, at = [], 0
+    for f, target in found:
+        out += [text[at : f.start], target]
+        at = f.end
+    return "".join(out) + text[at:]
+
+
+def mask(text: str, found: list[tuple[Found, str]]) -> placeholders.Masked:
+    """The text with placeholders and terms as <phK>, and each token's value (see the docstring)."""
+    spans = [(m.start(), m.end(), m.group(0), False) for m in placeholders.PATTERN.finditer(text)]
+    spans += [(f.start, f.end, target, True) for f, target in found]
+    spans.sort()
+    free = placeholders.MAX_PLACEHOLDERS - sum(1 for s in spans if not s[3])
+    out, values, at = [], [], 0
+    for start, end, value, is_term in spans:
+        out.append(text[at:start])
+        at = end
+        if len(values) >= placeholders.MAX_PLACEHOLDERS or (is_term and free <= 0):
+            out.append(value)  # no token left: the placeholder stays as text, the term is switched
+            continue
+        free -= is_term
+        values.append(value)
+        out.append(placeholders.TOKENS[len(values) - 1])
+    out.append(text[at:])
+    return placeholders.Masked("".join(out), values)
