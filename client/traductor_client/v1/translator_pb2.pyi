@@ -49,8 +49,16 @@ class DecodingOptions(_message.Message):
     return_scores: bool
     def __init__(self, max_new_tokens: _Optional[int] = ..., min_new_tokens: _Optional[int] = ..., beam_size: _Optional[int] = ..., temperature: _Optional[float] = ..., top_k: _Optional[int] = ..., top_p: _Optional[float] = ..., seed: _Optional[int] = ..., return_scores: _Optional[bool] = ...) -> None: ...
 
+class GlossaryEntry(_message.Message):
+    __slots__ = ("source", "target")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    target: str
+    def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
+
 class TranslateRequest(_message.Message):
-    __slots__ = ("text", "options", "request_id", "format", "model", "source_language", "target_language")
+    __slots__ = ("text", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -58,6 +66,8 @@ class TranslateRequest(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    GLOSSARY_ID_FIELD_NUMBER: _ClassVar[int]
+    GLOSSARY_FIELD_NUMBER: _ClassVar[int]
     text: str
     options: DecodingOptions
     request_id: str
@@ -65,7 +75,9 @@ class TranslateRequest(_message.Message):
     model: str
     source_language: str
     target_language: str
-    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ...) -> None: ...
+    glossary_id: str
+    glossary: _containers.RepeatedCompositeFieldContainer[GlossaryEntry]
+    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens")
@@ -130,7 +142,7 @@ class TranslateStreamResponse(_message.Message):
     def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
-    __slots__ = ("texts", "options", "request_id", "format", "model", "source_language", "target_language")
+    __slots__ = ("texts", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary")
     TEXTS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +150,8 @@ class TranslateBatchRequest(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    GLOSSARY_ID_FIELD_NUMBER: _ClassVar[int]
+    GLOSSARY_FIELD_NUMBER: _ClassVar[int]
     texts: _containers.RepeatedScalarFieldContainer[str]
     options: DecodingOptions
     request_id: str
@@ -145,7 +159,9 @@ class TranslateBatchRequest(_message.Message):
     model: str
     source_language: str
     target_language: str
-    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ...) -> None: ...
+    glossary_id: str
+    glossary: _containers.RepeatedCompositeFieldContainer[GlossaryEntry]
+    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ...) -> None: ...
 
 class TranslateBatchResponse(_message.Message):
     __slots__ = ("results",)

@@ -3,7 +3,12 @@ registry (registry.py) picks each call's model from its `model`, `source_languag
 `target_language`.
 
 Texts go through `texts.py` (segmentation, one engine group per request), the same functions the
-HTTP API calls, so both protocols give the same result for the same text."""
+HTTP API calls, so both protocols give the same result for the same text.
+
+A call's glossary (`glossary_id` or inline `glossary` entries) is resolved by `glossary_use`: an
+id is asked of the `GlossaryLookup` the servicer is given (service/glossaries.py's store; without
+one, NO_GLOSSARIES: every id is NOT_FOUND). A call that names no model and no language goes to a
+model of the stored glossary's pair."""
 
 from __future__ import annotations
 
@@ -14,8 +19,9 @@ from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 
 from .. import __version__
 from ..engine.request import FinishEvent
+from ..glossary import NO_GLOSSARIES, Glossary, GlossaryLookup
 from ..options import DecodingOptions
-from . import texts
+from . import glossary_use, texts
 from .async_engine import request_summary
 from .convert import final_to_pb, format_from_pb, options_from_pb, response_to_pb, token_to_pb
 from .models import Model
@@ -31,52 +37,59 @@ def _request_id(request) -> str:
     return rid
 
 
-def _model(registry: Registry, request) -> Model:
+def _model(registry: Registry, request, source: str, target: str) -> Model:
     """The model a call goes to (registry.route), named in the RPC's log line and metrics."""
-    model = registry.route(request.model, request.source_language, request.target_language)
+    model = registry.route(request.model, source, target)
     summary = request_summary.get()
     if summary is not None:
         summary["model"] = model.name
     return model
 
 
-def _options(request) -> tuple[DecodingOptions, str]:
-    """The call's decoding options and text format. The target_language that routed the call also
-    picks a multilingual model's target (NLLB's forced first token, OPUS-MT's >>xx<<)."""
-    return options_from_pb(request.options, request.target_language), format_from_pb(request.format)
-
-
 class TranslatorServicer(pb_grpc.TranslatorServicer):
-    def __init__(self, registry: Registry, settings: Settings):
-        self.registry, self.settings = registry, settings
+    def __init__(self, registry: Registry, settings: Settings, glossaries: GlossaryLookup = NO_GLOSSARIES):
+        self.registry, self.settings, self.glossaries = registry, settings, glossaries
+
+    def _call(self, request) -> tuple[Model, DecodingOptions, str, Glossary | None]:
+        """The call's model, decoding options, text format and glossary. The target_language that
+        routed the call also picks a multilingual model's target (NLLB's forced first token,
+        OPUS-MT's >>xx<<)."""
+        entries = [(e.source, e.target) for e in request.glossary]
+        glossary = glossary_use.requested(self.glossaries, request.glossary_id, entries)
+        source, target = request.source_language, request.target_language
+        if glossary is not None and glossary.source_language and not (request.model or source or target):
+            source, target = glossary.source_language, glossary.target_language
+        model = _model(self.registry, request, source, target)
+        options = options_from_pb(request.options, target)
+        return model, options, format_from_pb(request.format), glossary_use.for_model(glossary, model, target)
 
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
         rid = _request_id(request)
-        engine = _model(self.registry, request).engine
-        options, format = _options(request)
-        event = await texts.translate(engine, request.text, options, rid, context.time_remaining(), format)
+        model, options, format, glossary = self._call(request)
+        event = await texts.translate(
+            model.engine, request.text, options, rid, context.time_remaining(), format, glossary=glossary
+        )
         return response_to_pb(event, rid, request.options.return_scores)
 
     async def TranslateStream(self, request: pb.TranslateRequest, context):
         rid = _request_id(request)
-        engine = _model(self.registry, request).engine
-        options, format = _options(request)
-        prepared = texts.prepare(engine, request.text, options, format)
-        async for event in texts.stream(engine, prepared, rid, context.time_remaining()):
+        model, options, format, glossary = self._call(request)
+        prepared = texts.prepare(model.engine, request.text, options, format, glossary)
+        async for event in texts.stream(model.engine, prepared, rid, context.time_remaining()):
             yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
 
     async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
         rid = _request_id(request)
-        engine = _model(self.registry, request).engine
-        options, format = _options(request)
+        model, options, format, glossary = self._call(request)
         events = await texts.translate_many(
-            engine,
+            model.engine,
             list(request.texts),
             options,
             rid,
             context.time_remaining(),
             format,
             max_texts=self.settings.max_batch_texts,
+            glossary=glossary,
         )
         return pb.TranslateBatchResponse(
             results=[response_to_pb(e, f"{rid}-{i}", request.options.return_scores) for i, e in enumerate(events)]
