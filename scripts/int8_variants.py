@@ -29,7 +29,8 @@ from onnx import helper, numpy_helper
 
 from traductor.bench import anchor_model
 from traductor.bench.engine import NEW_TOKENS, anchor_sources, parse_shape, run_engine
-from traductor.engine.bundle import GRAPHS, load_bundle
+from traductor.engine.bundle import load_bundle
+from traductor.engine.bundle_config import GRAPHS
 from traductor.engine.runner import ModelRunner
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import drive

@@ -17,7 +17,8 @@ from safetensors.torch import load_file, save_file
 from tiny_task import synthetic_pairs
 
 from traductor.cli import main
-from traductor.engine.bundle import GRAPHS, BundleError, load_bundle, sha256
+from traductor.engine.bundle import BundleError, load_bundle, sha256
+from traductor.engine.bundle_config import GRAPHS
 from traductor.engine.translator import OnnxTranslator
 from traductor.model.checkpoint import ModelDirError
 from traductor_export.convert import ExportError, export
@@ -235,7 +236,7 @@ def test_bundle_config_errors_name_the_field(tiny_bundle, tmp_path, change, fiel
 
 def test_bundle_config_round_trips(tiny_bundle):
     """What the exporter wrote is what BundleConfig reads back and would write again."""
-    from traductor.engine.bundle import BundleConfig
+    from traductor.engine.bundle_config import BundleConfig
 
     written = json.loads((tiny_bundle / "config.json").read_text())
     assert BundleConfig.from_dict(written).to_dict() == written

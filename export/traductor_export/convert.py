@@ -26,7 +26,8 @@ import onnxruntime as ort
 import torch
 
 from traductor.engine import memory as tm
-from traductor.engine.bundle import GRAPHS, BundleConfig, Languages, load_bundle, sha256
+from traductor.engine.bundle import load_bundle, sha256
+from traductor.engine.bundle_config import GRAPHS, BundleConfig, Languages
 from traductor.engine.translator import OnnxTranslator
 from traductor.errors import ExportError
 from traductor.model import checkpoint

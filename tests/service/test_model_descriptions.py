@@ -39,7 +39,8 @@ def test_error_texts_name_a_bounded_number_of_pairs_and_models():
     """A model with hundreds of pairs (NLLB) or a repository of many models is described in a short
     text, with how many more there are: gRPC refuses an error text over 8 KB (a caller asking an
     NLLB model for a target it lacks got RESOURCE_EXHAUSTED instead of NOT_FOUND, now and then)."""
-    from traductor.engine.bundle import DESCRIBED_MODELS, DESCRIBED_PAIRS, Languages, describe, describe_all
+    from traductor.engine.bundle import DESCRIBED_MODELS, DESCRIBED_PAIRS, describe, describe_all
+    from traductor.engine.bundle_config import Languages
 
     codes = [f"l{i:03d}_Latn" for i in range(300)]
     pairs = [Languages("eng_Latn", c) for c in codes]

@@ -83,7 +83,8 @@ def test_a_pair_several_models_serve_goes_to_the_default_among_them_else_the_fir
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from traductor.engine.bundle import Languages, read_config
+    from traductor.engine.bundle import read_config
+    from traductor.engine.bundle_config import Languages
     from traductor.service.metrics import Metrics
     from traductor.service.models import Model
     from traductor.service.registry import Registry

@@ -14,7 +14,8 @@ import numpy as np
 import onnxruntime as ort
 
 from ..errors import BundleError
-from .bundle import GRAPHS, Bundle
+from .bundle import Bundle
+from .bundle_config import GRAPHS
 
 
 def session_options(threads: int, spin: bool = True) -> ort.SessionOptions:

@@ -25,7 +25,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.bundle import Bundle, Languages, describe, load_bundle, scan, sha256
+from ..engine.bundle import Bundle, describe, load_bundle, scan, sha256
+from ..engine.bundle_config import Languages
 from ..engine.process import EngineSpec
 from ..errors import BundleError, CommandError
 from ..options import Limits
