@@ -32,10 +32,10 @@ RUN pip install -r /tmp/serve.txt
 COPY client/ /src/client/
 RUN pip install --no-deps /src/client
 
-# The server package, without its dependencies (they are all installed above; torch is not one).
+# The server package, without its dependencies (they are all installed above; torch is not one),
+# and without the exporter (export/, the traductor-export distribution: it needs torch).
 COPY pyproject.toml README.md* /src/traductor/
 COPY server/ /src/traductor/server/
-COPY export/ /src/traductor/export/
 RUN pip install --no-deps /src/traductor \
     && python3 -c "import traductor, traductor_client; print('traductor importable')"
 # Fail the build here, with a message, if the package came without its default model's bundle.

@@ -4,6 +4,8 @@
 #             `torch` requirement would pull gigabytes of CUDA packages
 #   client    the traductor-client distribution (generated gRPC code, client library, CLI)
 #   server    the traductor distribution with the training/export and test extras
+#   export    the traductor-export distribution (export/): the exporter, its commands registered
+#             through entry points (traductor export, traductor import)
 #   system    Debian packages the tests use, when run as root with apt-get (CI): GNU gettext
 #             (msgfmt) and Qt's lconvert/lrelease (qt6-l10n-tools) validate translated files,
 #             chromium + chromium-driver run the web page's browser tests. Elsewhere the tests
@@ -24,4 +26,4 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet "torch==2.13.0"
-python -m pip install --quiet -e "./client[files]" -e ".[train,test]"
+python -m pip install --quiet -e "./client[files]" -e ".[train,test]" -e ./export

@@ -1,8 +1,9 @@
 """`traductor export`: checkpoint -> ONNX bundle (the work is in traductor_export.convert);
 `traductor import`: a Hugging Face checkpoint -> ONNX bundle (traductor_export.importers).
 
-Registered by `traductor.cli`; importing this module needs neither torch nor onnx (a torch-free
-install that asks for an export gets one line naming what to install).
+Registered through the `traductor.commands` entry points of this distribution (export/pyproject.toml),
+which `traductor.cli` discovers (traductor/plugins.py); importing this module needs neither torch
+nor onnx (a torch-free install that asks for an export gets one line naming what to install).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ them so that `traductor serve` never imports torch and `--help` is instant.
     train      corpus -> checkpoint (model + tokenizer)
     evaluate   checkpoint/bundle + TSV -> BLEU, chrF, placeholder rate (JSON)
     translate  stdin -> stdout, one translation per line (each line cut into sentences and put back)
-    export     checkpoint -> ONNX bundle (encoder, decoder step, tokenizer, config)
+    export     checkpoint -> ONNX bundle (encoder, decoder step, tokenizer, config): registered by
+               the traductor-export distribution (export/), as is `import` (plugins.py)
     serve      bundle -> gRPC service with Prometheus metrics
     bench      engine throughput against other engines
 """
@@ -18,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import CommandError, TraductorError, require_torch
+from .errors import CommandError, MissingDependency, TraductorError, require_torch
 
 
 def cmd_train(args) -> None:
@@ -209,19 +210,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_translate)
 
-    for register in _later_commands():
-        register(sub)
+    _register_later_commands(sub)
     return parser
 
 
-def _later_commands():
-    """Subcommands that live next to their subsystem (export, serve, bench)."""
-    from traductor_export import cli as export_cli
-
-    from . import bench
+def _register_later_commands(sub) -> None:
+    """Subcommands that live next to their subsystem: those other distributions register through
+    the `traductor.commands` entry points (export, import: plugins.py), each in its place, or, when
+    that distribution is absent, a stand-in that says in one line what to install; then this
+    distribution's serve and bench, then any other registered command."""
+    from . import bench, plugins
     from .service import serve_cli
 
-    return [export_cli.register, export_cli.register_import, serve_cli.register, bench.register]
+    found = plugins.commands()
+    for name, install in plugins.PROVIDED.items():
+        register = found.pop(name, None)
+        register(sub) if register is not None else _register_missing(sub, name, install)
+    serve_cli.register(sub)
+    bench.register(sub)
+    for name in sorted(found):
+        found[name](sub)
+
+
+def _register_missing(sub, name: str, install: str) -> None:
+    """`traductor NAME ...` without the distribution that provides NAME: any arguments, one line."""
+    p = sub.add_parser(name, help=f"(not installed) {install}", add_help=False, prefix_chars="\0")
+    p.add_argument("ignored", nargs="*")
+
+    def missing(args) -> None:
+        raise MissingDependency(install)
+
+    p.set_defaults(func=missing)
 
 
 def main(argv: list[str] | None = None) -> int:

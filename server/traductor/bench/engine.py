@@ -1,8 +1,8 @@
 """The engine part of `traductor bench`: which model runs (random weights of a shape, exported
-here, or a bundle from `traductor export`) and the timed runs of the engine on it.
+by the exporter, or a bundle from `traductor export`) and the timed runs of the engine on it.
 
 With the anchors (`--anchors`), the random weights are the anchors' own random Marian
-(benchmarks/make_marian.py), imported (traductor_export.importers), and the sources are theirs
+(benchmarks/make_marian.py), imported by the exporter, and the sources are theirs
 (benchmarks/common.py: source_ids), so every engine of the table runs the same weights and tokens.
 
 The work (identical for every model and engine): sources of SOURCE_LENGTH random token ids,
@@ -14,7 +14,6 @@ This module knows nothing of the service, the anchors or the report.
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from pathlib import Path
@@ -22,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import BundleError, CommandError
-from ..languages import LEGACY_PAIR
 from ..model.tokenizer import FILENAME as TOKENIZER_FILE
 from ..packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
 
@@ -63,41 +61,13 @@ def is_marian_layout(model) -> bool:
 
 
 def make_bundle(shape, quantize: str | None, out: Path, hf_dir: Path | None = None) -> Path:
-    """Random weights (seed 0), or those of a saved transformers model (`hf_dir`: the anchors'
-    Marian) -> bundle (graphs + config; no tokenizer: the bench feeds ids)."""
-    import torch
+    """Random weights (seed 0) of `shape`, or those of a saved transformers model (`hf_dir`: the
+    anchors' Marian), exported into `out` at `quantize` (None: fp32) without a tokenizer: built by
+    the exporter (traductor_export/bench_bundle.py), reached through its entry point; without
+    the exporter installed, a MissingDependency naming what to install."""
+    from ..plugins import exporter
 
-    from traductor.model.config import ModelConfig
-    from traductor.model.transformer import Transformer
-    from traductor_export.convert import build_graphs, bundle_config
-    from traductor_export.importers import transformer_from_pretrained
-
-    d, layers, heads, d_ff, vocab = shape
-    torch.manual_seed(0)
-    if hf_dir is not None:
-        model = transformer_from_pretrained(hf_dir)
-        if model.cfg.vocab_size != vocab or model.cfg.d_model != d or model.cfg.n_heads != heads:
-            raise CommandError(f"{hf_dir} is not a model of the shape {shape}")
-    else:
-        model = Transformer(
-            ModelConfig(
-                vocab_size=vocab,
-                d_model=d,
-                n_heads=heads,
-                d_ff=d_ff,
-                n_encoder_layers=layers,
-                n_decoder_layers=layers,
-                dropout=0.0,
-                max_len=128,
-            )
-        ).eval()
-    out.mkdir(parents=True, exist_ok=True)
-    # int8's activation ranges: calibrated on sources like the timed ones, but not those
-    calibration = anchor_sources(model.cfg, 64) if hf_dir is not None else sources(vocab, 64, seed=1)
-    names = build_graphs(model, out, quantize, progress=lambda *_: None, calibration=calibration)
-    config = bundle_config(model, out, names, quantize, "random", dict(LEGACY_PAIR))
-    (out / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
-    return out
+    return exporter("bench_bundle")(shape, quantize, out, hf_dir)
 
 
 def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) -> dict[str, float]:
