@@ -38,6 +38,7 @@ from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
 from ..options import DecodingOptions
 from .async_engine import AsyncEngine
+from .glossaries import GlossaryStore
 from .http import HttpServer, start_http
 from .interceptors import AuthInterceptor, ErrorInterceptor, quiet_ended_calls
 from .metrics import Metrics
@@ -63,6 +64,7 @@ class Service:
     port: int
     settings: Settings
     http: HttpServer | None = None  # the LibreTranslate-compatible HTTP API, when settings.http_port
+    glossaries: GlossaryStore | None = None  # the stored glossaries (glossaries.py), shared by both protocols
     watcher: asyncio.Future | None = None  # set when a model cannot be restarted (registry.fatal)
     serving: bool = False
 
@@ -178,6 +180,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
             m.engine.stop()
         raise
     registry = Registry(models, default, metrics)
+    glossaries = GlossaryStore.from_settings(settings)
     admission = Admission(
         registry, settings.max_active_sequences + settings.max_queued_requests, settings.retry_pushback_ms
     )
@@ -186,13 +189,13 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     server = _grpc_server(settings, interceptors + ([AuthInterceptor(settings.token)] if settings.token else []))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    translator_pb2_grpc.add_TranslatorServicer_to_server(TranslatorServicer(registry, settings), server)
+    translator_pb2_grpc.add_TranslatorServicer_to_server(TranslatorServicer(registry, settings, glossaries), server)
     if settings.reflection:
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     address = f"{settings.host}:{settings.port}"
     creds = _credentials(settings)
     port = server.add_secure_port(address, creds) if creds else server.add_insecure_port(address)
-    service = Service(server, registry, health_servicer, metrics, port, settings)
+    service = Service(server, registry, health_servicer, metrics, port, settings, glossaries=glossaries)
     try:
         await service.set_serving(False)
         await server.start()
@@ -200,7 +203,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
         for model in registry:
             await warm_up(model.engine)
         if settings.http_port:  # same loop, same engines (docs/http-api.md)
-            service.http = await start_http(registry, settings, metrics)
+            service.http = await start_http(registry, settings, metrics, glossaries)
             log.info("HTTP API (LibreTranslate-compatible) on %s, port %d", settings.host, service.http.port)
     except BaseException:
         await server.stop(None)

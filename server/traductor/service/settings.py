@@ -47,6 +47,10 @@ class Settings:
     tls_key: str = ""
     tls_client_ca: str = ""  # PEM CA: clients must present a certificate it signed (mutual TLS)
     reflection: bool = False  # gRPC server reflection (for grpcurl)
+    glossary_dir: str = ""  # where glossaries are stored; "": <model-repository>/glossaries, else the user's data dir
+    max_glossaries: int = 1000  # glossaries stored in glossary_dir (shared by the servers that use it)
+    max_glossary_entries: int = 10_000  # entries of one glossary
+    max_glossary_bytes: int = 1 << 20  # the entries of one glossary as sent (TSV or CSV)
     use_memory: bool = True  # answer segments found in the bundle's translation memory from it (docs/service.md)
     log_level: str = "INFO"
 

@@ -8,6 +8,8 @@ limits, the token and the TLS certificate, and give the same text.
     app.py       aiohttp server, middleware (errors, CORS, metrics, log line), TLS
     handlers.py  the endpoints: /translate, /translate_stream, /detect, /languages, /frontend/settings
     files.py     /translate_file and /download_file: translation files (traductor_client.files)
+    deepl*.py    DeepL's API v2 under /v2/ (docs/deepl-api.md): text, languages, usage, glossaries,
+                 documents
     page.py      the translation page, GET / (page/: HTML, CSS, JavaScript)
     params.py    reading and checking a request's parameters (JSON, form, query string)
     statuses.py  errors -> HTTP statuses, through interceptors.status_for
@@ -18,6 +20,7 @@ See docs/http-api.md and docs/http-api.yaml (OpenAPI).
 
 from __future__ import annotations
 
+from ..glossaries import GlossaryStore
 from ..metrics import Metrics
 from ..registry import Registry
 from ..settings import Settings
@@ -25,9 +28,11 @@ from .app import HttpServer
 from .handlers import HttpApi
 
 
-async def start_http(registry: Registry, settings: Settings, metrics: Metrics) -> HttpServer:
+async def start_http(
+    registry: Registry, settings: Settings, metrics: Metrics, glossaries: GlossaryStore | None = None
+) -> HttpServer:
     """Start the HTTP API on settings.host:settings.http_port; returns the running server."""
-    server = HttpServer(HttpApi(registry, settings), metrics)
+    server = HttpServer(HttpApi(registry, settings, glossaries), metrics)
     await server.start()
     return server
 

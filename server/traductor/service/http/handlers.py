@@ -40,6 +40,7 @@ from ...languages import CodeTable
 from ...languages import name as language_name
 from ...options import DecodingOptions
 from ..async_engine import request_summary
+from ..glossaries import GlossaryStore
 from ..models import Model
 from ..registry import Registry
 from ..settings import Settings
@@ -53,10 +54,11 @@ from .statuses import http_error_for
 
 @dataclass(frozen=True)
 class HttpApi:
-    """What the endpoints need: the models and the settings (limits, token)."""
+    """What the endpoints need: the models, the settings (limits, token) and the glossaries."""
 
     registry: Registry
     settings: Settings
+    glossaries: GlossaryStore | None = None  # None: this server stores none (service/glossaries.py)
 
     def sources(self, target: str = "") -> list[str]:
         """The languages some model translates from (into `target`, a code in any form, when given)."""
@@ -67,13 +69,16 @@ class HttpApi:
         """The most likely of `sources(target)` for `text` (detect.detect's first)."""
         return detect(text, self.sources(target))[0]
 
+    def source(self, source: str, target: str, text: str) -> str:
+        """The call's source: as given, or for "auto" the language `detect` finds in `text` among
+        those translated into `target` (a many-to-many model reads its source token from it)."""
+        return self.detect(text, target)["language"] if source == "auto" else source
+
     def route(self, source: str, target: str, text: str = "", model: str = "") -> Model:
         """The model of a checked pair (params.check_pair), named in the request's log line and
-        metrics; source "auto": the language `detect` finds among those translated into `target`;
-        `model`: that served model, which must translate the pair (else NOT_FOUND, as on gRPC)."""
-        if source == "auto":
-            source = self.detect(text, target)["language"]
-        model = self.registry.route(model, source, target)
+        metrics; source "auto": `self.source`'s; `model`: that served model, which must translate
+        the pair (else NOT_FOUND, as on gRPC)."""
+        model = self.registry.route(model, self.source(source, target, text), target)
         summary = request_summary.get()
         if summary is not None:
             summary["model"] = model.name
@@ -124,8 +129,9 @@ class Handlers:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
         p = translate_params(values, self.api.registry.languages())
-        engine = self.api.route(p.source, p.target, p.texts[0], p.model).engine
-        rid, options = request_id(), DecodingOptions(target_language=p.target)
+        source = self.api.source(p.source, p.target, p.texts[0])
+        engine = self.api.route(source, p.target, model=p.model).engine
+        rid, options = request_id(), DecodingOptions(target_language=p.target, source_language=source)
         if p.batch:
             events = await translate_many(
                 engine, p.texts, options, rid, format=p.format, max_texts=self.api.settings.max_batch_texts
@@ -151,8 +157,10 @@ class Handlers:
         p = translate_params(values, self.api.registry.languages())
         if p.batch:
             raise InvalidInput("Invalid request: q must be one text for a stream")
-        rid, engine = request_id(), self.api.route(p.source, p.target, p.texts[0], p.model).engine
-        prepared = prepare(engine, p.texts[0], DecodingOptions(target_language=p.target), p.format)
+        source = self.api.source(p.source, p.target, p.texts[0])
+        rid, engine = request_id(), self.api.route(source, p.target, model=p.model).engine
+        options = DecodingOptions(target_language=p.target, source_language=source)
+        prepared = prepare(engine, p.texts[0], options, p.format)
         events = stream(engine, prepared, rid)
         response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
         await response.prepare(request)
@@ -234,7 +242,7 @@ class Handlers:
         source, target = languages(values, self.api.registry.languages())
         engine = self.api.route(source, target, model=model_name(values)).engine
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
-        options = DecodingOptions(target_language=target)
+        options = DecodingOptions(target_language=target, source_language=source)
         data, report = await translate_upload(engine, name, data, limits, request_id(), s.max_batch_texts, options)
         key = self.results.put(name, data)
         url = f"{_origin(request)}/download_file/{key}.{quote(name)}"

@@ -1,0 +1,310 @@
+"""The glossary store: glossaries kept as files, one per glossary, shared by every process that
+points at the same directory (replicas on one volume, a restarted server).
+
+    <dir>/<uuid4>.json      one glossary: id, name, languages, creation time, entries
+    <dir>/.lock             held (flock) while a glossary is counted and written
+
+- Written atomically (a temporary file in the directory, fsync, `os.replace`, fsync of the
+  directory): a reader sees a whole glossary or none, a crash leaves at most a `.tmp-*` file.
+- Concurrent creates and deletes lose nothing, in threads or processes: a glossary's file is named
+  by a fresh uuid4 (DeepL's ids have that form), a delete is one `unlink`, and the count checked
+  against `--max-glossaries` is taken under the lock, so two servers cannot both take the last place.
+- Glossaries never change once written (as DeepL's v2 ones), so `get` keeps those it read in
+  memory and only checks that the file is still there (a replica may have deleted it).
+- Limits, named with their flags in refusals: `--max-glossaries` per directory,
+  `--max-glossary-entries` and `--max-glossary-bytes` (the entries as sent) per glossary.
+
+Where: `--glossary-dir`; else `glossaries/` inside `--model-repository` (the models' volume: a
+subdirectory without a config.json is no model, so the registry skips it); else the user's data
+directory (`$XDG_DATA_HOME/traductor/glossaries`). The directory is made at the first create.
+
+`GlossaryStore.get(glossary_id) -> Glossary` is the lookup the text path uses (the gRPC servicer,
+the HTTP APIs). This module reads and checks entries as DeepL takes them (TSV, CSV); it knows
+nothing about HTTP, gRPC or how a glossary is applied to a translation.
+"""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import io
+import json
+import logging
+import os
+import re
+import tempfile
+import threading
+import uuid
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import InvalidInput, TraductorError
+from ..glossary import Glossary, GlossaryNotFound
+from .settings import Settings
+
+log = logging.getLogger("traductor.glossaries")
+
+FORMATS = ("tsv", "csv")
+MAX_NAME_CHARS = 1024
+CACHED = 256  # glossaries `get` keeps in memory
+_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class GlossaryTooLarge(InvalidInput):
+    """A glossary over --max-glossary-entries or --max-glossary-bytes (HTTP 413 on DeepL's API)."""
+
+
+class TooManyGlossaries(InvalidInput):
+    """The directory holds --max-glossaries glossaries already."""
+
+
+class GlossaryStorageError(TraductorError):
+    """The glossary directory cannot be written or read (the message names it and the flag)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    glossaries: int = 1000
+    entries: int = 10_000
+    bytes: int = 1 << 20
+
+
+@dataclass(frozen=True)
+class GlossaryInfo:
+    """A stored glossary: what DeepL's API shows of it, and its entries."""
+
+    glossary_id: str
+    name: str
+    source_lang: str  # the language subtag, lower case, as DeepL's glossaries have it ("en")
+    target_lang: str
+    creation_time: str  # ISO 8601, UTC, milliseconds ("2026-11-25T15:01:02.345Z")
+    entries: tuple[tuple[str, str], ...]
+
+    @property
+    def glossary(self) -> Glossary:
+        return Glossary(self.source_lang, self.target_lang, self.entries)
+
+    def as_json(self) -> dict:
+        """DeepL's glossary object (entries not included: GET .../entries has them)."""
+        return {
+            "glossary_id": self.glossary_id,
+            "name": self.name,
+            "ready": True,
+            "source_lang": self.source_lang,
+            "target_lang": self.target_lang,
+            "creation_time": self.creation_time,
+            "entry_count": len(self.entries),
+        }
+
+    def tsv(self) -> str:
+        return "".join(f"{source}\t{target}\n" for source, target in self.entries)
+
+
+def _rows(text: str, fmt: str) -> list[list[str]]:
+    if fmt == "tsv":
+        return [line.split("\t") for line in text.splitlines()]
+    try:
+        return list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    except csv.Error as error:
+        raise InvalidInput(f"Invalid glossary entries: not readable as CSV ({error})") from None
+
+
+def read_entries(text: str, fmt: str, source_lang: str, target_lang: str) -> Glossary:
+    """Entries as DeepL takes them: TSV (source TAB target per line) or CSV (source,target and,
+    optionally, source_lang,target_lang); blank lines skipped, terms trimmed. The Glossary checks
+    the terms (empty, too long, a source term twice) and names the entry."""
+    if fmt not in FORMATS:
+        raise InvalidInput(f"Value for 'entries_format' not supported: {fmt!r} (supported: {', '.join(FORMATS)})")
+    entries = []
+    for number, row in enumerate(_rows(text, fmt), 1):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if len(row) not in ((2,) if fmt == "tsv" else (2, 4)):
+            expected = "source<TAB>target" if fmt == "tsv" else "source,target[,source_lang,target_lang]"
+            raise InvalidInput(f"Invalid glossary entries: line {number} is not {expected}")
+        entries.append((row[0].strip(), row[1].strip()))
+    if not entries:
+        raise InvalidInput(f"Invalid glossary entries: no entry (expected {fmt.upper()} lines: source and target term)")
+    return Glossary(source_lang, target_lang, tuple(entries))
+
+
+def default_dir(settings: Settings) -> Path:
+    """Where the glossaries are kept (see the module docstring)."""
+    if settings.glossary_dir:
+        return Path(settings.glossary_dir)
+    if settings.model_repository:
+        return Path(settings.model_repository) / "glossaries"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "traductor" / "glossaries"
+
+
+def _now() -> str:
+    now = datetime.now(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+class GlossaryStore:
+    """The glossaries of one directory; safe to use from threads and from several processes."""
+
+    def __init__(self, directory: Path | str, limits: Limits = Limits()):
+        self.directory, self.limits = Path(directory), limits
+        self._cache: OrderedDict[str, GlossaryInfo] = OrderedDict()
+        self._lock = threading.Lock()  # guards the cache only
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "GlossaryStore":
+        limits = Limits(settings.max_glossaries, settings.max_glossary_entries, settings.max_glossary_bytes)
+        return cls(default_dir(settings), limits)
+
+    def _path(self, glossary_id: str) -> Path:
+        if not isinstance(glossary_id, str) or not _ID.fullmatch(glossary_id):
+            raise GlossaryNotFound(f"glossary {str(glossary_id)[:64]!r} not found (ids are lower-case uuid4s)")
+        return self.directory / f"{glossary_id}.json"
+
+    def _storage_error(self, error: OSError, doing: str) -> GlossaryStorageError:
+        log.error("glossary store %s: %s failed", self.directory, doing, exc_info=error)
+        return GlossaryStorageError(
+            f"glossaries cannot be {doing} in {self.directory} ({error.strerror or error}); "
+            f"point --glossary-dir at a writable directory"
+        )
+
+    # ---- writing ------------------------------------------------------------------------------
+
+    def create(self, name: str, source_lang: str, target_lang: str, entries_text: str, fmt: str = "tsv"):
+        """Check and store a new glossary; returns its GlossaryInfo. The languages are stored as
+        given (the caller checks them against the served pairs)."""
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput("Missing or empty glossary name")
+        if len(name) > MAX_NAME_CHARS or _CONTROL.search(name):
+            raise InvalidInput(f"Invalid glossary name: at most {MAX_NAME_CHARS} characters, no control characters")
+        size = len(entries_text.encode("utf-8", "surrogatepass"))
+        if size > self.limits.bytes:
+            raise GlossaryTooLarge(
+                f"glossary entries of {size} bytes: over this server's limit of {self.limits.bytes} "
+                f"(--max-glossary-bytes)"
+            )
+        entries = read_entries(entries_text, fmt, source_lang, target_lang).entries
+        if len(entries) > self.limits.entries:
+            raise GlossaryTooLarge(
+                f"glossary of {len(entries)} entries: over this server's limit of {self.limits.entries} "
+                f"(--max-glossary-entries)"
+            )
+        info = GlossaryInfo(str(uuid.uuid4()), name, source_lang, target_lang, _now(), entries)
+        body = {**info.as_json(), "entries": [list(e) for e in entries]}
+        try:
+            data = json.dumps(body, ensure_ascii=False, indent=1).encode()
+        except UnicodeEncodeError:  # "\ud800": a lone surrogate is no text
+            raise InvalidInput("Invalid glossary: a name or term holds a lone surrogate, not text") from None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with self._locked():
+                count = len(self._files())
+                if count >= self.limits.glossaries:
+                    raise TooManyGlossaries(
+                        f"this server holds {count} glossaries, its limit (--max-glossaries {self.limits.glossaries}):"
+                        f" delete one first"
+                    )
+                self._write(self._path(info.glossary_id), data)
+        except OSError as error:
+            raise self._storage_error(error, "written") from None
+        self._remember(info)
+        return info
+
+    @contextmanager
+    def _locked(self):
+        """An exclusive flock on the directory's lock file: between threads (each opens its own
+        descriptor) and processes."""
+        fd = os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _write(self, path: Path, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        directory = os.open(self.directory, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+    def delete(self, glossary_id: str) -> None:
+        path = self._path(glossary_id)
+        with self._lock:
+            self._cache.pop(glossary_id, None)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            raise GlossaryNotFound(f"glossary {glossary_id} not found") from None
+        except OSError as error:
+            raise self._storage_error(error, "deleted") from None
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def _files(self) -> list[Path]:
+        try:
+            return [p for p in self.directory.iterdir() if _ID.fullmatch(p.stem) and p.suffix == ".json"]
+        except FileNotFoundError:
+            return []
+
+    def _remember(self, info: GlossaryInfo) -> None:
+        with self._lock:
+            self._cache[info.glossary_id] = info
+            self._cache.move_to_end(info.glossary_id)
+            while len(self._cache) > CACHED:
+                self._cache.popitem(last=False)
+
+    def _read(self, path: Path) -> GlossaryInfo:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        entries = tuple((str(s), str(t)) for s, t in body["entries"])
+        keys = ("glossary_id", "name", "source_lang", "target_lang", "creation_time")
+        return GlossaryInfo(*(str(body[k]) for k in keys), entries)
+
+    def info(self, glossary_id: str) -> GlossaryInfo:
+        """A glossary by id (GlossaryNotFound when it is not, or no longer, there)."""
+        path = self._path(glossary_id)
+        with self._lock:
+            cached = self._cache.get(glossary_id)
+        if cached is not None and path.exists():
+            return cached
+        try:
+            info = self._read(path)
+        except FileNotFoundError:
+            with self._lock:
+                self._cache.pop(glossary_id, None)
+            raise GlossaryNotFound(f"glossary {glossary_id} not found") from None
+        except OSError as error:
+            raise self._storage_error(error, "read") from None
+        except (ValueError, KeyError, TypeError):
+            log.warning("glossary file %s is not a glossary: skipped", path)
+            raise GlossaryNotFound(f"glossary {glossary_id} not found (its file is unreadable)") from None
+        self._remember(info)
+        return info
+
+    def get(self, glossary_id: str) -> Glossary:
+        """The glossary with this id, as the text path applies it (the GlossaryLookup Protocol)."""
+        return self.info(glossary_id).glossary
+
+    def list(self) -> list[GlossaryInfo]:
+        """Every glossary of the directory, oldest first."""
+        found = []
+        for path in self._files():
+            try:
+                found.append(self.info(path.stem))
+            except GlossaryNotFound:  # deleted meanwhile, or not a glossary
+                continue
+        return sorted(found, key=lambda g: (g.creation_time, g.glossary_id))
