@@ -93,6 +93,17 @@ def _script(language: langcodes.Language) -> str | None:
     return language.maximize().script
 
 
+def script(code: str) -> str | None:
+    """The ISO 15924 script a code's language is usually written in (`sr` -> Cyrl, `zh-Hant` ->
+    Hant, `fra_Latn` -> Latn), or None when the data does not know it."""
+    return _script(_language(code, macro=False))
+
+
+def base(code: str) -> str:
+    """A code's language alone, macrolanguage first: `zh-Hant` -> zh, `fra_Latn` -> fr, `arb` -> ar."""
+    return _language(code).language
+
+
 class CodeTable:
     """One model's language codes: the tag each is shown as, and which one a caller's code means.
 

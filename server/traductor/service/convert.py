@@ -17,12 +17,13 @@ FINISH_TO_PB = {
 }
 
 
-def options_from_pb(o: pb.DecodingOptions, target_language: str = "") -> DecodingOptions:
+def options_from_pb(o: pb.DecodingOptions, target_language: str = "", source_language: str = "") -> DecodingOptions:
     """Unset fields take the defaults; a field set to a value it cannot have is an error.
 
     max_new_tokens and beam_size set to 0 are refused here: 0 means "unset" only when the
     field is absent on the wire. `target_language` is the request's (it routed the call): a
-    multilingual model translates into it, a one-target model ignores it.
+    multilingual model translates into it, a one-target model ignores it; `source_language` too:
+    a many-to-many model (NLLB, M2M100) translates from it.
     """
     for name in ("max_new_tokens", "beam_size"):
         if o.HasField(name) and getattr(o, name) < 1:
@@ -38,6 +39,7 @@ def options_from_pb(o: pb.DecodingOptions, target_language: str = "") -> Decodin
         seed=o.seed if o.HasField("seed") else d.seed,
         return_scores=o.return_scores,
         target_language=target_language,
+        source_language=source_language,
     )
 
 

@@ -60,7 +60,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
         if glossary is not None and glossary.source_language and not (request.model or source or target):
             source, target = glossary.source_language, glossary.target_language
         model = _model(self.registry, request, source, target)
-        options = options_from_pb(request.options, target)
+        options = options_from_pb(request.options, target, source)
         return model, options, format_from_pb(request.format), glossary_use.for_model(glossary, model, target)
 
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:

@@ -1,31 +1,40 @@
-"""`/detect` and `source=auto`, honestly: the answer is one of the languages the served models
-translate from, chosen by a heuristic that knows English only (the language of software
-messages and of gettext's msgids: languages.ENGLISH).
+"""`/detect` and `source=auto`: which of the languages the served models translate FROM a text
+is in. The answer lists the served sources best first (LibreTranslate's shape), each with a
+confidence from 0 to 100; it never names a language no model translates from, because
+translating from it is not something this server can do.
+
+One source served (a server of the project's English models): the answer is that language,
+with a confidence that says how English the text looks (below; another single source gets 0).
 
     English's confidence = 100 x (share of letters that are ASCII)
                                x (1/2 + 1/2 x min(1, 4 x share of words that are English function words))
 
 - A text in another script (Greek, Cyrillic, CJK...) has few ASCII letters: near 0.
-- A Latin-script text with no English function word ("Permission denied", "archivo no
-  encontrado") gets 50: it may be English (software messages are often that short) or not; the
-  heuristic cannot tell and says so.
-- A sentence where a quarter or more of the words are English function words ("the", "is",
-  "of", ...) gets 100. Running English prose is about half function words.
+- A Latin-script text with no English function word ("Permission denied") gets 50: it may be
+  English (software messages are often that short) or not; the heuristic cannot tell and says so.
+- A sentence where a quarter or more of the words are English function words gets 100.
 - A text with no letters at all (numbers, punctuation) gets 0.
 
-Every other source language a model translates from gets 0: the heuristic cannot tell it. The
-answer lists the served sources best first (ties keep their order), LibreTranslate's shape; with
-one source language served (an English-only server), it is always that one. This is not a
-language identifier: it never names a language no model translates from, because translating
-from it is not something this server can do.
+Several sources served (an NLLB or M2M100 bundle, or models from several languages): a language
+identifier, py3langid (a naive Bayes model over byte n-grams of 97 languages, shipped inside the
+package, about 20 microseconds a text), ranks the text over its languages. Its probabilities of
+the served sources are added up by language (its `arz` and `ar` both count for Arabic) and made
+to sum to 1 over the sources it knows; each is then multiplied by the share of the text's letters
+written in the source's usual script (languages.script), so Cyrillic text is never German and a
+text with no letters is nothing. A source the identifier does not know gets 0. How well this does
+on software messages is measured in docs/languages.md (scripts/measure/detect_accuracy.py).
+
+This module does not know which models are served: the caller passes their sources.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Sequence
 
-from ...languages import ENGLISH
+from ...languages import ENGLISH, CodeTable, UnknownLanguage, base, script
 
 # English function words that are not also common words of Spanish, French, German, Italian,
 # Portuguese, Dutch or the Scandinavian languages ("a", "no", "in", "on", "an", "was", "will",
@@ -39,6 +48,17 @@ FUNCTION_WORDS = frozenset(
 )
 _WORD = re.compile(r"[^\W\d_]+")
 
+# ISO 15924 script -> the first word of the Unicode names of its letters, where the two differ
+# (langcodes names the rest as Unicode does: Latin, Cyrillic, Arabic, Devanagari, Tamil, ...)
+UNICODE_SCRIPT_NAMES = {
+    "Hans": ("CJK",),
+    "Hant": ("CJK",),
+    "Jpan": ("CJK", "HIRAGANA", "KATAKANA"),
+    "Kore": ("HANGUL", "CJK"),
+    "Beng": ("BENGALI",),
+    "Orya": ("ORIYA",),
+}
+
 
 def english_confidence(text: str) -> float:
     """How English `text` looks, from 0 to 100 (see the module docstring), rounded to 0.1."""
@@ -51,12 +71,70 @@ def english_confidence(text: str) -> float:
     return round(100 * ascii_share * (0.5 + 0.5 * min(1.0, 4 * function_share)), 1)
 
 
-# How much a text looks like each language the heuristic knows (0 to 100)
-SCORES = {ENGLISH: english_confidence}
+@functools.cache
+def _identifier():
+    """py3langid's identifier with normalised probabilities, read once (about a second)."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+@functools.lru_cache(maxsize=1024)
+def _labels(source: str) -> tuple[str, ...]:
+    """The identifier's labels that mean `source` (a served code): the one the language module
+    matches (`nb` -> its `no`), and every label of the same language (`ar`: `ar`, `arz`, `ary`)."""
+    labels = _identifier().nb_classes
+    matched = CodeTable(labels).own(source)
+    same = [label for label in labels if _base(label) == _base(source)]
+    return tuple(dict.fromkeys([matched, *same] if matched else same))
+
+
+def _base(code: str) -> str | None:
+    try:
+        return base(code)
+    except UnknownLanguage:
+        return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _letter_names(source: str) -> tuple[str, ...]:
+    """The first words of the Unicode names of the letters `source` is usually written in (empty:
+    the data does not know its script, and every letter counts)."""
+    written = script(source)
+    if written is None:
+        return ()
+    if written in UNICODE_SCRIPT_NAMES:
+        return UNICODE_SCRIPT_NAMES[written]
+    from langcodes import Language
+
+    return (Language.get(f"und-{written}").script_name().upper(),)
+
+
+def script_share(text: str, source: str) -> float:
+    """The share of `text`'s letters written in `source`'s usual script (0 with no letters)."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    names = _letter_names(source)
+    if not names:
+        return 1.0
+    return sum(unicodedata.name(c, "").startswith(names) for c in letters) / len(letters)
+
+
+def identified(text: str, sources: Sequence[str]) -> dict[str, float]:
+    """Each source's confidence (0 to 100) when several are served (see the module docstring)."""
+    ranked = dict(_identifier().rank(text))
+    raw = {s: sum(ranked.get(label, 0.0) for label in _labels(s)) for s in sources}
+    total = sum(raw.values())
+    return {s: round(100 * p / total * script_share(text, s), 1) if total else 0.0 for s, p in raw.items()}
 
 
 def detect(text: str, sources: Sequence[str]) -> list[dict]:
     """LibreTranslate's detection answer over `sources` (the served models' source languages): one
-    {"confidence": 0..100, "language": code} each, the most likely first (see the module docstring)."""
-    found = [{"confidence": SCORES[s](text) if s in SCORES else 0.0, "language": s} for s in sources]
+    {"confidence": 0..100, "language": code} each, the most likely first (ties keep their order)."""
+    if len(sources) > 1:
+        scores = identified(text, sources)
+    else:
+        scores = {s: english_confidence(text) if s == ENGLISH else 0.0 for s in sources}
+    found = [{"confidence": scores[s], "language": s} for s in sources]
     return sorted(found, key=lambda d: -d["confidence"])
