@@ -32,7 +32,7 @@ from pathlib import Path
 
 import onnxruntime as ort
 
-from traductor import bench
+from traductor.bench import engine as bench
 from traductor.engine.bundle import load_bundle
 from traductor.engine.request import Request
 from traductor.engine.runner import ModelRunner, session_options

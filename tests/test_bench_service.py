@@ -136,7 +136,7 @@ def test_bench_rounds_alternate_and_ratios_are_taken_within_a_round(monkeypatch,
     """--rounds 3 with anchors: traductor and the anchors are timed three times, the first of the
     two alternating; the tables show each point's median, and a ratio divides traductor by the best
     anchor of the same precision *in the same round* before the median is taken."""
-    import traductor.bench as bench
+    import traductor.bench.measure as bench
 
     calls = []
     ours = iter([{"1": 100.0}, {"1": 50.0}, {"1": 90.0}])  # fp32 at batch 1, rounds 1..3
@@ -175,7 +175,7 @@ def test_bench_rounds_time_one_batch_size_at_a_time(monkeypatch, tmp_path):
     """With anchors, a round times traductor and the anchors back to back for each batch size, the
     first of the two alternating; the anchors' reports of one round are merged, an engine that
     failed at one batch size keeping its other results, and ratios pair each batch's two timings."""
-    import traductor.bench as bench
+    import traductor.bench.measure as bench
 
     calls = []
     ours = {"1": iter([100.0, 60.0]), "8": iter([400.0, 300.0])}  # rounds 1, 2

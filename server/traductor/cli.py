@@ -219,7 +219,8 @@ def _register_later_commands(sub) -> None:
     the `traductor.commands` entry points (export, import: plugins.py), each in its place, or, when
     that distribution is absent, a stand-in that says in one line what to install; then this
     distribution's serve and bench, then any other registered command."""
-    from . import bench, plugins
+    from . import plugins
+    from .bench import command as bench_command
     from .service import serve_cli
 
     found = plugins.commands()
@@ -227,7 +228,7 @@ def _register_later_commands(sub) -> None:
         register = found.pop(name, None)
         register(sub) if register is not None else _register_missing(sub, name, install)
     serve_cli.register(sub)
-    bench.register(sub)
+    bench_command.register(sub)
     for name in sorted(found):
         found[name](sub)
 
