@@ -38,7 +38,7 @@ class TrainConfig:
     precision: str = "auto"
     init_from: str = ""  # a checkpoint to start from (its tokenizer, sizes and weights) instead of scratch
     # with init_from: "init" keeps its tokenizer; "own" trains one on this corpus and carries over the
-    # embedding rows of the pieces both vocabularies have (train.transfer_weights), the rest start fresh
+    # embedding rows of the pieces both vocabularies have (state.transfer_weights), the rest start fresh
     init_vocab: str = "init"
     device: str = "cpu"  # where the updates run: "cpu", or "cuda" / "cuda:N" on a machine with an NVIDIA GPU
 

@@ -1,11 +1,11 @@
 """`traductor train`: the paper's recipe on a corpus made by `traductor corpus`.
 
 tokenizer   SentencePiece trained on the masked training pairs (skipped when resuming)
-batches     pairs sorted by length and cut into batches of about `batch_tokens` tokens
+batches     pairs sorted by length and cut into batches of about `batch_tokens` tokens (batches.py)
 step        teacher forcing, label-smoothed cross-entropy, Adam(0.9, 0.98, 1e-9),
             lr = lr_scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5)
 every N     dev loss and dev chrF/BLEU (greedy); the best model so far is saved as the
-            checkpoint; train_state.pt (weights, optimizer, step) makes the run resumable
+            checkpoint; train_state.pt (weights, optimizer, step) makes the run resumable (state.py)
 workers     --workers N: N CPU processes, each on its own batches, gradients averaged (parallel.py)
 end         history.json and training.png (train/dev loss and dev chrF against steps)
 """
@@ -18,7 +18,6 @@ import json
 import random
 import sys
 import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -26,59 +25,22 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from ..errors import CommandError
-from ..model import checkpoint, placeholders
-from ..model.generate import pad_batch
-from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer, train_sentencepiece
+from ..model import checkpoint
 from ..model.tokenizer import FILENAME as TOKENIZER_FILE
-from ..model.transformer import Transformer
+from ..model.tokenizer import PAD_ID, Tokenizer
 from ..model.translator import TorchTranslator
+from .batches import encode_pairs, make_batches, tensors
 from .config import INIT_VOCABS, PRECISIONS, TrainConfig
 from .corpus import CorpusError, languages, load_split
 from .evaluate import score
 from .parallel import Group, resolve_device, spawn
 from .plots import plot
-
-STATE_FILE = "train_state.pt"
+from .state import STATE_FILE, Progress, prepare_model, prepare_tokenizer, save_state
 
 
 def lr_at(step: int, d_model: int, warmup: int, scale: float) -> float:
     step = max(step, 1)
     return scale * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
-
-
-def encode_pairs(tokenizer: Tokenizer, pairs, max_len: int) -> list[tuple[list[int], list[int]]]:
-    out = []
-    for p in pairs:
-        m = placeholders.mask(p.source)
-        src = tokenizer.encode_masked(m.text) + [EOS_ID]
-        tgt = tokenizer.encode_masked(placeholders.mask_like(p.target, m.values)) + [EOS_ID]
-        if len(src) <= max_len and len(tgt) + 1 <= max_len:
-            out.append((src, tgt))
-    return out
-
-
-def make_batches(data, batch_tokens: int, rng: random.Random) -> list[list[int]]:
-    """Indices grouped by similar length, each batch about batch_tokens (padded) tokens."""
-    order = sorted(range(len(data)), key=lambda i: (len(data[i][0]) + rng.random() * 2, len(data[i][1])))
-    batches, batch, longest = [], [], 0
-    for i in order:
-        longest_if = max(longest, len(data[i][0]), len(data[i][1]) + 1)
-        if batch and longest_if * (len(batch) + 1) > batch_tokens:
-            batches.append(batch)
-            batch, longest_if = [], max(len(data[i][0]), len(data[i][1]) + 1)
-        batch.append(i)
-        longest = longest_if
-    if batch:
-        batches.append(batch)
-    rng.shuffle(batches)
-    return batches
-
-
-def tensors(data, idx, device: str = "cpu"):
-    src, src_pad = pad_batch([data[i][0] for i in idx], PAD_ID)
-    tgt_in, tgt_pad = pad_batch([[BOS_ID] + data[i][1] for i in idx], PAD_ID)
-    tgt_out, _ = pad_batch([data[i][1] + [PAD_ID] for i in idx], PAD_ID)
-    return tuple(t.to(device) for t in (src, src_pad, tgt_in, tgt_pad, tgt_out))
 
 
 def loss_on(model, batch, smoothing: float) -> tuple[torch.Tensor, int]:
@@ -114,80 +76,6 @@ def dev_scores(model, tokenizer, pairs) -> dict:
     hyps = TorchTranslator(on_cpu, tokenizer).translate([p.source for p in pairs], batch_size=64)
     model.train()
     return score([p.source for p in pairs], hyps, [p.target for p in pairs])
-
-
-@dataclass
-class Progress:
-    """Where a run is: saved in train_state.pt with the weights, so a run resumes where it stopped."""
-
-    step: int = 0
-    epoch: int = 0
-    done_in_epoch: int = 0  # batches of the current epoch already trained on
-    best: float = -1.0  # best dev chrF so far (the checkpoint holds that model)
-    elapsed: float = 0.0  # seconds of training so far
-    history: list = field(default_factory=list)
-
-
-def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool) -> Tokenizer:
-    """A new run trains SentencePiece on the masked pairs, or takes --init-from's (unless --init-vocab
-    own); a resumed one reuses it."""
-    tok_file = out_dir / TOKENIZER_FILE
-    if fresh and cfg.init_from and cfg.init_vocab == "init":
-        tok_file.write_bytes((Path(cfg.init_from) / TOKENIZER_FILE).read_bytes())
-    elif fresh:
-        lines = []
-        for p in train_pairs:
-            m = placeholders.mask(p.source)
-            lines += [m.text, placeholders.mask_like(p.target, m.values)]
-        train_sentencepiece(lines, tok_file, cfg.model.vocab_size)
-    return Tokenizer(tok_file)
-
-
-def transfer_weights(base: Transformer, base_tokenizer: Tokenizer, model: Transformer, tokenizer: Tokenizer) -> int:
-    """Warm start across vocabularies: every weight of `base` but the vocabulary's is copied into
-    `model` (same sizes); an embedding row and output bias of a piece `base_tokenizer` also has
-    (the same string: English words, placeholders, shared stems) is copied from base's row, the
-    other rows keep their fresh initialisation. Returns how many pieces were carried over."""
-    vocab_weights = {"embedding.weight", "output_bias", "output_projection.weight"}
-    state = base.state_dict()
-    model.load_state_dict({k: v for k, v in state.items() if k not in vocab_weights}, strict=False)
-    old_id = {base_tokenizer.sp.id_to_piece(i): i for i in range(base_tokenizer.vocab_size)}
-    pairs = [(i, old_id[p]) for i in range(tokenizer.vocab_size) if (p := tokenizer.sp.id_to_piece(i)) in old_id]
-    new_ids, old_ids = torch.tensor([n for n, _ in pairs]), torch.tensor([o for _, o in pairs])
-    with torch.no_grad():
-        for name, param in model.named_parameters():
-            if name in vocab_weights:
-                param[new_ids] = state[name][old_ids].to(param.dtype)
-    return len(pairs)
-
-
-def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, out_dir: Path, device="cpu"):
-    """Model, optimizer and progress: from train_state.pt when resuming, else new (or --init-from's weights)."""
-    base, base_tokenizer, _ = checkpoint.load(Path(cfg.init_from)) if cfg.init_from else (None, None, None)
-    sizes = base.cfg if base is not None else cfg.model
-    model = Transformer(replace(sizes, vocab_size=tokenizer.vocab_size))
-    model.to(device)  # before the optimizer is made, so that its state lives on the same device
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
-    if state is None:
-        if base is not None and cfg.init_vocab == "init":
-            model.load_state_dict(base.state_dict())
-        elif base is not None:
-            shared = transfer_weights(base, base_tokenizer, model, tokenizer)
-            print(f"init from {cfg.init_from}: {shared} of {tokenizer.vocab_size} pieces carried over", file=sys.stderr)
-        return model, optimizer, Progress()
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    history_file = out_dir / "history.json"
-    history = json.loads(history_file.read_text()) if history_file.is_file() else []
-    progress = Progress(
-        int(state["step"]),
-        int(state["epoch"]),
-        int(state["done_in_epoch"]),
-        float(state["best"]),
-        float(state["elapsed"]),
-        history,
-    )
-    return model, optimizer, progress
 
 
 @functools.cache  # asked at every update; the answer never changes in a run
@@ -239,19 +127,7 @@ def evaluate_and_save(
         progress.best = scores["chrf"]
         extra = {"training": {**cfg.to_dict(), "step": progress.step, "dev": scores}}
         checkpoint.save(model, out_dir, out_dir / TOKENIZER_FILE, extra, pair)
-    torch.save(
-        {
-            "model": model.state_dict(),
-            "optimizer": optimizer.state_dict(),
-            "step": progress.step,
-            "epoch": progress.epoch,
-            "done_in_epoch": progress.done_in_epoch,
-            "best": progress.best,
-            "elapsed": time.monotonic() - started,
-        },
-        out_dir / STATE_FILE,
-    )
-    (out_dir / "history.json").write_text(json.dumps(progress.history) + "\n")
+    save_state(model, optimizer, out_dir, progress, started)
     plot(progress.history, out_dir / "training.png")
     return record
 
