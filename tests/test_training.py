@@ -252,3 +252,34 @@ def test_cli_train_rejects_an_unknown_init_vocab(small_corpus, tmp_path, capsys)
     with pytest.raises(SystemExit):
         main(["train", "--corpus", str(small_corpus), "--out", str(tmp_path / "m"), "--init-vocab", "shared"])
     assert "--init-vocab" in capsys.readouterr().err
+
+
+def test_cli_average_writes_the_mean_of_the_states_weights(small_corpus, tmp_path, capsys):
+    """`traductor average` (was scripts/average_checkpoints.py): a checkpoint whose weights are the
+    element-wise mean of the states', with the run's config and tokenizer and the steps averaged."""
+    run = tmp_path / "m"
+    train(small_corpus, run, tiny_config(3), quiet=True)
+    state = torch.load(run / STATE_FILE, weights_only=True)
+    doubled = {**state, "step": 6, "model": {k: v * 3 for k, v in state["model"].items()}}
+    torch.save(doubled, tmp_path / "later.pt")
+    capsys.readouterr()  # what training printed
+    assert (
+        main(
+            [
+                "average",
+                "--checkpoint",
+                str(run),
+                "--out",
+                str(tmp_path / "avg"),
+                str(run / STATE_FILE),
+                str(tmp_path / "later.pt"),
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out) == {"out": str(tmp_path / "avg"), "averaged_steps": [3, 6]}
+    model, tokenizer, config = checkpoint.load(tmp_path / "avg")
+    assert config["training"]["averaged_steps"] == [3, 6] and config["languages"] == {"source": "en", "target": "es"}
+    for name, weight in model.state_dict().items():
+        torch.testing.assert_close(weight, state["model"][name] * 2)  # the mean of 1x and 3x
+    assert tokenizer.vocab_size == model.cfg.vocab_size

@@ -14,7 +14,7 @@ int8   batch-invariant static int8 (StaticInt8): every activation that feeds a w
        clipped to it. A MatMul's following `Add` of a constant bias is folded in.
 
 Tried and not kept (figures in docs/performance.md, "Batch-invariant int8 (issue 22)" and
-"Quantization levers (issue 16)"; the writers are in scripts/int8_variants.py): one weight scale
+"Quantization levers (issue 16)"; the writers are in docs/experiments/int8_variants.py): one weight scale
 per output column (slower at batch 1 on the default model, chrF +0.06), per-row dynamic
 int8 (each row's own min..max: batch-invariant and as accurate, but 8 extra ops per activation,
 3 per product, and a per-row scale ONNX Runtime applies in a pass of its own: slower than fp32 at

@@ -3,6 +3,7 @@ them so that `traductor serve` never imports torch and `--help` is instant.
 
     corpus     Debian packages' gettext catalogs -> train/dev/test TSV (training/corpus_cli.py)
     train      corpus -> checkpoint (model + tokenizer)
+    average    training states -> one checkpoint of their mean weights (training/average.py)
     evaluate   checkpoint/bundle + TSV -> BLEU, chrF, placeholder rate (JSON)
     translate  stdin -> stdout, one translation per line (each line cut into sentences and put back)
     export     checkpoint -> ONNX bundle (encoder, decoder step, tokenizer, config): registered by
@@ -160,7 +161,7 @@ def _add_engine_args(p) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .training import corpus_cli
+    from .training import average, corpus_cli
     from .training.config import INIT_VOCABS, PRECISIONS, TrainConfig
 
     parser = argparse.ArgumentParser(
@@ -180,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--" + f.name.replace("_", "-"), type=type(f.default), default=f.default, dest=f.name, choices=choices
         )
     p.set_defaults(func=cmd_train)
+    average.register(sub)
 
     p = sub.add_parser("evaluate", help="BLEU, chrF and placeholder rate on a TSV")
     p.add_argument("--corpus", required=True, help="source<TAB>target file, e.g. test.tsv")

@@ -1,6 +1,6 @@
 """The translation page driven in a real Chromium (selenium with Debian's chromium and
 chromium-driver): what a person does, step by step. Used by tests/http/test_browser.py on the tiny
-model and by scripts/web_screenshots.py on the default model for docs/web.md's screenshots."""
+model and by scripts/figures/web_screenshots.py on the default model for docs/web.md's screenshots."""
 
 from __future__ import annotations
 

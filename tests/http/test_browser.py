@@ -2,7 +2,7 @@
 selenium), on the tiny model: load it, pick the pair, type, see the streamed translation equal
 /translate's, upload a catalog, download it and check it with msgfmt; then the same page at a
 phone's width. Skipped, with the reason, where Chromium is not installed. Screenshots go to
-$TRADUCTOR_SCREENSHOTS when set (scripts/web_screenshots.py makes docs/web.md's on the real
+$TRADUCTOR_SCREENSHOTS when set (scripts/figures/web_screenshots.py makes docs/web.md's on the real
 model)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 sentencex (Wikimedia's rule-based splitter, compiled from Rust) was chosen by measurement over
 pySBD and BlingFire on real messages of the Debian catalogs: as accurate as pySBD on messages
 of two or more sentences and tens of times faster (docs/segmentation.md,
-scripts/compare_splitters.py). This module only turns its output into spans of the caller's
+docs/experiments/compare_splitters.py). This module only turns its output into spans of the caller's
 string (URLs, e-mail addresses and placeholders are hidden from it first): the library may return pieces
 with or without the whitespace between them, so each piece is found again in the line and the
 line is cut at the start of each piece. The spans
