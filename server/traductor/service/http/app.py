@@ -31,7 +31,7 @@ from aiohttp import web
 from ..async_engine import request_summary
 from ..metrics import Metrics
 from ..settings import Settings
-from . import page
+from . import deepl, page
 from .cors import CORS_HEADERS
 from .handlers import Handlers, HttpApi, json_response
 from .statuses import code_of_status, http_error_for, reason
@@ -135,6 +135,7 @@ def build_app(api: HttpApi, metrics: Metrics) -> web.Application:
     # a body is limited to --max-message-bytes (/translate_file raises its own to --max-file-bytes)
     app = web.Application(middlewares=[middleware(metrics, s.retry_pushback_ms)], client_max_size=s.max_message_bytes)
     app.add_routes(Handlers(api).routes() + page.routes())
+    deepl.setup(app, api)  # DeepL's API v2 under /v2/ (deepl.py)
     return app
 
 

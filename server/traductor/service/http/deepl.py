@@ -1,0 +1,207 @@
+"""DeepL's API v2, served on the HTTP port beside the LibreTranslate API (docs/deepl-api.md):
+what the official `deepl` clients and Weblate's DeepL backend call.
+
+    POST /v2/translate                  -> texts.translate_many: the texts of a call in one engine group
+    GET|POST /v2/languages?type=        -> the served sources, or targets (supports_formality: false)
+    GET|POST /v2/usage                  -> characters translated since the server started; no quota
+    GET /v2/glossary-language-pairs     -> every served pair (glossaries: deepl_glossaries.py)
+    /v2/glossaries...                   -> deepl_glossaries.py
+    /v2/document...                     -> deepl_documents.py
+    any other /v2/ path                 -> 404 {"message": ...}
+
+A call goes to the model of its pair, as a LibreTranslate call does (`HttpApi.route`): `source_lang`
+(or, when absent, the language detected in the first text among the sources translated into the
+target) and `target_lang`, DeepL's codes read by deepl_params. `tag_handling` html or xml keeps the
+markup (the HTML text layer); `glossary_id` is looked up in the server's store and applied as on
+gRPC (`glossary_use.for_model`). Answers: `{"translations": [{"detected_source_language": "EN",
+"text": ..., "billed_characters": N}]}`, one per text in order; an empty text comes back empty.
+
+This module knows neither how glossaries are stored nor how texts are cut: it reads a call and
+hands it to the shared text path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from ...errors import InvalidInput
+from ...glossary import Glossary
+from ...languages import name as language_name
+from ...options import DecodingOptions
+from .. import glossary_use
+from ..models import Model
+from ..texts import translate_many
+from .deepl_documents import Documents
+from .deepl_glossaries import Glossaries
+from .deepl_params import (
+    base,
+    check_auth,
+    deepl_errors,
+    ignore,
+    known_codes,
+    message,
+    read,
+    served,
+    source_code,
+    tag_names,
+    target_codes,
+    text_format,
+)
+from .handlers import HttpApi, json_response, request_id
+from .params import check_pair
+
+UNLIMITED = 1_000_000_000_000  # the character_limit DeepL reports for an account without one
+
+
+@dataclass
+class Usage:
+    """Characters this server translated through the DeepL API since it started (texts and documents)."""
+
+    characters: int = 0
+
+
+@dataclass(frozen=True)
+class Call:
+    """A checked call's pair: the served codes and the model."""
+
+    source: str  # the served source code (given, or detected)
+    target: str  # the caller's target code as written (the engine reads it: `EN-GB` -> `en`)
+    model: Model
+
+
+class DeepL:
+    def __init__(self, api: HttpApi):
+        self.api, self.usage = api, Usage()
+
+    def pairs(self) -> dict[str, list[str]]:
+        return self.api.registry.languages()
+
+    def call(self, source: object, target: object, text: str) -> Call:
+        """The model and served codes of a call's `source_lang` (None: detect in `text`) and `target_lang`."""
+        pairs = self.pairs()
+        known = known_codes(pairs)
+        served_target = served(target, "target_lang", known)
+        if source is None or source == "":
+            source = self.api.source("auto", served_target, text) if text.strip() else None
+            if source is None:
+                raise InvalidInput("source_lang is needed when the first text is empty (nothing to detect)")
+        served_source = served(source, "source_lang", known)
+        try:
+            check_pair(served_source, served_target, pairs)
+        except InvalidInput as error:
+            raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
+        return Call(served_source, str(target), self.api.route(served_source, served_target, text))
+
+    def glossary(self, glossary_id: object, source_given: bool, call: Call) -> Glossary | None:
+        """The stored glossary of `glossary_id` for the call's model (its pair must be the call's)."""
+        if glossary_id is None or glossary_id == "":
+            return None
+        if not isinstance(glossary_id, str):
+            raise InvalidInput("Value for 'glossary_id' not supported.")
+        if not source_given:
+            raise InvalidInput("Use of a glossary requires the source_lang parameter to be specified.")
+        if self.api.glossaries is None:
+            raise InvalidInput("this server stores no glossaries")
+        return glossary_use.for_model(self.api.glossaries.get(glossary_id), call.model, call.target)
+
+    async def authorized(self, request: web.Request) -> None:
+        check_auth(request, self.api.settings.token)
+
+    @deepl_errors
+    async def translate(self, request: web.Request) -> web.Response:
+        await self.authorized(request)
+        values = await read(request)
+        texts = values.all("text")
+        if not texts:
+            raise InvalidInput("Parameter 'text' not specified.")
+        if not all(isinstance(t, str) for t in texts):
+            raise InvalidInput("Value for 'text' not supported: strings expected.")
+        if "target_lang" not in values:
+            raise InvalidInput("Parameter 'target_lang' not specified.")
+        fmt = text_format(values)
+        source = values.one("source_lang")
+        first = next((t for t in texts if t.strip()), "")
+        call = self.call(source, values.one("target_lang"), first)
+        glossary = self.glossary(values.one("glossary_id"), bool(source), call)
+        todo = [i for i, t in enumerate(texts) if t.strip()]  # an empty text comes back empty, as DeepL's
+        out = list(texts)
+        if todo:
+            options = DecodingOptions(target_language=call.target, source_language=call.source)
+            marked, unmark = ignore([texts[i] for i in todo], tag_names(values, "ignore_tags") if fmt == "html" else [])
+            events = await translate_many(
+                call.model.engine,
+                marked,
+                options,
+                request_id(),
+                format=fmt,
+                max_texts=self.api.settings.max_batch_texts,
+                glossary=glossary,
+            )
+            for i, event in zip(todo, events):
+                out[i] = unmark(event.text)
+        detected = [source_code(call.source)] * len(texts)
+        if not source:  # each text's own language, as LibreTranslate's detectedLanguage
+            found = [self.api.source("auto", call.target, t) if t.strip() else call.source for t in texts]
+            detected = [source_code(f) for f in found]
+        self.usage.characters += sum(len(t) for t in texts)
+        return json_response(
+            {
+                "translations": [
+                    {"detected_source_language": d, "text": t, "billed_characters": len(s)}
+                    for d, t, s in zip(detected, out, texts)
+                ]
+            }
+        )
+
+    @deepl_errors
+    async def languages(self, request: web.Request) -> web.Response:
+        await self.authorized(request)
+        kind = (await read(request)).one("type", "source")
+        if kind not in ("source", "target"):
+            raise InvalidInput("Value for 'type' not supported (supported: source, target).")
+        pairs = self.pairs()
+        if kind == "source":
+            codes = {source_code(s): language_name(base(s)) for s in pairs}
+            return json_response([{"language": c, "name": n} for c, n in sorted(codes.items())])
+        targets = sorted({t for ts in pairs.values() for t in ts})
+        listed = {c: language_name(c) for t in targets for c in target_codes(t)}
+        return json_response(
+            [{"language": c, "name": n, "supports_formality": False} for c, n in sorted(listed.items())]
+        )
+
+    @deepl_errors
+    async def usage_report(self, request: web.Request) -> web.Response:
+        await self.authorized(request)
+        return json_response({"character_count": self.usage.characters, "character_limit": UNLIMITED})
+
+    @deepl_errors
+    async def glossary_pairs(self, request: web.Request) -> web.Response:
+        await self.authorized(request)
+        pairs = sorted({(base(s), base(t)) for s, ts in self.pairs().items() for t in ts})
+        return json_response({"supported_languages": [{"source_lang": s, "target_lang": t} for s, t in pairs]})
+
+    @deepl_errors
+    async def unknown(self, request: web.Request) -> web.Response:
+        await self.authorized(request)
+        return message(404, f"Not found: {request.method} {request.path} is no DeepL API route this server serves")
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.post("/v2/translate", self.translate),
+            web.get("/v2/languages", self.languages),
+            web.post("/v2/languages", self.languages),
+            web.get("/v2/usage", self.usage_report),
+            web.post("/v2/usage", self.usage_report),
+            web.get("/v2/glossary-language-pairs", self.glossary_pairs),
+        ]
+
+
+def setup(app: web.Application, api: HttpApi) -> None:
+    """Add the DeepL routes to the HTTP app (and the document jobs' clean-up to its shutdown)."""
+    deepl = DeepL(api)
+    documents = Documents(api, deepl.usage)
+    app.add_routes(deepl.routes() + Glossaries(api).routes() + documents.routes())
+    app.add_routes([web.route("*", "/v2/{tail:.*}", deepl.unknown)])  # last: after every /v2 route
+    app.on_shutdown.append(documents.close)

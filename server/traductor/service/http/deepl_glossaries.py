@@ -1,0 +1,102 @@
+"""DeepL's v2 glossary routes over the server's glossary store (service/glossaries.py):
+
+    POST   /v2/glossaries                 name, source_lang, target_lang, entries, entries_format
+                                          (tsv or csv; JSON or form) -> 201 and the glossary
+    GET    /v2/glossaries                 -> {"glossaries": [...]}, oldest first
+    GET    /v2/glossaries/{id}            -> the glossary (404: none by that id)
+    GET    /v2/glossaries/{id}/entries    -> its entries as TSV (text/tab-separated-values)
+    DELETE /v2/glossaries/{id}            -> 204
+
+A glossary's languages must be a pair some served model translates (GET
+/v2/glossary-language-pairs lists them); they are kept as DeepL keeps them, the language alone
+(`EN-GB` -> `en`), so one glossary serves every region. The store does the file work (in a worker
+thread: none holds the event loop), checks the entries and the limits, and names the flags.
+
+This module knows nothing about translating: deepl.py applies a glossary to a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from ...errors import InvalidInput
+from ..glossaries import FORMATS
+from .deepl_params import base, check_auth, deepl_errors, known_codes, read, served
+from .handlers import HttpApi, json_response
+from .params import check_pair
+
+ENVELOPE = 64 * 1024  # a glossary request's bytes beside its entries (JSON or form)
+
+
+class Glossaries:
+    def __init__(self, api: HttpApi):
+        self.api = api
+
+    def store(self):
+        if self.api is None or self.api.glossaries is None:
+            raise InvalidInput("this server stores no glossaries")
+        return self.api.glossaries
+
+    @deepl_errors
+    async def create(self, request: web.Request) -> web.Response:
+        check_auth(request, self.api.settings.token)
+        store, s = self.store(), self.api.settings
+        # a glossary's entries may take up to --max-glossary-bytes (checked again with its own
+        # message), beyond the --max-message-bytes of other requests
+        request = request.clone(client_max_size=max(s.max_message_bytes, store.limits.bytes + ENVELOPE))
+        values = await read(request)
+        for required in ("name", "source_lang", "target_lang", "entries"):
+            if values.one(required) in (None, ""):
+                raise InvalidInput(f"Parameter '{required}' not specified.")
+        name, entries, fmt = values.text("name"), values.text("entries"), values.text("entries_format", "tsv")
+        if fmt not in FORMATS:
+            raise InvalidInput(f"Value for 'entries_format' not supported (supported: {', '.join(FORMATS)}).")
+        pairs = self.api.registry.languages()
+        known = known_codes(pairs)
+        try:
+            source = served(values.one("source_lang"), "source_lang", known)
+            target = served(values.one("target_lang"), "target_lang", known)
+            check_pair(source, target, pairs)
+        except InvalidInput as error:
+            raise InvalidInput(f"Unsupported glossary source and target language pair: {error}") from None
+        info = await asyncio.to_thread(store.create, name, base(source), base(target), entries, fmt)
+        return json_response(info.as_json(), 201)
+
+    @deepl_errors
+    async def list(self, request: web.Request) -> web.Response:
+        check_auth(request, self.api.settings.token)
+        found = await asyncio.to_thread(self.store().list)
+        return json_response({"glossaries": [g.as_json() for g in found]})
+
+    @deepl_errors
+    async def get(self, request: web.Request) -> web.Response:
+        check_auth(request, self.api.settings.token)
+        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"])
+        return json_response(info.as_json())
+
+    @deepl_errors
+    async def entries(self, request: web.Request) -> web.Response:
+        check_auth(request, self.api.settings.token)
+        accept = request.headers.get("Accept", "*/*")
+        if not any(kind in accept for kind in ("text/tab-separated-values", "*/*", "text/*")):
+            raise web.HTTPUnsupportedMediaType()
+        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"])
+        return web.Response(text=info.tsv(), content_type="text/tab-separated-values", charset="utf-8")
+
+    @deepl_errors
+    async def delete(self, request: web.Request) -> web.Response:
+        check_auth(request, self.api.settings.token)
+        await asyncio.to_thread(self.store().delete, request.match_info["glossary_id"])
+        return web.Response(status=204)
+
+    def routes(self) -> list[web.RouteDef]:
+        one = "/v2/glossaries/{glossary_id}"
+        return [
+            web.post("/v2/glossaries", self.create),
+            web.get("/v2/glossaries", self.list),
+            web.get(one, self.get),
+            web.delete(one, self.delete),
+            web.get(one + "/entries", self.entries),
+        ]
