@@ -214,10 +214,15 @@ def m2m100_dir(tmp_path_factory) -> Path:
 
 
 def hf_generate(
-    hf_dir: Path, texts: list[str], beams: int, forced: int | None = None, new_tokens: int = NEW_TOKENS
+    hf_dir: Path,
+    texts: list[str],
+    beams: int,
+    forced: int | None = None,
+    new_tokens: int = NEW_TOKENS,
+    src_lang: str | None = None,
 ) -> list[list[int]]:
     """generate() on the texts as one padded batch: each output's ids after the decoder start, EOS cut."""
-    tok = transformers.AutoTokenizer.from_pretrained(hf_dir)
+    tok = transformers.AutoTokenizer.from_pretrained(hf_dir, **({"src_lang": src_lang} if src_lang else {}))
     model = transformers.AutoModelForSeq2SeqLM.from_pretrained(hf_dir).eval()
     extra = {"forced_bos_token_id": forced} if forced is not None else {}
     batch = tok(texts, padding=True, return_tensors="pt")
@@ -272,10 +277,13 @@ def test_marian_target_language_is_the_source_prefix(marian_dir, marian_bundle):
     assert engine_ids(translator, with_option, 1) == hf_generate(marian_dir, [">>fr<< " + t for t in ENGLISH[:4]], 1)
 
 
-def forced_language_equals_transformers(hf_dir: Path, bundle: Path, languages: dict, targets: dict) -> None:
+def forced_language_equals_transformers(
+    hf_dir: Path, bundle: Path, languages: dict, targets: dict, source_codes: dict
+) -> None:
     """An M2M100-architecture bundle (NLLB, M2M100) against transformers: the parity its import
     recorded, its languages, input ids, greedy and beam-4 ids into each target (`targets`: the
-    code a call sends -> the model's language token, forced first) and texts."""
+    code a call sends -> the model's language token, forced first), texts, and the same from
+    each of `source_codes` (a code a call sends -> the tokenizer's src_lang): one bundle, many pairs."""
     config = json.loads((bundle / "config.json").read_text())
     assert config["parity"]["onnx_identical"] == 1.0 and config["parity"]["transformers_identical"] == 1.0
     assert config["languages"] == languages
@@ -291,6 +299,23 @@ def forced_language_equals_transformers(hf_dir: Path, bundle: Path, languages: d
         assert engine_ids(translator, sources, 4, target) == hf_generate(hf_dir, TESTS, 4, forced)
     events = translator.generate(sources, DecodingOptions(max_new_tokens=NEW_TOKENS), batch_size=8)
     assert [e.text for e in events] == [tok.decode(e.token_ids, skip_special_tokens=True) for e in events]
+    (target, token), texts = next(iter(targets.items())), SPANISH[:6]
+    forced = tok.convert_tokens_to_ids(token)
+    for code, src_lang in source_codes.items():
+        theirs = transformers.AutoTokenizer.from_pretrained(hf_dir, src_lang=src_lang)
+        ids = [translator.tokenizer.encode(t, None, code)[0] for t in texts]
+        assert ids == [theirs(t).input_ids for t in texts] and ids[0][0] == theirs.convert_tokens_to_ids(
+            token_of(src_lang)
+        )
+        for beams in (1, 4):
+            assert engine_ids(translator, ids, beams, target) == hf_generate(
+                hf_dir, texts, beams, forced, src_lang=src_lang
+            )
+
+
+def token_of(src_lang: str) -> str:
+    """The source language's token: NLLB's code itself, M2M100's __xx__."""
+    return src_lang if "_" in src_lang else f"__{src_lang}__"
 
 
 def test_m2m100_equals_transformers(m2m100_dir, tmp_path):
@@ -299,12 +324,15 @@ def test_m2m100_equals_transformers(m2m100_dir, tmp_path):
     import_model(m2m100_dir, bundle, parity_sentences=ENGLISH, **QUIET)
     assert type(transformers.AutoTokenizer.from_pretrained(m2m100_dir)).__name__ == "M2M100Tokenizer"
     targets = {"es": "__es__", "fr": "__fr__"}
-    forced_language_equals_transformers(m2m100_dir, bundle, {"source": "en", "target": "es"}, targets)
+    sources = {"es": "es", "fra": "fr", "de-AT": "de"}  # any form of a code: ISO 639-1, 639-3, BCP 47
+    forced_language_equals_transformers(m2m100_dir, bundle, {"source": "en", "target": "es"}, targets, sources)
 
 
 def test_nllb_equals_transformers(nllb_dir, nllb_bundle):
     targets = {"spa_Latn": "spa_Latn", "fra_Latn": "fra_Latn"}
-    forced_language_equals_transformers(nllb_dir, nllb_bundle, {"source": "eng_Latn", "target": "spa_Latn"}, targets)
+    sources = {"spa_Latn": "spa_Latn", "es": "spa_Latn", "FRA": "fra_Latn", "de-DE": "deu_Latn"}
+    languages = {"source": "eng_Latn", "target": "spa_Latn"}
+    forced_language_equals_transformers(nllb_dir, nllb_bundle, languages, targets, sources)
 
 
 @pytest.mark.parametrize("clean_up", [False, True])

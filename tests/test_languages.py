@@ -110,3 +110,11 @@ def test_other_families_codes():
     opus = CodeTable([">>fra<<", ">>spa<<", ">>por<<"])
     assert [opus.own(c) for c in ("fr", "es", "pt-BR", "de")] == [">>fra<<", ">>spa<<", ">>por<<", None]
     assert [opus.shown(c) for c in opus.codes] == ["fr", "es", "pt"]
+
+
+def test_a_private_code_beside_standard_ones_breaks_no_match():
+    """M2M100 declares `ns` (Northern Sotho; the standard is `nso`): it is shown and reached as
+    itself, and the nearest-tag search for the others skips it."""
+    table = CodeTable(["de", "fr", "ns"])
+    assert [table.own(c) for c in ("de-AT", "fra", "ns", "zh")] == ["de", "fr", "ns", None]
+    assert table.shown("ns") == "ns"

@@ -1,7 +1,9 @@
 """M2M100-architecture checkpoints for `traductor import`: NLLB-200 with its NllbTokenizer
 (FLORES-200 codes such as fra_Latn) and M2M100 with its own M2M100Tokenizer (vocab.json and
 __fr__ codes). Both put the source language's token first and force the target's as the first
-output token; the recipe (importers.py) loads, builds, exports and proves.
+output token, so one bundle translates between all its languages: a call names its source and its
+target (TokenizerConfig.source_mode "per_call"). The recipe (importers.py) loads, builds, exports
+and proves.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, source: str | None, targe
     """NLLB-200 and M2M100: pre-norm with final layer norms, fairseq's sinusoid from row pad + 1, no
     output bias; the source language's token first, the target language's forced as the first output.
 
-    The source language is `source`, else the tokenizer's src_lang; the default target `target`,
-    else generation_config.json's forced_bos_token_id, else the tokenizer's tgt_lang."""
+    Every language is a source and a target; the default source (a call naming none) is `source`,
+    else the tokenizer's src_lang; the default target `target`, else generation_config.json's
+    forced_bos_token_id, else the tokenizer's tgt_lang."""
     kind = type(hf_tokenizer).__name__
     if kind not in TOKENIZERS:
         raise ExportError(f"tokenizer {kind} is not supported for m2m_100; supported: {', '.join(TOKENIZERS)}")
@@ -45,6 +48,7 @@ def load_m2m_100(hf_dir: Path, hf: dict, hf_tokenizer, source: str | None, targe
         special_ids=tuple(sorted(set(hf_tokenizer.all_special_ids) | set(codes.values()))),
         languages=codes,
         source_language=source,
+        source_mode="per_call",
         target_language=default_target,
         target_mode="forced",
         placeholders=False,

@@ -153,7 +153,7 @@ class CodeTable:
                 return self._own[exact]
         for near in wanted:  # the same language subtag first: langcodes puts Twi at distance 0 of Akan
             language = _language(near, macro=False).language
-            same = [t for t in self._own if _language(t, macro=False).language == language] or list(self._own)
+            same = [t for t in self._own if _subtag(t) == language] or [t for t in self._own if _subtag(t)]
             best = langcodes.closest_supported_match(near, same, max_distance=MAX_DISTANCE)
             if best is not None and _same_script(near, best):
                 return self._own[best]
@@ -165,6 +165,14 @@ def _same_script(a: str, b: str) -> bool:
     not know is taken to be written in the other's)."""
     first, second = _script(_language(a, macro=False)), _script(_language(b, macro=False))
     return first is None or second is None or first == second
+
+
+def _subtag(tag: str) -> str | None:
+    """A shown tag's language subtag; None for a model's private code (M2M100's `ns`)."""
+    try:
+        return _language(tag, macro=False).language
+    except UnknownLanguage:
+        return None
 
 
 def _safe_tag(code: str, macro: bool = True) -> str:
