@@ -1,0 +1,116 @@
+"""Glossaries as strings (traductor.glossary): validation naming the bad entry, where terms are
+found (whole words, case-insensitive, multi-word, longest first, plurals, not inside
+placeholders), the target forms (plural, capitals) and the masking with the segment's own
+placeholders."""
+
+from __future__ import annotations
+
+import pytest
+
+from traductor.errors import InvalidInput, NotFound
+from traductor.glossary import NO_GLOSSARIES, Glossary, GlossaryError
+from traductor.glossary.forms import plural
+from traductor.glossary.masking import mask, switch, terms
+from traductor.model import placeholders
+
+ENTRIES = (
+    ("file", "fichero"),
+    ("hidden file", "fichero oculto"),
+    ("file system", "sistema de ficheros"),
+    ("settings", "ajustes"),
+    ("mouse", "ratón"),
+    ("mice", "ratones"),
+    ("configuration", "configuración"),
+    ("e-mail", "correo-e"),
+    ("C++", "C++"),
+)
+G = Glossary("en", "es", ENTRIES)
+
+
+def found(text: str, glossary: Glossary = G) -> list[tuple[str, str]]:
+    return [(text[f.start : f.end], target) for f, target in terms(glossary, text)]
+
+
+@pytest.mark.parametrize(
+    "entries, message",
+    [
+        ((), "has no entries"),
+        ((("file", ""),), "glossary entry 1 ('file'): target is empty"),
+        ((("file", "fichero"), ("", "x")), "glossary entry 2 (''): source is empty"),
+        ((("file", "fichero"), ("File", "archivo")), "glossary entry 2 ('File'): the source term is entry 1"),
+        ((("file ", "fichero"),), "starts or ends with whitespace"),
+        ((("file", "fi\tchero"),), "holds a tab or a line break"),
+        ((("file", "x" * 1025),), "longer than 1024 characters"),
+        ((("file", 3),), "target must be a string"),
+        ((("file",),), "glossary entry 1: must be a (source, target) pair"),
+    ],
+)
+def test_a_bad_glossary_is_invalid_input_naming_the_entry(entries, message):
+    with pytest.raises(GlossaryError, match=message.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
+        Glossary("en", "es", entries)
+    assert issubclass(GlossaryError, InvalidInput)
+
+
+def test_bad_languages_and_entries_type_are_named():
+    with pytest.raises(GlossaryError, match="source_language"):
+        Glossary(None, "es", ENTRIES)
+    with pytest.raises(GlossaryError, match="entries must be a tuple"):
+        Glossary("en", "es", [("file", "fichero")])
+    assert Glossary.from_pairs("en", "es", [["file", "fichero"]]).entries == (("file", "fichero"),)
+
+
+def test_no_glossaries_answers_not_found():
+    with pytest.raises(NotFound, match="'abc' not found"):
+        NO_GLOSSARIES.get("abc")
+
+
+def test_whole_words_case_insensitive_longest_first():
+    assert found("Open the FILE") == [("FILE", "FICHERO")]
+    assert found("profile files_x filed file.") == [("file", "fichero")]
+    assert found("a hidden  file in the file system") == [
+        ("hidden  file", "fichero oculto"),
+        ("file system", "sistema de ficheros"),
+    ]
+    assert found("Settings of e-mail in C++") == [("Settings", "Ajustes"), ("e-mail", "correo-e"), ("C++", "C++")]
+    assert found("nothing here") == []
+
+
+def test_plurals_take_the_target_plural_and_an_entry_of_its_own_wins():
+    assert found("hidden files and file systems") == [
+        ("hidden files", "ficheros ocultos"),
+        ("file systems", "sistemas de ficheros"),
+    ]
+    assert found("configurations, mice") == [("configurations", "configuraciones"), ("mice", "ratones")]
+    assert (
+        plural("luz", "es") == "luces" and plural("virus", "es") == "virus" and plural("canción", "es") == "canciones"
+    )
+    assert (
+        plural("journal", "fr") == "journaux"
+        and plural("bureau", "fr") == "bureaux"
+        and plural("fichier caché", "fr") == "fichiers cachés"
+    )
+    assert plural("base de données", "fr") == "bases de données"
+    assert plural("Datei", "de") == "Datei"  # German plurals are not regular: the term as written
+    assert plural("directory", "en") == "directories"
+
+
+def test_terms_inside_placeholders_are_not_terms():
+    assert found("use --file or <a href='file'>file</a> and %(file)s") == [("file", "fichero")]
+
+
+def test_masking_numbers_terms_with_the_segment_placeholders_in_order():
+    text = "cannot open %s: file not found in <b>settings</b>"
+    m = mask(text, terms(G, text))
+    assert m.text == "cannot open <ph0>: <ph1> not found in <ph2><ph3><ph4>"
+    assert m.values == ["%s", "fichero", "<b>", "ajustes", "</b>"]
+    assert placeholders.unmask(m.text, m.values) == "cannot open %s: fichero not found in <b>ajustes</b>"
+    assert switch(text, terms(G, text)) == "cannot open %s: fichero not found in <b>ajustes</b>"
+
+
+def test_terms_beyond_the_placeholder_tokens_are_written_in():
+    text = " ".join(["%s"] * 15) + " file and settings"
+    m = mask(text, terms(G, text))
+    assert m.values == ["%s"] * 15 + ["fichero"]
+    assert m.text.endswith("<ph14> <ph15> and ajustes")
+    many = " ".join(["%s"] * 17) + " file"
+    assert mask(many, terms(G, many)) == placeholders.mask(many.replace("file", "fichero"))
