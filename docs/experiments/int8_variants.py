@@ -27,8 +27,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from traductor.bench.measure import anchor_model
 from traductor.bench.engine import NEW_TOKENS, anchor_sources, parse_shape, run_engine
+from traductor.bench.measure import anchor_model
 from traductor.engine.bundle import load_bundle
 from traductor.engine.bundle_config import GRAPHS
 from traductor.engine.runner import ModelRunner
