@@ -1,0 +1,53 @@
+"""Beam requests' bookkeeping: which beam search a request runs, and when its hypothesis is final.
+
+    start(n_rows, eos_id, generation)     the project's beam search (request.BeamState), or
+                                          transformers' (beam_transformers.py) for a bundle whose
+                                          generation.beam is "transformers"
+    choose(req, logits, ...)              one beam step's choice (decoding.py), for either kind
+    advance(req, choice, ...)             the choice applied to the beam state; the hypothesis
+                                          (tokens, log-probabilities, ended at EOS) once it is final
+
+It owns the difference between the two beam searches, so that the scheduler handles a beam
+request one way. It does not know rows, the cache or the model (the scheduler reorders a beam's
+rows to the source beams a choice names) nor events (the scheduler emits the hypothesis).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.constraints import Constraints
+from ..model.generation import GenerationConfig
+from . import decoding
+from .beam_transformers import TransformersBeam
+from .request import BeamState, Request
+
+
+def start(n_rows: int, eos_id: int, generation: GenerationConfig | None) -> BeamState | TransformersBeam:
+    """A new request's beam state (`n_rows` beams)."""
+    if generation is not None and generation.beam == "transformers":
+        return TransformersBeam(n_rows, eos_id, generation)
+    return BeamState.start(n_rows)
+
+
+def choose(
+    req: Request, logits: np.ndarray, constraints: Constraints, generation: GenerationConfig | None, pad_id: int
+) -> tuple:
+    """The request's beam step from its rows of `logits`; the last two items are the source beams
+    and the tokens."""
+    if isinstance(req.state.beam, TransformersBeam):
+        return decoding.choose_transformers_beam(req, logits, constraints, generation)
+    return decoding.choose_beam(req, logits, constraints, pad_id)
+
+
+def advance(req: Request, choice: tuple, eos_id: int, pad_id: int) -> tuple[list[int], list[float], bool] | None:
+    """Apply `choice` to the request's beam state: its best hypothesis (tokens, log-probabilities,
+    ended at EOS) once the search is over, else None."""
+    beam = req.state.beam
+    if isinstance(beam, TransformersBeam):  # it moved its beams when it chose them
+        return beam.best() if beam.done else None
+    source, token = choice[-2:]
+    decoding.advance_beam(beam, choice[0], source, token, eos_id)
+    if not beam.finished.all() and beam.prefixes.shape[1] < req.options.max_new_tokens:
+        return None
+    return decoding.best_hypothesis(beam, eos_id, pad_id)
