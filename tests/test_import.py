@@ -515,9 +515,12 @@ def test_model_info_lists_each_models_languages(repository_server):
     listed = {m.name: m for m in repository_server.stub.ListModels(pb.ListModelsRequest(), timeout=30).models}
     pairs = {name: [(p.source, p.target) for p in m.languages] for name, m in listed.items()}
     assert pairs["en-es"] == [("en", "es")] and pairs["opus-mt-tiny"] == [("en", "es"), ("en", "fr")]
-    nllb = pairs["nllb-tiny"]  # in the codes callers send, not NLLB's own (languages.py)
-    assert nllb[0] == ("en", "es") and {("en", "fr"), ("en", "zh-Hans"), ("en", "zh-Hant")} <= set(nllb)
-    assert len(set(nllb)) == len(FAIRSEQ_LANGUAGE_CODES) - 1 and ("en", "en") not in nllb
+    nllb = pairs[
+        "nllb-tiny"
+    ]  # in the codes callers send, not NLLB's own (languages.py); every language into every other
+    assert nllb[0] == ("en", "es") and {("en", "fr"), ("es", "fr"), ("fr", "en"), ("zh-Hant", "zh-Hans")} <= set(nllb)
+    n = len(FAIRSEQ_LANGUAGE_CODES)
+    assert len(set(nllb)) == n * (n - 1) and not any(s == t for s, t in nllb)
     info = listed["nllb-tiny"]
     assert (info.source_language, info.target_language) == nllb[0] and not info.is_default
 
@@ -560,6 +563,105 @@ def test_served_target_language_equals_transformers(repository_server, marian_di
             reply = repository_server.stub.Translate(request, timeout=60)
             assert list(reply.token_ids) == ids, route
             assert reply.text == tok.decode(ids, skip_special_tokens=True), (route, tok.convert_ids_to_tokens(ids))
+
+
+@pytest.mark.parametrize("beams", [1, 4])
+def test_served_many_to_many_equals_transformers(repository_server, nllb_dir, beams):
+    """One NLLB bundle translates from any of its languages: gRPC source_language (in any form)
+    gives the source token, target_language the forced first; ids and text are transformers' with
+    that src_lang; a source the model lacks is NOT_FOUND."""
+    from server_harness import translate_request
+
+    texts = SPANISH[:4]
+    tok = transformers.AutoTokenizer.from_pretrained(nllb_dir, src_lang="spa_Latn")
+    expected = hf_generate(nllb_dir, texts, beams, tok.convert_tokens_to_ids("fra_Latn"), src_lang="spa_Latn")
+    for route in [
+        {"source_language": "es", "target_language": "fr", "model": "nllb-tiny"},
+        {"source_language": "spa_Latn", "target_language": "fra_Latn"},  # NLLB's own codes: routed to NLLB
+        {"source_language": "ES", "target_language": "fr-FR", "model": "nllb-tiny"},
+    ]:
+        for text, ids in zip(texts, expected):
+            request = translate_request(text, max_new_tokens=NEW_TOKENS, beam_size=beams)
+            request.MergeFrom(type(request)(**route))
+            reply = repository_server.stub.Translate(request, timeout=60)
+            assert list(reply.token_ids) == ids, route
+            assert reply.text == tok.decode(ids, skip_special_tokens=True)
+    request = translate_request("hola")
+    request.model, request.source_language, request.target_language = "nllb-tiny", "tlh", "fr"
+    with pytest.raises(grpc.RpcError) as e:
+        repository_server.stub.Translate(request, timeout=30)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_detect_and_auto_pick_among_the_many_sources(repository_server):
+    """With NLLB's 200 sources served, /detect names the text's language among them (py3langid, by
+    script and n-grams), and source=auto translates from the language it found: the same text as
+    naming that source."""
+    sys.path.insert(0, str(Path(__file__).parent / "http"))
+    from http_harness import call
+
+    url = repository_server.url
+
+    def detected(text: str) -> list[dict]:
+        return call(url + "detect", "POST", form={"q": text}).json()
+
+    for text, language in [
+        ("Die Datei wurde nicht gefunden", "de"),
+        ("El archivo no se puede abrir porque está dañado", "es"),
+        ("Вы действительно хотите удалить этот файл?", "ru"),
+        ("ファイルが見つかりません", "ja"),
+        ("the file is not in the directory", "en"),
+    ]:
+        found = detected(text)
+        assert found[0]["language"] == language and found[0]["confidence"] > found[1]["confidence"], (text, found[:3])
+        assert len(found) == len({entry["language"] for entry in found}) >= 200
+    assert all(entry["confidence"] == 0 for entry in detected("12345, 678."))
+    text = "El archivo no se puede abrir porque está dañado"
+    body = {"q": text, "target": "fr", "model": "nllb-tiny"}
+    auto = call(url + "translate", "POST", json_body={**body, "source": "auto"}).json()
+    named = call(url + "translate", "POST", json_body={**body, "source": "es"}).json()
+    assert auto["detectedLanguage"]["language"] == "es" and auto["translatedText"] == named["translatedText"]
+
+
+def test_libretranslatepy_against_a_many_to_many_bundle(repository_server):
+    """libretranslatepy, as its users call it, against the NLLB bundle: languages with English names
+    and each source's targets, es -> fr as gRPC gives it, and detection."""
+    from libretranslatepy import LibreTranslateAPI
+    from server_harness import translate_request
+
+    lt = LibreTranslateAPI(repository_server.url)
+    languages = {entry["code"]: entry for entry in lt.languages()}
+    assert languages["fr"]["name"] == "French" and languages["zh-Hant"]["name"] == "Chinese (Traditional)"
+    assert {"fr", "en", "de"} <= set(languages["es"]["targets"]) and "es" not in languages["es"]["targets"]
+    for text in SPANISH[:3]:
+        request = translate_request(text)
+        request.model, request.source_language, request.target_language = "nllb-tiny", "es", "fr"
+        expected = repository_server.stub.Translate(request, timeout=60).text
+        assert lt.translate(text, "spa_Latn", "fra_Latn") == expected  # NLLB's own codes pick NLLB
+    assert lt.detect("Die Datei wurde nicht gefunden")[0]["language"] == "de"
+
+
+def test_the_page_names_the_languages_and_translates_en_fr(repository_server, tmp_path):
+    """The translation page in headless Chromium over the repository with NLLB: the lists show
+    English names with the codes callers send, and en -> fr streams /translate's answer."""
+    sys.path.insert(0, str(Path(__file__).parent / "http"))
+    from browser_flow import browser, missing, open_page, shots, translate_text
+
+    if missing():
+        pytest.skip(missing())
+    driver = browser()
+    try:
+        open_page(driver, repository_server.url)
+        shown = {o.get_attribute("value"): o.text for o in driver.find_elements("css selector", "#source option")}
+        assert shown["fr"] == "French (fr)" and shown["zh-Hant"] == "Chinese (Traditional) (zh-Hant)"
+        assert "fra_Latn" not in shown and len(shown) >= 200
+        seen = translate_text(driver, repository_server.url, ENGLISH[0], "en", "fr")
+        assert seen["output"] == seen["expected"].strip() and seen["expected"]
+        targets = {o.get_attribute("value"): o.text for o in driver.find_elements("css selector", "#target option")}
+        assert targets["fr"] == "French (fr)" and "en" not in targets
+        driver.save_screenshot(str(shots(tmp_path) / "web-nllb.png"))
+    finally:
+        driver.quit()
 
 
 def test_every_code_form_gives_the_same_tokens(repository_server):

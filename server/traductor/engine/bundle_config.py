@@ -72,29 +72,48 @@ class BundleConfig:
         return out
 
     @functools.cached_property
-    def pairs(self) -> list[Languages]:
-        """Every pair the model translates. A one-target model: its `languages`. A multilingual one
-        (an imported model whose tokenizer has target language codes: NLLB, a multi-target OPUS-MT):
-        its source into each of its codes but the source's own, the default target first when it
-        has one; a call picks one with target_language (the registry routes by these pairs)."""
-        tokenizer = self.tokenizer
+    def targets(self) -> dict[str, list[str]]:
+        """Each source the model translates from -> its targets, in the model's own codes; the
+        bundle's `languages` (the default pair) first. A one-target model: that pair. A multilingual
+        one (an imported model whose tokenizer has language codes): its source into each of its
+        codes but its own, and a many-to-many one (NLLB, M2M100: source_mode "per_call") every
+        code into every other. A call picks a pair with source_language and target_language."""
+        tokenizer, default = self.tokenizer, self.languages
         if tokenizer is None or tokenizer.target_mode == "none" or not tokenizer.languages:
-            return [self.languages]
-        source, default = self.languages.source, self.languages.target
-        first = [self.languages] if default in tokenizer.languages else []
-        others = [code for code in sorted(tokenizer.languages) if code not in (source, default)]
-        return first + [Languages(source, code) for code in others]
+            return {default.source: [default.target]}
+        codes = sorted(tokenizer.languages)
+        sources = codes if tokenizer.source_mode == "per_call" else [default.source]
+        sources = [default.source, *(c for c in sources if c != default.source)]
+        first = [default.target] if default.target in tokenizer.languages else []
+
+        def into(source: str) -> list[str]:
+            others = [t for t in codes if t != source]
+            return first + [t for t in others if t not in first] if source == default.source else others
+
+        return {s: into(s) for s in sources}
+
+    @functools.cached_property
+    def pairs(self) -> list[Languages]:
+        """Every pair the model translates (`targets`), the default first."""
+        return [Languages(s, t) for s, targets in self.targets.items() for t in targets]
 
     @functools.cached_property
     def codes(self) -> CodeTable:
         """The model's own language codes (its pairs'), read in whatever form a caller sends them."""
-        return CodeTable(code for p in self.pairs for code in (p.source, p.target))
+        return CodeTable(dict.fromkeys(code for s, targets in self.targets.items() for code in (s, *targets)))
+
+    @functools.cached_property
+    def _target_sets(self) -> dict[str, frozenset[str]]:
+        return {s: frozenset(targets) for s, targets in self.targets.items()}
 
     def own_pair(self, source: str = "", target: str = "") -> Languages | None:
         """A caller's pair (codes in any form: `fr`, `FRA`, `fr-CA`; either empty: any) in the model's
         own codes (NLLB's `fra_Latn`), or None when the model does not translate it."""
         own = [self.codes.own(code) if code else "" for code in (source, target)]
-        if None in own or not any(p.matches(*own) for p in self.pairs):
+        if None in own:
+            return None
+        sources = [own[0]] if own[0] else list(self._target_sets)
+        if not any(s in self._target_sets and (not own[1] or own[1] in self._target_sets[s]) for s in sources):
             return None
         return Languages(*own)
 

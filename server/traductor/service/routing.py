@@ -30,6 +30,7 @@ class Routing:
     def __init__(self, models: list[Model], default: str):
         self.models: dict[str, Model] = {m.name: m for m in sorted(models, key=lambda m: m.name)}
         self.default_name = default
+        self._languages: tuple[tuple, dict[str, list[str]]] | None = None  # (served models, languages())
 
     def __iter__(self):
         return iter(list(self.models.values()))
@@ -72,12 +73,17 @@ class Routing:
         return self.models[name]
 
     def languages(self) -> dict[str, list[str]]:
-        """Every source language with all its targets, sorted (targets of every model together)."""
-        pairs: dict[str, set[str]] = {}
-        for m in self:
-            for p in m.languages:
-                pairs.setdefault(p.source, set()).add(p.target)
-        return {source: sorted(targets) for source, targets in sorted(pairs.items())}
+        """Every source language with all its targets, sorted (targets of every model together).
+        Asked on every HTTP call and an NLLB model has 40,000 pairs: made again only when the
+        served models change."""
+        served = tuple((m.name, id(m)) for m in self)
+        if self._languages is None or self._languages[0] != served:
+            pairs: dict[str, set[str]] = {}
+            for m in self:
+                for p in m.languages:
+                    pairs.setdefault(p.source, set()).add(p.target)
+            self._languages = served, {source: sorted(targets) for source, targets in sorted(pairs.items())}
+        return self._languages[1]
 
     def aliases(self) -> dict[str, list[str]]:
         """The models' own codes of each shown code, where they differ (`fr`: [`fra_Latn`])."""
