@@ -151,6 +151,17 @@ def test_document_status_and_download_once(server, translator):
         translator.translate_document_get_status(wrong)
 
 
+def test_a_document_with_a_glossary(translator):
+    glossary = translator.create_glossary("doc terms", "EN", "ES", {"dos": "DOS"})
+    handle = translator.translate_document_upload(
+        b"uno dos\ncuatro\n", source_lang="EN", target_lang="ES", filename="notes.txt", glossary=glossary
+    )
+    assert translator.translate_document_get_status(handle).status.value == "done"
+    lines = translator.translate_document_download(handle).content.decode().splitlines()
+    assert lines[0].count("DOS") == 1 and "DOS" not in lines[1]
+    translator.delete_glossary(glossary)
+
+
 def test_a_document_format_traductor_does_not_fill_is_refused(translator):
     with pytest.raises(deepl.DeepLException, match="file format not supported"):
         translator.translate_document_upload(b"%PDF-1.4", target_lang="ES", filename="report.pdf")

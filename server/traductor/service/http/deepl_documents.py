@@ -2,7 +2,8 @@
 /translate_file: gettext, XLIFF, Qt, Android, JSON, HTML, Markdown, subtitles, text):
 
     POST /v2/document                  multipart file, target_lang, source_lang, filename, output_format,
-                                       formality, glossary_id -> {"document_id", "document_key"}
+                                       formality, glossary_id (needs source_lang)
+                                       -> {"document_id", "document_key"}
     POST /v2/document/{id}             document_key -> {"document_id", "status": queued | translating
                                        | done | error, "billed_characters" when done, "error_message"}
     POST /v2/document/{id}/result      document_key -> the translated file, once (503 while not done)
@@ -33,7 +34,9 @@ from aiohttp import web
 from traductor_client import files as file_formats
 
 from ...errors import InvalidInput, NotFound, QueueFull
+from ...glossary import Glossary
 from ...options import DecodingOptions
+from .. import glossary_use
 from .deepl_params import check_auth, check_formality, deepl_errors, known_codes, message, read, served
 from .files import translate_upload, upload
 from .handlers import HttpApi, json_response, request_id
@@ -112,8 +115,8 @@ class Documents:
         except InvalidInput as error:
             raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
         check_formality(values.one("formality"))
-        if values.one("glossary_id") or values.one("glossary_ids"):
-            raise InvalidInput("glossary_id is not supported for documents by this server (it is for text)")
+        if values.one("glossary_ids"):
+            raise InvalidInput("glossary_ids is not supported by this server: give one glossary_id")
         name, data = upload({"file": values.one("file")})
         name = values.text("filename", "") or name
         wanted = values.text("output_format", "")
@@ -125,17 +128,30 @@ class Documents:
         characters = len(data.decode("utf-8", "replace"))
         job = Job(secrets.token_hex(16).upper(), secrets.token_hex(32).upper(), name, characters)
         model = self.api.route(source, target)
+        glossary = self.glossary(values, model, target)
         options = DecodingOptions(target_language=values.text("target_lang"), source_language=source)
-        job.task = asyncio.ensure_future(self._run(job, model.engine, data, options, request_id()))
+        job.task = asyncio.ensure_future(self._run(job, model.engine, data, options, glossary, request_id()))
         self.jobs[job.document_id] = job
         return json_response({"document_id": job.document_id, "document_key": job.key})
 
-    async def _run(self, job: Job, engine, data: bytes, options: DecodingOptions, rid: str) -> None:
+    def glossary(self, values, model, target: str) -> Glossary | None:
+        """The stored glossary of `glossary_id` for the model (its pair must be the document's)."""
+        glossary_id = values.one("glossary_id")
+        if glossary_id in (None, ""):
+            return None
+        if not isinstance(glossary_id, str) or self.api.glossaries is None:
+            raise InvalidInput("Value for 'glossary_id' not supported.")
+        if not values.one("source_lang"):
+            raise InvalidInput("Use of a glossary requires the source_lang parameter to be specified.")
+        return glossary_use.for_model(self.api.glossaries.get(glossary_id), model, target)
+
+    async def _run(self, job: Job, engine, data: bytes, options: DecodingOptions, glossary, rid: str) -> None:
         s = self.api.settings
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
         job.status = "translating"
         try:
-            job.result, _ = await translate_upload(engine, job.name, data, limits, rid, s.max_batch_texts, options)
+            batch = s.max_batch_texts
+            job.result, _ = await translate_upload(engine, job.name, data, limits, rid, batch, options, glossary)
             job.status = "done"
             self.usage.characters += job.characters
         except asyncio.CancelledError:

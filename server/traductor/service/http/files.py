@@ -34,6 +34,7 @@ from aiohttp import web
 from traductor_client import files
 
 from ...errors import InvalidInput, NotFound, QueueFull
+from ...glossary import Glossary
 from ...options import DecodingOptions
 from ..async_engine import AsyncEngine, request_summary
 from ..texts import translate, translate_many
@@ -105,7 +106,13 @@ def upload(values, field: str = "file") -> tuple[str, bytes]:
 
 
 async def _translate_texts(
-    engine: AsyncEngine, texts: list[str], fmt: str, rid: str, batch: int, options: DecodingOptions
+    engine: AsyncEngine,
+    texts: list[str],
+    fmt: str,
+    rid: str,
+    batch: int,
+    options: DecodingOptions,
+    glossary: Glossary | None = None,
 ) -> dict:
     """Every text's outcome; a batch the service refuses (a text too long) is retried one text at
     a time, so only the refused texts are lost (reported on their units)."""
@@ -113,12 +120,14 @@ async def _translate_texts(
     for begin in range(0, len(texts), batch):
         chunk = texts[begin : begin + batch]
         try:
-            events = await translate_many(engine, chunk, options, f"{rid}-{begin}", format=fmt, max_texts=batch)
+            events = await translate_many(
+                engine, chunk, options, f"{rid}-{begin}", format=fmt, max_texts=batch, glossary=glossary
+            )
             outcomes.update(((fmt, t), files.outcome(e.text, e.reason.value)) for t, e in zip(chunk, events))
         except InvalidInput:
             for i, text in enumerate(chunk):
                 try:
-                    event = await translate(engine, text, options, f"{rid}-{begin + i}", format=fmt)
+                    event = await translate(engine, text, options, f"{rid}-{begin + i}", format=fmt, glossary=glossary)
                     outcomes[(fmt, text)] = files.outcome(event.text, event.reason.value)
                 except InvalidInput as error:
                     outcomes[(fmt, text)] = (None, f"the service refused it: {error}")
@@ -133,9 +142,10 @@ async def translate_upload(
     rid: str,
     batch: int,
     options: DecodingOptions,
+    glossary: Glossary | None = None,
 ):
     """(translated bytes, report) of an uploaded file, its texts decoded with `options` (their
-    target_language: a multilingual model's target)."""
+    target_language: a multilingual model's target) and `glossary` (texts.py applies it)."""
     try:
         document = await asyncio.to_thread(files.read, name, data, limits)
     except files.FileError as error:
@@ -143,7 +153,7 @@ async def translate_upload(
     job = await asyncio.to_thread(files.Job, document)
     outcomes = {}
     for fmt, texts in job.requests.items():
-        outcomes.update(await _translate_texts(engine, texts, fmt, rid, batch, options))
+        outcomes.update(await _translate_texts(engine, texts, fmt, rid, batch, options, glossary))
     # the placeholder checks of thousands of units, and rendering, also off the event loop
     filled = await asyncio.to_thread(job.finish, outcomes, True)
     rendered = await asyncio.to_thread(document.render, filled)
