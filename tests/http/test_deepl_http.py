@@ -85,6 +85,7 @@ def test_an_empty_text_comes_back_empty_and_regional_targets_are_listed(server):
         ({"text": ["uno"], "target_lang": "XX"}, "Value for 'target_lang' not supported"),
         ({"text": ["uno"], "target_lang": "FR"}, "Value for 'target_lang' not supported: FR is not supported"),
         ({"text": ["uno"], "target_lang": "EN", "source_lang": "ES"}, "not available as a target language"),
+        ({"text": ["uno"], "target_lang": "EN-GB"}, "English (en) is not available as a target language"),
         ({"text": ["uno"], "target_lang": ["ES", "EN"]}, "Value for 'target_lang' not supported"),
         ({"text": [1], "target_lang": "ES"}, "Value for 'text' not supported"),
         ({"text": ["uno"], "target_lang": "ES", "tag_handling": "markdown"}, "Value for 'tag_handling' not supported"),
@@ -179,6 +180,9 @@ def test_document_upload_refusals(server):
     )
     answer = v2(server, "document", "POST", data=body, headers=KEY | headers)
     assert answer.status == 400 and "output_format" in answer.json()["message"]
+    body, headers = multipart({"target_lang": "EN-US"}, {"file": ("a.po", b'msgid "a"\nmsgstr ""\n')})
+    answer = v2(server, "document", "POST", data=body, headers=KEY | headers)
+    assert answer.status == 400 and "not available as a target language" in answer.json()["message"]
     body, headers = multipart({"target_lang": "ES"}, {})
     answer = v2(server, "document", "POST", data=body, headers=KEY | headers)
     assert answer.status == 400 and "missing file" in answer.json()["message"]

@@ -83,12 +83,13 @@ class DeepL:
         pairs = self.pairs()
         known = known_codes(pairs)
         served_target = served(target, "target_lang", known)
-        if source is None or source == "":
-            source = self.api.source("auto", served_target, text) if text.strip() else None
-            if source is None:
-                raise InvalidInput("source_lang is needed when the first text is empty (nothing to detect)")
-        served_source = served(source, "source_lang", known)
         try:
+            if source is None or source == "":  # some served language must translate into the target
+                check_pair("auto", served_target, pairs)
+                if not text.strip():
+                    raise InvalidInput("source_lang is needed when the texts are empty (nothing to detect)")
+                source = self.api.source("auto", served_target, text)
+            served_source = served(source, "source_lang", known)
             check_pair(served_source, served_target, pairs)
         except InvalidInput as error:
             raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None

@@ -46,6 +46,10 @@ CAPACITY = 64  # documents held (running, or waiting for their download)
 STATUS_WAIT = 2.0  # seconds a status request waits for a running translation
 
 
+class SourceNeeded(InvalidInput):
+    """A document without source_lang where several served languages translate into its target."""
+
+
 @dataclass
 class Job:
     document_id: str
@@ -94,9 +98,10 @@ class Documents:
         source = values.one("source_lang")
         if source:
             return served(source, "source_lang", known)
+        check_pair("auto", target, pairs)  # some served language translates into the target
         sources = self.api.sources(target)
-        if len(sources) != 1:  # nothing to detect in yet: the document is read later
-            raise InvalidInput(f"source_lang is needed: several served languages translate into {target}")
+        if len(sources) > 1:  # nothing to detect in yet: the document is read later
+            raise SourceNeeded(f"source_lang is needed: several served languages translate into {target}")
         return sources[0]
 
     @deepl_errors
@@ -109,9 +114,11 @@ class Documents:
             raise InvalidInput("Parameter 'target_lang' not specified.")
         pairs = self.api.registry.languages()
         target = served(values.one("target_lang"), "target_lang", known_codes(pairs))
-        source = self._source(values, target, pairs)
         try:
+            source = self._source(values, target, pairs)
             check_pair(source, target, pairs)
+        except SourceNeeded:
+            raise
         except InvalidInput as error:
             raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
         check_formality(values.one("formality"))
