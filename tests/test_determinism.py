@@ -21,6 +21,8 @@ from tiny_task import synthetic_pairs
 from traductor.engine.bundle import scan
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator, drive
+from traductor.glossary import Glossary
+from traductor.glossary.masking import mask, terms
 from traductor.options import DecodingOptions, resolve
 from traductor.packaged import MODELS_DIR
 from traductor_export.quantize import QUANTIZATIONS
@@ -114,18 +116,36 @@ MESSAGES = [
 ]
 
 
+# Issue 35: the messages holding a glossary term, encoded with the glossary (terms behind
+# placeholder tokens), join the draws: requests with a glossary decode beside requests without one.
+GLOSSARY = Glossary("en", "", (("file", "FICHERO"), ("settings", "AJUSTES"), ("items", "ELEMENTOS")))
+
+
+def glossed(tokenizer) -> list[tuple[list[int], list[str]]]:
+    out = []
+    for text in MESSAGES:
+        found = terms(GLOSSARY, text)
+        if found:
+            m = mask(text, found)
+            out.append((tokenizer.encode_masked(m.text) + [tokenizer.eos_id], m.values))
+    return out
+
+
+SOURCES = len(MESSAGES) + sum(1 for text in MESSAGES if terms(GLOSSARY, text))
+
+
 @pytest.fixture(scope="module", params=sorted(scan(MODELS_DIR)))
 def default_decoder(request) -> Decoder:
     """Each packaged model (en-es, the default, and every language beside it), its shipped precision,
     on MESSAGES."""
     bundle = scan(MODELS_DIR)[request.param]
     tokenizer = OnnxTranslator.load(bundle, threads=1, max_rows=1).tokenizer
-    encoded = [tokenizer.encode(t) for t in MESSAGES]
+    encoded = [tokenizer.encode(t) for t in MESSAGES] + glossed(tokenizer)
     return Decoder(bundle, [ids for ids, _ in encoded], [v for _, v in encoded])
 
 
 @settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(batch=compositions(len(MESSAGES)))
+@given(batch=compositions(SOURCES))
 def test_default_model_any_batch_equals_alone(default_decoder, batch):
     """The shipped bundle: each request of any drawn batch gives exactly its result alone."""
     default_decoder.check(*batch)
@@ -134,7 +154,16 @@ def test_default_model_any_batch_equals_alone(default_decoder, batch):
 def test_default_model_full_batches_equal_alone(default_decoder):
     """Every message greedy in one batch of 64 rows (each three times, shuffled) and with beam 3
     on 16 rows: each result equals the message alone (the case the issue found failing)."""
-    greedy = [(i, 0) for i in range(len(MESSAGES))] * 3
+    greedy = [(i, 0) for i in range(SOURCES)] * 3
     random.Random(1).shuffle(greedy)
     default_decoder.check(greedy, 64)
-    default_decoder.check([(i, 1) for i in range(len(MESSAGES))], 16)
+    default_decoder.check([(i, 1) for i in range(SOURCES)], 16)
+
+
+def test_default_model_glossed_messages_hold_their_terms(default_decoder):
+    """Each message with a glossary term, alone, greedy and beam: every target term, once per occurrence."""
+    for k, text in enumerate(t for t in MESSAGES if terms(GLOSSARY, t)):
+        want = [target for _, target in terms(GLOSSARY, text)]
+        for mode in (0, 1):
+            got = default_decoder.alone(len(MESSAGES) + k, mode)[1]
+            assert all(got.count(w) == want.count(w) for w in want), (text, got)

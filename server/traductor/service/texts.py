@@ -32,11 +32,11 @@ no tokens and zero usage, and put in place like a translated one; in a stream it
 when it becomes the head. HTML segments always go to the model (their inline markup would have
 to match the memory's).
 
-Glossary (`glossary=`, traductor.glossary): a segment holding one of its terms is encoded with
-each term behind a placeholder token whose value is the target term (`glossary.masking`), and
-skips the memory; a segment with no term is encoded exactly as without a glossary. A model whose
-tokenizer has no placeholder tokens (an imported one) gets the target terms written into its
-source instead (`masking.switch`: best effort, the model may change them).
+Glossary (`glossary=`, traductor.glossary): every segment is encoded exactly as without a
+glossary; a segment holding one of its terms skips the memory and goes through the glossary's two
+passes (glossed.py: the model's own words for the terms replaced by the glossary's, else the
+segment again with its terms masked behind placeholder tokens); a text with no term decodes as
+without a glossary.
 
 This module knows nothing about gRPC, HTTP, metrics or logging (the engine records those).
 """
@@ -52,6 +52,7 @@ from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
 from ..glossary import Glossary, masking
 from ..options import DecodingOptions, resolve
 from ..text import DeltaStream, Plan, plan
+from . import glossed
 from .async_engine import AsyncEngine
 
 
@@ -63,6 +64,8 @@ class Prepared:
     inputs: list[tuple]  # (source ids, placeholder values, resolved options), one per segment the model translates
     segments: list[int] = field(default_factory=list)  # the plan segment index of each of `inputs`
     known: dict[int, str] = field(default_factory=dict)  # plan segment index -> its translation from the memory
+    terms: dict[int, glossed.SegmentTerms] = field(default_factory=dict)  # index in `inputs` -> its glossary terms
+    options: DecodingOptions | None = None
 
     @property
     def count(self) -> int:
@@ -94,49 +97,36 @@ def check_finish(event: FinishEvent) -> FinishEvent:
     return event
 
 
-def encode_terms(engine: AsyncEngine, text: str, found: list, options: DecodingOptions) -> tuple[list[int], list[str]]:
-    """A segment with glossary terms -> (source ids, values): the terms behind placeholder tokens,
-    or written in their target form for a tokenizer without placeholder tokens."""
-    tokenizer = engine.tokenizer
-    if not tokenizer.placeholder_ids:
-        return engine.encode(masking.switch(text, found), options)
-    masked = masking.mask(text, found)
-    return tokenizer.encode_masked(masked.text) + [tokenizer.eos_id], masked.values
-
-
 def prepare(
     engine: AsyncEngine, text: str, options: DecodingOptions, format: str = "text", glossary: Glossary | None = None
 ) -> Prepared:
     """Cut and check a text (empty, limits, format, options); raises InvalidInput for the caller."""
     if not text or not text.strip():
         raise InvalidInput("text is empty")
-    limit, encoded, found = engine.limits.max_input_tokens, {}, {}
-
-    def terms(s: str) -> list:  # a segment's glossary terms, looked for once
-        if s not in found:
-            found[s] = masking.terms(glossary, s) if glossary is not None else []
-        return found[s]
+    limit, encoded = engine.limits.max_input_tokens, {}
 
     def encode(s: str) -> tuple[list[int], list[str]]:  # each piece tokenized once
         if s not in encoded:
-            t = terms(s)
-            encoded[s] = encode_terms(engine, s, t, options) if t else engine.encode(s, options)
+            encoded[s] = engine.encode(s, options)
         return encoded[s]
 
     too_long = lambda s: len(encode(s)[0]) > limit  # noqa: E731
     p = plan(text, format, too_long=too_long, limits=engine.text_limits, language=engine.language)
     memory = engine.memory if format == "text" else {}
-    inputs, segments, known = [], [], {}
+    inputs, segments, known, terms = [], [], {}, {}
     for segment in p.segments:
-        if segment.text in memory and not terms(segment.text):
+        found = masking.terms(glossary, segment.text) if glossary is not None else []
+        if segment.text in memory and not found:
             known[segment.index] = memory[segment.text]
             continue
+        if found:
+            terms[len(inputs)] = glossed.segment_terms(engine, segment.text, found, options, glossary)
         ids, values = encode(segment.text)
         inputs.append((ids, values, resolve(options, len(ids), engine.limits)))
         segments.append(segment.index)
     if not inputs:  # nothing reaches the model, but bad options are still refused
         resolve(options, limit, engine.limits)
-    return Prepared(p, inputs, segments, known)
+    return Prepared(p, inputs, segments, known, terms, options)
 
 
 def segment_id(request_id: str, index: int, count: int) -> str:
@@ -164,6 +154,13 @@ def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
     )
 
 
+def _generate(engine: AsyncEngine, inputs, ids, terms, options, timeout, stream: bool):
+    """engine.generate_many, through the glossary's two passes (glossed.py) when a segment holds a term."""
+    if not terms:
+        return engine.generate_many(inputs, ids, timeout, stream)
+    return glossed.decode(engine, inputs, ids, terms, options, check_finish, timeout, stream)
+
+
 async def run_many(
     engine: AsyncEngine, texts: list[Prepared], request_ids: list[str], timeout: float | None = None
 ) -> list[FinishEvent]:
@@ -174,7 +171,8 @@ async def run_many(
     inputs = [texts[t].inputs[k] for t, k in where]
     ids = [segment_id(request_ids[t], texts[t].segments[k], texts[t].count) for t, k in where]
     results: list[list] = [[None] * len(p.inputs) for p in texts]
-    async with aclosing(engine.generate_many(inputs, ids, timeout, stream=False)) as events:
+    terms = {j: texts[t].terms[k] for j, (t, k) in enumerate(where) if k in texts[t].terms}
+    async with aclosing(_generate(engine, inputs, ids, terms, texts[0].options, timeout, False)) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 t, k = where[j]
@@ -229,7 +227,8 @@ async def stream(
         ready += deltas.finish(k, text)
     finished: list = [None] * len(segments)
     ids = [segment_id(request_id, k, prepared.count) for k in segments]
-    async with aclosing(engine.generate_many(prepared.inputs, ids, timeout, stream=True)) as events:
+    generate = _generate(engine, prepared.inputs, ids, prepared.terms, prepared.options, timeout, True)
+    async with aclosing(generate) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 finished[j] = check_finish(event)

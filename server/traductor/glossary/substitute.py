@@ -1,0 +1,73 @@
+"""A translation made without the glossary, with the model's own words for its terms replaced.
+
+The first of the two passes (docs/glossary.md says why, with the measurements): a segment holding
+terms is translated exactly as without a glossary, each term is translated alone by the same
+model (its singular, or its plural for a plural occurrence: "files" -> "archivos"), and the
+model's word is replaced in the translation by the glossary's ("archivos" -> "ficheros"), whole
+words, case-insensitive, the replacement written in the case of the word it replaces. The
+model chose the sentence around its own word, so its number agrees and its order is natural; an
+article keeps the gender of the model's word ("la carpeta" -> "la directorio": measured, and
+said in the docs).
+
+`substitute` answers None when a term's own word is not in the translation (the model put it
+another way): that segment is translated again with the terms masked (masking.py), and
+`spaced` separates a term the model glued to the next word ("FicheroTipo" -> "Fichero Tipo").
+"""
+
+from __future__ import annotations
+
+import re
+
+from .forms import plural
+from .matching import Found, english_plural
+
+_EDGES = " \t.,;:!?¿¡\"'«»()[]…"
+MAX_WORDS = 6  # a longer "translation" of a term alone is a sentence, not the model's word
+
+
+def alone(found: Found, as_plural: bool) -> str:
+    """The source text a term is translated alone from."""
+    if not as_plural:
+        return found.source
+    head, _, last = found.source.rpartition(" ")
+    return (head + " " if head else "") + english_plural(last)
+
+
+def _whole(word: str) -> re.Pattern:
+    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+
+
+def _cased(target: str, like: str) -> str:
+    letters = [c for c in like if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return target.upper()
+    if like[:1].isupper():
+        return target[:1].upper() + target[1:]
+    return target
+
+
+def substitute(text: str, found: list[tuple[Found, str]], own: dict[str, str], language: str) -> str | None:
+    """`text` with each term's own word replaced by the glossary's (see the module docstring), or
+    None if some term's own word is not in it."""
+    for f, _ in found:
+        target = plural(f.target, language) if f.plural else f.target
+        if _whole(target).search(text):
+            continue  # the model already wrote the glossary's word
+        for as_plural in (f.plural, not f.plural):  # the occurrence's number first, then the other
+            word = own.get(alone(f, as_plural), "").strip(_EDGES)
+            if not word or len(word.split()) > MAX_WORDS or not _whole(word).search(text):
+                continue
+            form = plural(f.target, language) if as_plural else f.target
+            text = _whole(word).sub(lambda m, form=form: _cased(form, m.group(0)), text)
+            break
+        else:
+            return None
+    return text
+
+
+def spaced(text: str, found: list[tuple[Found, str]]) -> str:
+    """A space between each target term and a letter glued to either side of it."""
+    for value in {target for _, target in found}:
+        text = re.sub(rf"(?<=\w)(?={re.escape(value)})", " ", text) if value[:1].isalnum() else text
+        text = re.sub(rf"(?<={re.escape(value)})(?=\w)", " ", text) if value[-1:].isalnum() else text
+    return text

@@ -1,0 +1,146 @@
+"""The two passes of a glossary call through the engine (texts.py's run_many and stream use it).
+
+    pass 1   every segment as without a glossary (the same ids: the same tokens), in ONE group
+             with each term's source alone ("file", "files") that this engine has not translated
+             yet for the call's languages (`own`, kept per engine); then, per segment holding
+             terms, the model's own words replaced by the glossary's (glossary.substitute)
+    pass 2   the segments where a term's own word was not in the translation, again in one group,
+             with their terms masked behind placeholder tokens (or written in, for a tokenizer
+             without them): the decoder must produce each one (glossary.masking)
+
+A segment holding terms streams its tokens with empty text deltas, and its text comes whole
+when it is done (DeltaStream puts it in text order); a segment of pass 2 streams the tokens of
+both passes, and its finish event carries both passes' tokens, log-probabilities, input tokens
+and time (the work done for it), and pass 2's text. Segments without terms are untouched: their
+events pass through as they come.
+
+This module knows nothing about gRPC, HTTP or how texts are cut.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass, replace
+
+from ..engine.request import FinishEvent, Timings, TokenEvent
+from ..glossary import Glossary, masking
+from ..glossary.substitute import alone, spaced, substitute
+from ..options import DecodingOptions, resolve
+from .async_engine import AsyncEngine
+
+OWN_LIMIT = 4096  # own translations kept per engine and languages; beyond, the table starts again
+_own: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class SegmentTerms:
+    """What pass 1 and pass 2 need of a segment holding glossary terms."""
+
+    found: list  # (matching.Found, target form) per occurrence, left to right
+    fallback: tuple  # pass 2's (ids, values, resolved options): terms masked or written in
+    language: str  # the glossary's target language (plurals)
+
+    @property
+    def sources(self) -> set[str]:
+        """The terms' source texts translated alone (both numbers: substitute tries both)."""
+        return {alone(f, p) for f, _ in self.found for p in (False, True)}
+
+
+def segment_terms(engine: AsyncEngine, text: str, found: list, options: DecodingOptions, glossary: Glossary):
+    """A segment's SegmentTerms: pass 2's input holds its terms behind placeholder tokens, or, for
+    a tokenizer without them (an imported model), written in their target form."""
+    tokenizer = engine.tokenizer
+    if tokenizer.placeholder_ids:
+        m = masking.mask(text, found)
+        ids, values = tokenizer.encode_masked(m.text) + [tokenizer.eos_id], m.values
+    else:
+        ids, values = engine.encode(masking.switch(text, found), options)
+    return SegmentTerms(found, (ids, values, resolve(options, len(ids), engine.limits)), glossary.target_language)
+
+
+def own_table(engine: AsyncEngine, options: DecodingOptions) -> dict[str, str]:
+    tables = _own.setdefault(engine, {})
+    table = tables.setdefault((options.source_language, options.target_language), {})
+    if len(table) > OWN_LIMIT:
+        table.clear()
+    return table
+
+
+def _merged(first: FinishEvent, second: FinishEvent, text: str) -> FinishEvent:
+    t1, t2 = first.timings, second.timings
+    timings = Timings(
+        queue=t1.queue + t2.queue,
+        encode=t1.encode + t2.encode,
+        decode=t1.decode + t2.decode,
+        total=t1.total + t2.total,
+        first_token=t1.first_token,
+    )
+    return replace(
+        second,
+        text=text,
+        token_ids=first.token_ids + second.token_ids,
+        logprobs=first.logprobs + second.logprobs,
+        input_tokens=first.input_tokens + second.input_tokens,
+        timings=timings,
+    )
+
+
+def _quiet(event: TokenEvent) -> TokenEvent:
+    return TokenEvent(event.index, event.token_id, "", event.logprob)
+
+
+async def decode(
+    engine: AsyncEngine,
+    inputs: list[tuple],
+    request_ids: list[str],
+    terms: dict[int, SegmentTerms],
+    options: DecodingOptions,
+    check,
+    timeout: float | None = None,
+    stream: bool = True,
+) -> AsyncIterator[tuple[int, TokenEvent | FinishEvent]]:
+    """(position in `inputs`, event) as engine.generate_many yields them, with the glossary
+    applied to the segments in `terms` (position -> SegmentTerms). `check` turns a finish event
+    into the error it stands for (texts.check_finish)."""
+    own = own_table(engine, options)
+    missing = sorted({s for t in terms.values() for s in t.sources} - set(own))
+    n = len(inputs)
+    # a term alone is translated greedily whatever the call's options: its result is kept
+    greedy = DecodingOptions(source_language=options.source_language, target_language=options.target_language)
+    extra = [engine.prepare(s, greedy) for s in missing]
+    ids = request_ids + [f"{request_ids[0]}:term{i}" for i in range(len(missing))]
+    held: dict[int, FinishEvent] = {}
+    async with aclosing(engine.generate_many(inputs + extra, ids, timeout, stream)) as events:
+        async for j, event in events:
+            if j >= n:
+                if isinstance(event, FinishEvent):
+                    own[missing[j - n]] = check(event).text
+            elif j not in terms:
+                yield j, event
+            elif isinstance(event, FinishEvent):
+                held[j] = check(event)
+            else:
+                yield j, _quiet(event)
+    again: dict[int, FinishEvent] = {}
+    for j, event in held.items():
+        text = substitute(event.text, terms[j].found, own, terms[j].language)
+        if text is None:
+            again[j] = event
+        else:
+            yield j, replace(event, text=text)
+    if not again:
+        return
+    order = list(again)
+    retry = [terms[j].fallback for j in order]
+    async with aclosing(
+        engine.generate_many(retry, [f"{request_ids[j]}:glossary" for j in order], timeout, stream)
+    ) as events:
+        async for i, event in events:
+            j = order[i]
+            if isinstance(event, FinishEvent):
+                event = check(event)
+                yield j, _merged(again[j], event, spaced(event.text, terms[j].found))
+            else:
+                yield j, _quiet(event)
