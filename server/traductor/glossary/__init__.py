@@ -13,12 +13,14 @@ INTERFACE (shared with the glossary store, service/glossaries.py, and every prot
 
 How a glossary is applied (docs/glossary.md says why, with the measurements):
 `matching.find` finds the terms of a segment (whole words, case-insensitive, multi-word, longest
-match first; an English plural of a term counts as the term); `masking.mask` hides each one
-behind a placeholder token `<phK>` numbered with the segment's own placeholders, whose value is
-the target term (plural and capitalised like the source: `forms.py`). The decoder already must
-produce every source placeholder exactly once, so the target term is in every translation, and
-the detokenizer writes it in like any placeholder (streaming included). A segment with no term
-is encoded exactly as without a glossary.
+match first; an English plural of a term counts as the term). The service (service/glossed.py)
+translates the segment exactly as without a glossary and each term alone, and `substitute`
+replaces the model's own word for each term by the glossary's (`forms.py`: plural, capitals);
+where the model's word is not in the translation, the segment is translated again with
+`masking.mask`: each term behind a placeholder token `<phK>` numbered with the segment's own
+placeholders, whose value is the target term. The decoder must produce every source placeholder
+exactly once, so the target term is in that translation. A segment with no term is encoded
+exactly as without a glossary.
 
 This package knows nothing about models, tokenizers, gRPC or HTTP: it works on strings.
 """
