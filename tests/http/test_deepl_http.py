@@ -11,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from http_harness import call, multipart
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from server_harness import WAIT, translate_request
 
 from traductor.service.glossaries import GlossaryStore
@@ -194,3 +196,42 @@ def test_document_upload_refusals(server):
         server, f"document/{handle['document_id']}/result", "POST", json_body={"document_key": handle["document_key"]}
     )
     assert result.status == 400 and json.loads(result.body)["message"].startswith("Document translation failed")
+
+
+def test_a_key_that_is_not_text_is_403(server):
+    """Header bytes that are not UTF-8 (here and on the LibreTranslate side: params.check_key)."""
+    import socket
+
+    for request, scheme in ((b"GET /v2/usage", b"DeepL-Auth-Key"), (b"POST /translate", b"Bearer")):
+        with socket.create_connection(("127.0.0.1", server.service.http.port), timeout=WAIT) as s:
+            s.sendall(request + b" HTTP/1.1\r\nHost: x\r\nAuthorization: " + scheme + b" \xff\xfe\r\n")
+            s.sendall(b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+            assert s.recv(64).startswith(b"HTTP/1.1 403"), request
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+NAMES = ["text", "source_lang", "target_lang", "tag_handling", "ignore_tags", "formality", "glossary_id", "name"]
+NAMES += ["split_sentences", "preserve_formatting", "entries", "entries_format", "type", "document_key"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    path=st.sampled_from(["translate", "glossaries", "languages", "document", "document/AB", "glossaries/x/entries"]),
+    body=st.dictionaries(st.sampled_from(NAMES), JSON_VALUES, max_size=6),
+    as_form=st.booleans(),
+)
+def test_any_parameters_get_an_answer_never_a_server_error(server, path, body, as_form):
+    if as_form:  # every value as the text a form would carry
+        answer = v2(
+            server, path, "POST", form={k: json.dumps(v) if not isinstance(v, str) else v for k, v in body.items()}
+        )
+    else:
+        answer = v2(server, path, "POST", json_body=body)
+    assert answer.status < 500 and "message" in answer.json() or answer.status in (200, 201), (
+        answer.status,
+        answer.body,
+    )

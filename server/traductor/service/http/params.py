@@ -34,11 +34,13 @@ from ...languages import CodeTable
 from ...languages import name as language_name
 
 FORMATS = ("text", "html")
-# the parameters each endpoint reads; `secret` is LibreTranslate's own web page's, accepted and unused
+# the parameters each endpoint reads; `secret` is LibreTranslate's own web page's, accepted and unused;
+# `glossary` and `glossary_id` are this service's (glossary_params.py)
+_GLOSSARY = ("glossary", "glossary_id")
 PARAMETERS = {
-    "translate": ("q", "source", "target", "format", "alternatives", "model", "api_key", "secret"),
+    "translate": ("q", "source", "target", "format", "alternatives", "model", *_GLOSSARY, "api_key", "secret"),
     "detect": ("q", "api_key", "secret"),
-    "translate_file": ("file", "source", "target", "model", "api_key", "secret"),
+    "translate_file": ("file", "source", "target", "model", *_GLOSSARY, "api_key", "secret"),
 }
 
 
@@ -101,7 +103,8 @@ def check_key(values: Mapping[str, object], request: web.Request, token: str) ->
     if not isinstance(given, str) or not given:
         header = request.headers.get("Authorization", "")
         given = header[len("Bearer ") :] if header.startswith("Bearer ") else ""
-    if not given or not hmac.compare_digest(given.encode(), token.encode()):
+    # surrogateescape: a header of bytes that are not UTF-8 arrives as lone surrogates; it is a wrong key
+    if not given or not hmac.compare_digest(given.encode("utf-8", "surrogateescape"), token.encode()):
         raise Unauthenticated("Invalid API key")
 
 
