@@ -48,6 +48,7 @@ from ..texts import prepare, stream, translate, translate_many
 from .cors import CORS_HEADERS
 from .detect import detect
 from .files import Results, translate_upload, upload
+from .glossary_params import call_glossary
 from .params import check_key, check_names, detect_text, languages, model_name, read_values, translate_params
 from .statuses import http_error_for
 
@@ -130,15 +131,16 @@ class Handlers:
         check_key(values, request, self.api.settings.token)
         p = translate_params(values, self.api.registry.languages())
         source = self.api.source(p.source, p.target, p.texts[0])
-        engine = self.api.route(source, p.target, model=p.model).engine
+        model = self.api.route(source, p.target, model=p.model)
+        engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
         rid, options = request_id(), DecodingOptions(target_language=p.target, source_language=source)
         if p.batch:
-            events = await translate_many(
-                engine, p.texts, options, rid, format=p.format, max_texts=self.api.settings.max_batch_texts
-            )
+            limit = self.api.settings.max_batch_texts
+            events = await translate_many(engine, p.texts, options, rid, None, p.format, limit, glossary)
             answer: dict = {"translatedText": [e.text for e in events]}
         else:
-            answer = {"translatedText": (await translate(engine, p.texts[0], options, rid, format=p.format)).text}
+            event = await translate(engine, p.texts[0], options, rid, format=p.format, glossary=glossary)
+            answer = {"translatedText": event.text}
         if p.auto:
             found = [self.api.detect(t, p.target) for t in p.texts]
             answer["detectedLanguage"] = found if p.batch else found[0]
@@ -158,9 +160,10 @@ class Handlers:
         if p.batch:
             raise InvalidInput("Invalid request: q must be one text for a stream")
         source = self.api.source(p.source, p.target, p.texts[0])
-        rid, engine = request_id(), self.api.route(source, p.target, model=p.model).engine
+        rid, model = request_id(), self.api.route(source, p.target, model=p.model)
+        engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
         options = DecodingOptions(target_language=p.target, source_language=source)
-        prepared = prepare(engine, p.texts[0], options, p.format)
+        prepared = prepare(engine, p.texts[0], options, p.format, glossary)
         events = stream(engine, prepared, rid)
         response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
         await response.prepare(request)
@@ -240,10 +243,12 @@ class Handlers:
         check_names(values, "translate_file")
         name, data = upload(values)
         source, target = languages(values, self.api.registry.languages())
-        engine = self.api.route(source, target, model=model_name(values)).engine
+        model = self.api.route(source, target, model=model_name(values))
+        glossary = call_glossary(values, self.api.glossaries, model, target)
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
         options = DecodingOptions(target_language=target, source_language=source)
-        data, report = await translate_upload(engine, name, data, limits, request_id(), s.max_batch_texts, options)
+        rid, batch = request_id(), s.max_batch_texts
+        data, report = await translate_upload(model.engine, name, data, limits, rid, batch, options, glossary)
         key = self.results.put(name, data)
         url = f"{_origin(request)}/download_file/{key}.{quote(name)}"
         return json_response({"translatedFileUrl": url, "report": report.as_json()})
