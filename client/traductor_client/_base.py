@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 import grpc
 
-from traductor_client import errors, health
+from traductor_client import errors, glossary, health
 from traductor_client import options as options_mod
 from traductor_client.results import ModelInfo, Translation
 from traductor_client.retry import Deadline, RetryPolicy, next_delay
@@ -104,7 +104,8 @@ FORMATS = {"text": translator_pb2.FORMAT_TEXT, "html": translator_pb2.FORMAT_HTM
 
 # Keyword arguments of translate(), translate_batch() and stream_events() that pick the model
 # rather than decoding options: a served model's name, and the languages (ISO 639-1 codes). Unset:
-# the server's default model (or the model of the pair given).
+# the server's default model (or the model of the pair given). `glossary_id` (a stored glossary) and
+# `glossary` (a mapping or (source, target) pairs) are request fields too (glossary.request_fields).
 ROUTE_FIELDS = ("model", "source_language", "target_language")
 
 
@@ -133,7 +134,7 @@ def translate_request(
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
     options = dict(options)
-    route = _route(options)
+    route = {**_route(options), **glossary.request_fields(options)}
     return translator_pb2.TranslateRequest(
         text=text,
         options=options_mod.to_pb(options),
@@ -152,7 +153,7 @@ def batch_request(
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("texts must all be str")
     options = dict(options)
-    route = _route(options)
+    route = {**_route(options), **glossary.request_fields(options)}
     return translator_pb2.TranslateBatchRequest(
         texts=texts,
         options=options_mod.to_pb(options),

@@ -118,6 +118,33 @@ def add_route_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model", dest="opt_model", default=None, help="a served model's name")
     group.add_argument("--from", dest="opt_source_language", default=None, metavar="LANG", help="source language")
     group.add_argument("--to", dest="opt_target_language", default=None, metavar="LANG", help="target language")
+    add_glossary_flags(parser)
+
+
+def _glossary_file(path: str) -> list:
+    from traductor_client import glossary
+
+    try:
+        with open(path, "rb") as f:
+            return glossary.read(path, f.read())
+    except (OSError, glossary.GlossaryFileError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_glossary_flags(parser: argparse.ArgumentParser) -> None:
+    """--glossary FILE (entries sent with each call: .tsv, .csv, .po, .tbx) or --glossary-id ID (a
+    glossary stored on the server); they travel with the decoding options as `glossary` and
+    `glossary_id` (docs/glossary.md)."""
+    group = parser.add_argument_group("glossary (terms translated as it says)")
+    group.add_argument(
+        "--glossary",
+        dest="opt_glossary",
+        type=_glossary_file,
+        default=None,
+        metavar="FILE",
+        help="a glossary file: source TAB target lines (.tsv), CSV (.csv), a gettext catalog (.po) or TBX (.tbx)",
+    )
+    group.add_argument("--glossary-id", dest="opt_glossary_id", default=None, metavar="ID", help="a stored glossary")
 
 
 def add_decoding_flags(parser: argparse.ArgumentParser, scores: bool = True) -> None:

@@ -10,7 +10,7 @@ server's `/translate_file` and `/translate` read them.
 
 Blank lines are skipped and terms trimmed; a line that is not an entry is an error naming it
 (`GlossaryFileError`). The server validates the terms themselves (empty, too long, twice) and
-names the entry. This module knows nothing about gRPC.
+names the entry. `request_fields` turns a client call's `glossary`/`glossary_id` into request fields.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Mapping
 
 FORMATS = {".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".csv": "csv", ".po": "po", ".pot": "po", ".tbx": "tbx"}
 
@@ -101,3 +102,23 @@ def read(name: str, data: bytes) -> list[tuple[str, str]]:
     if not entries:
         raise GlossaryFileError(f"{name}: no entry (expected source and target terms)")
     return entries
+
+
+def request_fields(options: dict) -> dict:
+    """Take `glossary_id` and `glossary` out of a call's keyword options, as TranslateRequest
+    fields: `glossary` is a mapping of source -> target or an iterable of (source, target) pairs."""
+    from .v1 import translator_pb2
+
+    fields: dict = {}
+    glossary_id = options.pop("glossary_id", None)
+    if glossary_id is not None:
+        if not isinstance(glossary_id, str):
+            raise TypeError(f"glossary_id must be a str, not {type(glossary_id).__name__}")
+        fields["glossary_id"] = glossary_id
+    entries = options.pop("glossary", None)
+    if entries is not None:
+        pairs = list(entries.items()) if isinstance(entries, Mapping) else [tuple(e) for e in entries]
+        if not all(len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs):
+            raise TypeError("glossary must be a mapping of str to str or (source, target) pairs of str")
+        fields["glossary"] = [translator_pb2.GlossaryEntry(source=s, target=t) for s, t in pairs]
+    return fields

@@ -12,7 +12,13 @@ import argparse
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from traductor_client._cliargs import UsageError, add_decoding_flags, connection_settings, decoding_options
+from traductor_client._cliargs import (
+    UsageError,
+    add_decoding_flags,
+    add_glossary_flags,
+    connection_settings,
+    decoding_options,
+)
 from traductor_client.errors import InvalidArgument, TranslatorError
 from traductor_client.files import formats
 from traductor_client.files.errors import FileError
@@ -149,6 +155,7 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
         help="progress bar on stderr (default: when stderr is a terminal)",
     )
     parser.add_argument("--model", dest="opt_model", default=None, help="a served model's name (see `models`)")
+    add_glossary_flags(parser)
     add_decoding_flags(parser, scores=False)
 
 
