@@ -11,7 +11,12 @@ from importlib import resources
 
 from aiohttp import web
 
-FILES = {"index.html": "text/html", "page.css": "text/css", "page.js": "text/javascript"}
+FILES = {
+    "index.html": "text/html",
+    "page.css": "text/css",
+    "page.js": "text/javascript",
+    "glossary.js": "text/javascript",
+}
 # the page's own files only; a strict policy makes an injected script or remote resource inert
 SECURITY_HEADERS = {
     "Content-Security-Policy": (

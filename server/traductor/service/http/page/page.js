@@ -91,11 +91,13 @@ async function translate() {
   const text = $("input").value;
   if (!text.trim()) { $("output").textContent = ""; setStatus(""); return; }
   if (!countChars()) return;
+  let glossary;
+  try { glossary = glossaryEntries(); } catch (error) { setStatus(error.message, true); return; }
   const controller = new AbortController();
   state.controller = controller;
   const body = {
     q: text, source: $("source").value, target: $("target").value,
-    format: document.querySelector("input[name=format]:checked").value, api_key: keyValue(),
+    format: document.querySelector("input[name=format]:checked").value, api_key: keyValue(), glossary,
   };
   $("output").textContent = "";
   setStatus("translating…");
@@ -206,7 +208,10 @@ function uploadFile(event) {
   event.preventDefault();
   const file = $("file").files[0];
   if (!file) { fileStatus("Choose a file first.", true); return; }
+  let glossary;
+  try { glossary = glossaryEntries(); } catch (error) { fileStatus(error.message, true); return; }
   const form = new FormData();
+  if (glossary.length) form.append("glossary", glossary.map((entry) => entry.join("\t")).join("\n"));
   form.append("file", file);
   form.append("source", $("source").value);
   form.append("target", $("target").value);
@@ -282,6 +287,7 @@ function wire() {
   $("translate").addEventListener("click", translate);
   $("copy").addEventListener("click", copy);
   $("api-key").addEventListener("change", () => localStorage.setItem("traductor-api-key", keyValue()));
+  glossaryWire(inputChanged);
   for (const tab of document.querySelectorAll("[role=tab]")) {
     tab.addEventListener("click", () => selectTab(tab));
     tab.addEventListener("keydown", tabKeys);
