@@ -118,3 +118,11 @@ def test_a_private_code_beside_standard_ones_breaks_no_match():
     table = CodeTable(["de", "fr", "ns"])
     assert [table.own(c) for c in ("de-AT", "fra", "ns", "zh")] == ["de", "fr", "ns", None]
     assert table.shown("ns") == "ns"
+
+
+def test_a_script_that_is_part_of_the_usual_one_is_the_language():
+    """NLLB's kor_Hang is Korean as usually written (Kore: Hangul with Han): shown `ko`, reached by
+    `ko`, `ko-KR`, `kor`; its text is detected as it (tests/test_import.py)."""
+    table = CodeTable(["kor_Hang", "jpn_Jpan", "eng_Latn"])
+    assert table.shown("kor_Hang") == "ko" and table.shown("jpn_Jpan") == "ja"
+    assert [table.own(c) for c in ("ko", "ko-KR", "kor", "ja-JP")] == ["kor_Hang", "kor_Hang", "kor_Hang", "jpn_Jpan"]

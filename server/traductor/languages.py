@@ -49,6 +49,10 @@ AUTO = "auto"  # a call's source when the server is to detect it (LibreTranslate
 # language or a script the reader may not read): up to this, a caller's code matches a model's.
 MAX_DISTANCE = 9
 
+# A script that is part of a language's usual one (Korean is written in Kore: Hangul with Han):
+# a code naming the part means the language as usually written (NLLB's kor_Hang is `ko`).
+PART_OF = {"Hang": "Kore", "Hira": "Jpan", "Kana": "Jpan"}
+
 MAX_REMEMBERED = 4096  # codes a CodeTable remembers the answer for
 
 _WRAPPED = re.compile(r">>(?P<opus>[^<>]+)<<|__(?P<m2m>[^_].*?)__")
@@ -70,7 +74,10 @@ def _language(code: str, macro: bool = True) -> langcodes.Language:
         raise UnknownLanguage(f"{code!r} is not a language code") from e
     if not language.language or language.language == "und" or not language.is_valid():
         raise UnknownLanguage(f"{code!r} is not a language code")
-    return language.simplify_script()
+    language = language.simplify_script()
+    if language.script in PART_OF and _script(langcodes.Language.make(language.language)) == PART_OF[language.script]:
+        language = langcodes.Language.make(language.language, territory=language.territory)  # kor_Hang is `ko`
+    return language
 
 
 def tag(code: str) -> str:

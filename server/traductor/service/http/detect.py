@@ -17,9 +17,10 @@ with a confidence that says how English the text looks (below; another single so
 
 Several sources served (an NLLB or M2M100 bundle, or models from several languages): a language
 identifier, py3langid (a naive Bayes model over byte n-grams of 97 languages, shipped inside the
-package, about 20 microseconds a text), ranks the text over its languages. Its probabilities of
-the served sources are added up by language (its `arz` and `ar` both count for Arabic) and made
-to sum to 1 over the sources it knows; each is then multiplied by the share of the text's letters
+package, about 20 microseconds a text), ranks the text over its languages. Each of its labels
+counts for the served source a caller naming that label would get (languages.CodeTable: its `no`
+for `nb`; its `arz` for Egyptian Arabic where that is served, else for `ar`), and the counts are
+made to sum to 1 over the sources; each is then multiplied by the share of the text's letters
 written in the source's usual script (languages.script), so Cyrillic text is never German and a
 text with no letters is nothing. A source the identifier does not know gets 0. How well this does
 on software messages is measured in docs/languages.md (scripts/measure/detect_accuracy.py).
@@ -34,7 +35,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from ...languages import ENGLISH, CodeTable, UnknownLanguage, base, script
+from ...languages import ENGLISH, CodeTable, script
 
 # English function words that are not also common words of Spanish, French, German, Italian,
 # Portuguese, Dutch or the Scandinavian languages ("a", "no", "in", "on", "an", "was", "will",
@@ -79,21 +80,9 @@ def _identifier():
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-@functools.lru_cache(maxsize=1024)
-def _labels(source: str) -> tuple[str, ...]:
-    """The identifier's labels that mean `source` (a served code): the one the language module
-    matches (`nb` -> its `no`), and every label of the same language (`ar`: `ar`, `arz`, `ary`)."""
-    labels = _identifier().nb_classes
-    matched = CodeTable(labels).own(source)
-    same = [label for label in labels if _base(label) == _base(source)]
-    return tuple(dict.fromkeys([matched, *same] if matched else same))
-
-
-def _base(code: str) -> str | None:
-    try:
-        return base(code)
-    except UnknownLanguage:
-        return None
+@functools.lru_cache(maxsize=16)
+def _table(sources: tuple[str, ...]) -> CodeTable:
+    return CodeTable(sources)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -123,8 +112,11 @@ def script_share(text: str, source: str) -> float:
 
 def identified(text: str, sources: Sequence[str]) -> dict[str, float]:
     """Each source's confidence (0 to 100) when several are served (see the module docstring)."""
-    ranked = dict(_identifier().rank(text))
-    raw = {s: sum(ranked.get(label, 0.0) for label in _labels(s)) for s in sources}
+    table, raw = _table(tuple(sources)), dict.fromkeys(sources, 0.0)
+    for label, probability in _identifier().rank(text):
+        source = table.own(label)  # the source a caller naming the label would get (`no` -> nb, `arz`)
+        if source is not None:
+            raw[source] += probability
     total = sum(raw.values())
     return {s: round(100 * p / total * script_share(text, s), 1) if total else 0.0 for s, p in raw.items()}
 
