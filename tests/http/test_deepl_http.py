@@ -72,6 +72,10 @@ def test_a_form_with_several_texts_and_the_json_body_agree(server):
 def test_an_empty_text_comes_back_empty_and_regional_targets_are_listed(server):
     answer = v2(server, "translate", "POST", json_body={"text": ["", "uno"], "target_lang": "ES", "source_lang": "EN"})
     assert [t["text"] for t in answer.json()["translations"]] == ["", grpc_text(server, "uno")]
+    only_empty = v2(server, "translate", "POST", json_body={"text": ["", " "], "target_lang": "ES"}).json()
+    assert only_empty == {
+        "translations": [{"detected_source_language": "EN", "text": t, "billed_characters": len(t)} for t in ("", " ")]
+    }
     # the deepl client's GET carries type=target in a form body, not in the query string
     targets = v2(
         server, "languages", data=b"type=target", headers=KEY | {"Content-Type": "application/x-www-form-urlencoded"}

@@ -86,9 +86,10 @@ class DeepL:
         try:
             if source is None or source == "":  # some served language must translate into the target
                 check_pair("auto", served_target, pairs)
-                if not text.strip():
-                    raise InvalidInput("source_lang is needed when the texts are empty (nothing to detect)")
-                source = self.api.source("auto", served_target, text)
+                if text.strip():
+                    source = self.api.source("auto", served_target, text)
+                else:  # texts that are all empty have nothing to detect in: the first source will do
+                    source = self.api.sources(served_target)[0]
             served_source = served(source, "source_lang", known)
             check_pair(served_source, served_target, pairs)
         except InvalidInput as error:
