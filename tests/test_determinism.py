@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from tiny_task import synthetic_pairs
 
 from traductor.engine.bundle import scan
+from traductor.engine.request import FinishReason
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator, drive
 from traductor.glossary import Glossary
@@ -161,9 +162,11 @@ def test_default_model_full_batches_equal_alone(default_decoder):
 
 
 def test_default_model_glossed_messages_hold_their_terms(default_decoder):
-    """Each message with a glossary term, alone, greedy and beam: every target term, once per occurrence."""
+    """Each message with a glossary term masked (the glossary's pass 2), alone, greedy and beam:
+    every target term, once per occurrence."""
     for k, text in enumerate(t for t in MESSAGES if terms(GLOSSARY, t)):
         want = [target for _, target in terms(GLOSSARY, text)]
         for mode in (0, 1):
-            got = default_decoder.alone(len(MESSAGES) + k, mode)[1]
-            assert all(got.count(w) == want.count(w) for w in want), (text, got)
+            _, got, reason, _ = default_decoder.alone(len(MESSAGES) + k, mode)
+            if reason is FinishReason.EOS:  # (MODES stop at 24 new tokens: a long message is cut)
+                assert all(got.count(w) == want.count(w) for w in want), (text, got)
