@@ -78,8 +78,9 @@ def register_import(sub) -> None:
     p.add_argument("--name", help="the name the bundle records (default: the folder's or the model's name)")
     p.add_argument(
         "--source",
-        help="the source language: NLLB's source token (default: the tokenizer's src_lang, e.g. eng_Latn); "
-        "OPUS-MT: the code calls are routed by (default: tokenizer_config.json's source_lang)",
+        help="NLLB, M2M100: the default source, for calls that name none (every language is a source; "
+        "default: the tokenizer's src_lang, e.g. eng_Latn); OPUS-MT: the code calls are routed by "
+        "(default: tokenizer_config.json's source_lang)",
     )
     p.add_argument(
         "--target",
