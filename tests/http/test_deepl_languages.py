@@ -1,0 +1,89 @@
+"""DeepL's language codes on a server of several pairs (copies of the tiny bundle that answer
+MARKER with their own name, server_harness.make_repository): sources listed without region,
+English and Portuguese targets listed by region as DeepL lists them (`EN-GB`, `EN-US`, `PT-BR`,
+`PT-PT`), each reaching the served language; a call goes to the model of its pair; a glossary
+of one pair refused on another; a document needs `source_lang` when several languages translate
+into its target; the official client reads all of it."""
+
+from __future__ import annotations
+
+import pytest
+from http_harness import call, multipart
+from server_harness import MARKER, ServerThread, free_port, make_repository, make_settings
+
+deepl = pytest.importorskip("deepl")
+
+PAIRS = {"en-es": ("en", "es"), "es-en": ("es", "en"), "en-pt": ("en", "pt"), "fr-en": ("fr", "en")}
+
+
+@pytest.fixture(scope="module")
+def server(tiny_bundle, tmp_path_factory):
+    repository = make_repository(tiny_bundle, tmp_path_factory.mktemp("repo"), PAIRS)
+    settings = make_settings(
+        "",
+        model_repository=str(repository),
+        default_model="en-es",
+        http_port=free_port(),
+        glossary_dir=str(tmp_path_factory.mktemp("glossaries")),
+    )
+    s = ServerThread(settings)
+    s.url = f"http://127.0.0.1:{s.service.http.port}/"
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def translator(server):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deepl.http_client, "max_network_retries", 0)
+        client = deepl.DeepLClient("any-key", server_url=server.url.rstrip("/"))
+        client._client._session.trust_env = False  # never a proxy from the environment
+        yield client
+        client.close()
+
+
+def test_languages_as_deepl_lists_them(translator):
+    assert [(lang.code, lang.name) for lang in translator.get_source_languages()] == [
+        ("EN", "English"),
+        ("ES", "Spanish"),
+        ("FR", "French"),
+    ]
+    assert [lang.code for lang in translator.get_target_languages()] == ["EN-GB", "EN-US", "ES", "PT-BR", "PT-PT"]
+    pairs = {(p.source_lang, p.target_lang) for p in translator.get_glossary_languages()}
+    assert pairs == {("en", "es"), ("es", "en"), ("en", "pt"), ("fr", "en")}
+
+
+@pytest.mark.parametrize(
+    "source, target, model",
+    [("EN", "ES", "en-es"), ("ES", "EN-GB", "es-en"), ("es", "en-us", "es-en"), ("FR", "EN-US", "fr-en")]
+    + [("EN", "PT-BR", "en-pt"), ("EN", "PT-PT", "en-pt")],
+)
+def test_a_call_goes_to_the_model_of_its_pair(translator, source, target, model):
+    result = translator.translate_text(MARKER, source_lang=source, target_lang=target)
+    assert (result.text, result.detected_source_lang) == (f"[{model}]", source.upper())
+
+
+def test_a_glossary_of_one_pair_is_refused_on_another(translator):
+    glossary = translator.create_glossary("es-en terms", "ES", "EN-GB", {"marca": "brand"})
+    assert (glossary.source_lang, glossary.target_lang) == ("ES", "EN")
+    with pytest.raises(deepl.DeepLException, match="the glossary is es->en, the call translates fr->en"):
+        translator.translate_text("uno", source_lang="FR", target_lang="EN-US", glossary=glossary.glossary_id)
+    translator.delete_glossary(glossary)
+
+
+def test_a_document_needs_its_source_when_several_languages_reach_its_target(server):
+    headers = {"Authorization": "DeepL-Auth-Key any"}
+    body, kind = multipart({"target_lang": "EN-US"}, {"file": ("a.txt", b"uno\n")})
+    answer = call(server.url + "v2/document", "POST", data=body, headers=headers | kind)
+    assert answer.status == 400 and answer.json()["message"].startswith("source_lang is needed")
+    body, kind = multipart({"target_lang": "EN-US", "source_lang": "FR"}, {"file": ("a.txt", MARKER.encode())})
+    handle = call(server.url + "v2/document", "POST", data=body, headers=headers | kind).json()
+    key = {"document_key": handle["document_key"]}
+    assert (
+        call(server.url + f"v2/document/{handle['document_id']}", "POST", json_body=key, headers=headers).json()[
+            "status"
+        ]
+        == "done"
+    )
+    result = call(server.url + f"v2/document/{handle['document_id']}/result", "POST", json_body=key, headers=headers)
+    assert result.body == b"[fr-en]"
