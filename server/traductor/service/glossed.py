@@ -19,6 +19,7 @@ This module knows nothing about gRPC, HTTP or how texts are cut.
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -104,6 +105,7 @@ async def decode(
     """(position in `inputs`, event) as engine.generate_many yields them, with the glossary
     applied to the segments in `terms` (position -> SegmentTerms). `check` turns a finish event
     into the error it stands for (texts.check_finish)."""
+    deadline = time.monotonic() + timeout if timeout is not None else None
     own = own_table(engine, options)
     missing = sorted({s for t in terms.values() for s in t.sources} - set(own))
     n = len(inputs)
@@ -133,10 +135,9 @@ async def decode(
     if not again:
         return
     order = list(again)
-    retry = [terms[j].fallback for j in order]
-    async with aclosing(
-        engine.generate_many(retry, [f"{request_ids[j]}:glossary" for j in order], timeout, stream)
-    ) as events:
+    retry, retry_ids = [terms[j].fallback for j in order], [f"{request_ids[j]}:glossary" for j in order]
+    left = max(0.0, deadline - time.monotonic()) if deadline is not None else None  # the call's time, not anew
+    async with aclosing(engine.generate_many(retry, retry_ids, left, stream)) as events:
         async for i, event in events:
             j = order[i]
             if isinstance(event, FinishEvent):
