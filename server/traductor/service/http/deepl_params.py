@@ -44,6 +44,7 @@ REGIONAL_TARGETS = {"en": ("EN-GB", "EN-US"), "pt": ("PT-BR", "PT-PT")}
 FORMALITY_ANY_TARGET = ("default", "prefer_less", "prefer_more")  # fall back to the default where unsupported
 FORMALITY_SUPPORTED_ONLY = ("less", "more")  # refused for a target without formality (every served one)
 SPLIT_SENTENCES = ("0", "1", "nonewlines")
+BODY_LIMITS = "the limits: --max-message-bytes; documents --max-file-bytes, glossaries --max-glossary-bytes"
 _TAG = re.compile(r"[A-Za-z_][\w.:-]*")
 TAG_HANDLING = {"": "text", "html": "html", "xml": "html"}  # xml: read by the HTML text layer (docs)
 
@@ -65,8 +66,10 @@ def deepl_errors(handler):
         except asyncio.CancelledError:
             raise
         except web.HTTPException as error:  # aiohttp's own: a body over the size limit
-            text = error.text if error.status == 413 else reason(error.status)
-            return message(error.status, text or reason(error.status))
+            text = reason(error.status)
+            if error.status == 413:  # aiohttp's text says the sizes; the flags say what to raise
+                text = f"{error.text} ({BODY_LIMITS})"
+            return message(error.status, text)
         except GlossaryTooLarge as error:
             return message(413, str(error))
         except GlossaryStorageError as error:  # the server's directory: its message says what to fix
