@@ -5,11 +5,11 @@
 The glossary (TERMS below) gives terms of Spanish software vocabulary a translation the model
 does not choose by itself ("file -> fichero": the model writes "archivo"). The test set is every
 line of the test split holding one of the terms (the glossary's own matcher). Each line is
-translated (greedy, the packaged int8 bundle, through the serving scheduler) four ways:
+translated (greedy, or --beam N; the packaged int8 bundle, through the serving scheduler) four ways:
 
     none     no glossary
-    mask     the served mechanism: each term behind a <phK> placeholder token whose value is the
-             target form (traductor.glossary.masking)
+    mask     each term behind a <phK> placeholder token whose value is the target form
+             (traductor.glossary.masking; the served mechanism's second pass)
     switch   the target form written into the source in place of the term (what an imported
              model without placeholder tokens gets)
     post     the served mechanism (service/glossed.py, with the same functions): the line
@@ -107,6 +107,7 @@ def main() -> None:
     parser.add_argument("test", type=Path)
     parser.add_argument("--model", default="en-es")
     parser.add_argument("--rows", type=int, default=32)
+    parser.add_argument("--beam", type=int, default=1, help="beam size (1: greedy)")
     parser.add_argument("--out", type=Path)
     parser.add_argument(
         "--stats", type=Path, help="a corpus stats.json: keep only its test_packages (the model's own held-out split)"
@@ -123,7 +124,8 @@ def main() -> None:
 
     def run(encoded: list[tuple[list[int], list[str]]]) -> list[str]:
         scheduler = Scheduler(translator.runner, tok, max_rows=args.rows, max_queue=len(encoded) + 1)
-        jobs = [(ids, v, resolve(DecodingOptions(), len(ids), translator.limits)) for ids, v in encoded]
+        options = DecodingOptions(beam_size=args.beam)
+        jobs = [(ids, v, resolve(options, len(ids), translator.limits)) for ids, v in encoded]
         return [e.text for e in drive(scheduler, jobs)]
 
     def masked(s: str):
