@@ -21,24 +21,14 @@ def test_a_glossary_survives_a_restart(tiny_bundle, tmp_path):
     try:
         body = {"name": "kept", "source_lang": "EN", "target_lang": "ES", "entries": "dos\tDOS"}
         made = call(first.url + "glossaries", "POST", json_body=body, headers=KEY).json()
-        before = call(
-            first.url + "translate",
-            "POST",
-            json_body={
-                "text": ["uno dos"],
-                "source_lang": "EN",
-                "target_lang": "ES",
-                "glossary_id": made["glossary_id"],
-            },
-            headers=KEY,
-        ).json()
+        request = {"text": ["uno dos"], "source_lang": "EN", "target_lang": "ES", "glossary_id": made["glossary_id"]}
+        before = call(first.url + "translate", "POST", json_body=request, headers=KEY).json()
     finally:
         first.close()
     second = start(tiny_bundle, tmp_path)
     try:
         assert call(second.url + "glossaries", headers=KEY).json() == {"glossaries": [made]}
         assert call(second.url + f"glossaries/{made['glossary_id']}/entries", headers=KEY).body == b"dos\tDOS\n"
-        request = {"text": ["uno dos"], "source_lang": "EN", "target_lang": "ES", "glossary_id": made["glossary_id"]}
         after = call(second.url + "translate", "POST", json_body=request, headers=KEY).json()
         assert after == before and after["translations"][0]["text"].count("DOS") == 1
         by_grpc = translate_request("uno dos")
