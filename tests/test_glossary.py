@@ -114,3 +114,9 @@ def test_terms_beyond_the_placeholder_tokens_are_written_in():
     assert m.text.endswith("<ph14> <ph15> and ajustes")
     many = " ".join(["%s"] * 17) + " file"
     assert mask(many, terms(G, many)) == placeholders.mask(many.replace("file", "fichero"))
+
+
+def test_plurals_are_derived_for_an_english_source_only():
+    assert found("files", Glossary("fr", "es", (("file", "fichero"),))) == []
+    assert found("files", Glossary("", "es", (("file", "fichero"),))) == [("files", "ficheros")]
+    assert found("files", Glossary("EN-GB", "es", (("file", "fichero"),))) == [("files", "ficheros")]

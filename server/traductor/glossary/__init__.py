@@ -101,7 +101,8 @@ class Glossary:
         """The lookup table `matching.find` uses, built once per glossary."""
         from .matching import TermIndex
 
-        return TermIndex(self.entries)
+        english = self.source_language.replace("_", "-").split("-")[0].lower() in ("", "en", "eng")
+        return TermIndex(self.entries, plurals=english)
 
     def find(self, text: str, protected: list[tuple[int, int]] = ()):
         """The terms of `text` (matching.Found), left to right, none overlapping `protected` spans."""

@@ -3,12 +3,12 @@
 A text is read as tokens: runs of word characters (`\\w+`, so "file" never matches inside
 "files" or "file_name") and single other characters ("C++", "e-mail" are several tokens). A
 term matches a run of consecutive tokens whose text, with whitespace runs read as one space and
-case folded, is the term's; an occurrence of the term's English plural ("files", "boxes",
-"directories"; only the last word of a multi-word term changes) matches the term too, marked
-plural. A term written out as an entry of its own wins over a plural derived from another entry.
-Scanning goes left to right; at each position the longest term wins, and matches never overlap
-each other or a protected span (the segment's placeholders: a term inside `--file` or `<a
-href="file">` is left alone).
+case folded, is the term's; for an English source (or a glossary that names no language), an
+occurrence of the term's regular English plural ("files", "boxes", "directories"; only the last
+word of a multi-word term changes) matches the term too, marked plural. A term written out as an
+entry of its own wins over a plural derived from another entry. Scanning goes left to right; at
+each position the longest term wins, and matches never overlap each other or a protected span
+(the segment's placeholders: a term inside `--file` or `<a href="file">` is left alone).
 
 The cost is a dictionary look-up per token and term length, only at tokens that start some term
 (a set look-up elsewhere): nothing measurable beside a decoder step, whatever the glossary's size.
@@ -49,13 +49,13 @@ class Found:
 class TermIndex:
     """The entries by their folded text, their plurals, and the tokens a term may start with."""
 
-    def __init__(self, entries: tuple[tuple[str, str], ...]):
+    def __init__(self, entries: tuple[tuple[str, str], ...], plurals: bool = True):
         self.terms: dict[str, tuple[str, str, bool]] = {}
         derived: dict[str, tuple[str, str, bool]] = {}
         for source, target in entries:
             self.terms[_key(source)] = (source, target, False)
             words = source.split()
-            if words[-1][-1:].isalpha():
+            if plurals and words[-1][-1:].isalpha():
                 plural = " ".join([*words[:-1], english_plural(words[-1])])
                 derived.setdefault(_key(plural), (source, target, True))
         for key, value in derived.items():
