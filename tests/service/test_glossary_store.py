@@ -28,9 +28,15 @@ def test_a_glossary_survives_a_new_store_on_the_same_directory(tmp_path):
     assert [g.as_json() for g in reopened.list()] == [created.as_json()]
     assert created.as_json()["entry_count"] == 2 and created.as_json()["ready"] is True
     assert reopened.info(created.glossary_id).tsv() == TSV
+    listed = GlossaryStore(tmp_path).list()  # a listing reads each file's first line only
+    assert (listed[0].entry_count, listed[0].entries) == (2, ())
     # one whole file per glossary, nothing half-written left beside it
     assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", f"{created.glossary_id}.json"]
-    assert json.loads((tmp_path / f"{created.glossary_id}.json").read_text())["name"] == "project"
+    head, entries = (tmp_path / f"{created.glossary_id}.json").read_text().splitlines()
+    assert (json.loads(head), json.loads(entries)) == (
+        created.as_json(),
+        [["file", "fichero"], ["settings", "ajustes"]],
+    )
 
 
 def test_a_delete_by_another_store_is_seen_at_once(tmp_path):

@@ -1,7 +1,9 @@
 """The glossary store: glossaries kept as files, one per glossary, shared by every process that
 points at the same directory (replicas on one volume, a restarted server).
 
-    <dir>/<uuid4>.json      one glossary: id, name, languages, creation time, entries
+    <dir>/<uuid4>.json      one glossary: a line of what DeepL shows of it (id, name, languages,
+                            creation time, entry count), then a line of its entries (a listing
+                            reads only the first line)
     <dir>/.lock             held (flock) while a glossary is counted and written
 
 - Written atomically (a temporary file in the directory, fsync, `os.replace`, fsync of the
@@ -11,23 +13,18 @@ points at the same directory (replicas on one volume, a restarted server).
   against `--max-glossaries` is taken under the lock, so two servers cannot both take the last place.
 - Glossaries never change once written (as DeepL's v2 ones), so `get` keeps those it read in
   memory and only checks that the file is still there (a replica may have deleted it).
-- Limits, named with their flags in refusals: `--max-glossaries` per directory,
-  `--max-glossary-entries` and `--max-glossary-bytes` (the entries as sent) per glossary.
+- Limits, named with their flags: `--max-glossaries`, `--max-glossary-entries`, `--max-glossary-bytes`.
 
-Where: `--glossary-dir`; else `glossaries/` inside `--model-repository` (the models' volume: a
-subdirectory without a config.json is no model, so the registry skips it); else the user's data
-directory (`$XDG_DATA_HOME/traductor/glossaries`). The directory is made at the first create.
+Where (`default_dir`): `--glossary-dir`; else `<model repository>/glossaries` (no config.json:
+no model); else `$XDG_DATA_HOME/traductor/glossaries`. It is made at the first create.
 
-`GlossaryStore.get(glossary_id) -> Glossary` is the lookup the text path uses (the gRPC servicer,
-the HTTP APIs). This module reads and checks entries as DeepL takes them (TSV, CSV); it knows
-nothing about HTTP, gRPC or how a glossary is applied to a translation.
+`GlossaryStore.get(glossary_id) -> Glossary` is the lookup of the gRPC servicer and the HTTP APIs.
+This module knows nothing about HTTP, gRPC or how a glossary is applied to a translation.
 """
 
 from __future__ import annotations
 
-import csv
 import fcntl
-import io
 import json
 import logging
 import os
@@ -40,6 +37,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+
+from traductor_client import glossary as glossary_files
 
 from ..errors import InvalidInput, TraductorError
 from ..glossary import Glossary, GlossaryNotFound
@@ -82,7 +81,8 @@ class GlossaryInfo:
     source_lang: str  # the language subtag, lower case, as DeepL's glossaries have it ("en")
     target_lang: str
     creation_time: str  # ISO 8601, UTC, milliseconds ("2026-11-25T15:01:02.345Z")
-    entries: tuple[tuple[str, str], ...]
+    entry_count: int
+    entries: tuple[tuple[str, str], ...] = ()  # () when only the first line was read (a listing)
 
     @property
     def glossary(self) -> Glossary:
@@ -97,36 +97,22 @@ class GlossaryInfo:
             "source_lang": self.source_lang,
             "target_lang": self.target_lang,
             "creation_time": self.creation_time,
-            "entry_count": len(self.entries),
+            "entry_count": self.entry_count,
         }
 
     def tsv(self) -> str:
         return "".join(f"{source}\t{target}\n" for source, target in self.entries)
 
 
-def _rows(text: str, fmt: str) -> list[list[str]]:
-    if fmt == "tsv":
-        return [line.split("\t") for line in text.splitlines()]
-    try:
-        return list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error as error:
-        raise InvalidInput(f"Invalid glossary entries: not readable as CSV ({error})") from None
-
-
 def read_entries(text: str, fmt: str, source_lang: str, target_lang: str) -> Glossary:
-    """Entries as DeepL takes them: TSV (source TAB target per line) or CSV (source,target and,
-    optionally, source_lang,target_lang); blank lines skipped, terms trimmed. The Glossary checks
-    the terms (empty, too long, a source term twice) and names the entry."""
+    """Entries as DeepL takes them, TSV or CSV (traductor_client.glossary reads them, as it reads
+    glossary files); the Glossary checks the terms (empty, too long, a source term twice)."""
     if fmt not in FORMATS:
         raise InvalidInput(f"Value for 'entries_format' not supported: {fmt!r} (supported: {', '.join(FORMATS)})")
-    entries = []
-    for number, row in enumerate(_rows(text, fmt), 1):
-        if not row or all(not cell.strip() for cell in row):
-            continue
-        if len(row) not in ((2,) if fmt == "tsv" else (2, 4)):
-            expected = "source<TAB>target" if fmt == "tsv" else "source,target[,source_lang,target_lang]"
-            raise InvalidInput(f"Invalid glossary entries: line {number} is not {expected}")
-        entries.append((row[0].strip(), row[1].strip()))
+    try:
+        entries = glossary_files.parse(text, fmt, "entries")
+    except glossary_files.GlossaryFileError as error:
+        raise InvalidInput(f"Invalid glossary entries: {error}") from None
     if not entries:
         raise InvalidInput(f"Invalid glossary entries: no entry (expected {fmt.upper()} lines: source and target term)")
     return Glossary(source_lang, target_lang, tuple(entries))
@@ -140,11 +126,6 @@ def default_dir(settings: Settings) -> Path:
         return Path(settings.model_repository) / "glossaries"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "traductor" / "glossaries"
-
-
-def _now() -> str:
-    now = datetime.now(timezone.utc)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 class GlossaryStore:
@@ -181,7 +162,10 @@ class GlossaryStore:
             raise InvalidInput("Missing or empty glossary name")
         if len(name) > MAX_NAME_CHARS or _CONTROL.search(name):
             raise InvalidInput(f"Invalid glossary name: at most {MAX_NAME_CHARS} characters, no control characters")
-        size = len(entries_text.encode("utf-8", "surrogatepass"))
+        try:
+            size, _ = len(entries_text.encode()), name.encode()
+        except UnicodeEncodeError:  # "\ud800": a lone surrogate is no text
+            raise InvalidInput("Invalid glossary: a name or term holds a lone surrogate, not text") from None
         if size > self.limits.bytes:
             raise GlossaryTooLarge(
                 f"glossary entries of {size} bytes: over this server's limit of {self.limits.bytes} "
@@ -193,12 +177,10 @@ class GlossaryStore:
                 f"glossary of {len(entries)} entries: over this server's limit of {self.limits.entries} "
                 f"(--max-glossary-entries)"
             )
-        info = GlossaryInfo(str(uuid.uuid4()), name, source_lang, target_lang, _now(), entries)
-        body = {**info.as_json(), "entries": [list(e) for e in entries]}
-        try:
-            data = json.dumps(body, ensure_ascii=False, indent=1).encode()
-        except UnicodeEncodeError:  # "\ud800": a lone surrogate is no text
-            raise InvalidInput("Invalid glossary: a name or term holds a lone surrogate, not text") from None
+        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        info = GlossaryInfo(str(uuid.uuid4()), name, source_lang, target_lang, now, len(entries), entries)
+        lines = (info.as_json(), [list(e) for e in entries])
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with self._locked():
@@ -216,8 +198,7 @@ class GlossaryStore:
 
     @contextmanager
     def _locked(self):
-        """An exclusive flock on the directory's lock file: between threads (each opens its own
-        descriptor) and processes."""
+        """An exclusive flock of the lock file: between threads (each its own descriptor) and processes."""
         fd = os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -236,7 +217,7 @@ class GlossaryStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        directory = os.open(self.directory, os.O_RDONLY)
+        directory = os.open(self.directory, os.O_RDONLY)  # the rename itself, durable
         try:
             os.fsync(directory)
         finally:
@@ -268,21 +249,18 @@ class GlossaryStore:
             while len(self._cache) > CACHED:
                 self._cache.popitem(last=False)
 
-    def _read(self, path: Path) -> GlossaryInfo:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        entries = tuple((str(s), str(t)) for s, t in body["entries"])
+    def _read(self, path: Path, entries: bool = True) -> GlossaryInfo:
+        with path.open(encoding="utf-8") as f:
+            head = json.loads(f.readline())
+            found = tuple((str(s), str(t)) for s, t in json.loads(f.readline())) if entries else ()
         keys = ("glossary_id", "name", "source_lang", "target_lang", "creation_time")
-        return GlossaryInfo(*(str(body[k]) for k in keys), entries)
+        return GlossaryInfo(*(str(head[k]) for k in keys), int(head["entry_count"]), found)
 
-    def info(self, glossary_id: str) -> GlossaryInfo:
-        """A glossary by id (GlossaryNotFound when it is not, or no longer, there)."""
+    def _load(self, glossary_id: str, entries: bool = True) -> GlossaryInfo:
+        """A glossary as its file says now (GlossaryNotFound when it is not, or no longer, there)."""
         path = self._path(glossary_id)
-        with self._lock:
-            cached = self._cache.get(glossary_id)
-        if cached is not None and path.exists():
-            return cached
         try:
-            info = self._read(path)
+            return self._read(path, entries)
         except FileNotFoundError:
             with self._lock:
                 self._cache.pop(glossary_id, None)
@@ -292,7 +270,19 @@ class GlossaryStore:
         except (ValueError, KeyError, TypeError):
             log.warning("glossary file %s is not a glossary: skipped", path)
             raise GlossaryNotFound(f"glossary {glossary_id} not found (its file is unreadable)") from None
-        self._remember(info)
+
+    def _cached(self, glossary_id: str) -> GlossaryInfo | None:
+        """The glossary as read before, if its file is still there (a replica may have deleted it)."""
+        with self._lock:
+            cached = self._cache.get(glossary_id)
+        return cached if cached is not None and self._path(glossary_id).exists() else None
+
+    def info(self, glossary_id: str) -> GlossaryInfo:
+        """A glossary by id, with its entries."""
+        info = self._cached(glossary_id)
+        if info is None:
+            info = self._load(glossary_id)
+            self._remember(info)
         return info
 
     def get(self, glossary_id: str) -> Glossary:
@@ -303,8 +293,8 @@ class GlossaryStore:
         """Every glossary of the directory, oldest first."""
         found = []
         for path in self._files():
-            try:
-                found.append(self.info(path.stem))
+            try:  # what DeepL shows of each: the first line of its file
+                found.append(self._cached(path.stem) or self._load(path.stem, entries=False))
             except GlossaryNotFound:  # deleted meanwhile, or not a glossary
                 continue
         return sorted(found, key=lambda g: (g.creation_time, g.glossary_id))
