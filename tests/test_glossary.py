@@ -11,6 +11,7 @@ from traductor.errors import InvalidInput, NotFound
 from traductor.glossary import NO_GLOSSARIES, Glossary, GlossaryError
 from traductor.glossary.forms import plural
 from traductor.glossary.masking import mask, switch, terms
+from traductor.glossary.substitute import substitute
 from traductor.model import placeholders
 
 ENTRIES = (
@@ -120,3 +121,19 @@ def test_plurals_are_derived_for_an_english_source_only():
     assert found("files", Glossary("fr", "es", (("file", "fichero"),))) == []
     assert found("files", Glossary("", "es", (("file", "fichero"),))) == [("files", "ficheros")]
     assert found("files", Glossary("EN-GB", "es", (("file", "fichero"),))) == [("files", "ficheros")]
+
+
+def test_spanish_determiners_agree_with_the_term_that_replaced_a_word():
+    own = {"folder": "carpeta", "folders": "carpetas", "settings": "configuración", "password": "contraseña"}
+    glossary = Glossary("en", "es", (("folder", "directorio"), ("settings", "ajustes"), ("password", "clave")))
+
+    def sub(source: str, translation: str) -> str | None:
+        return substitute(translation, terms(glossary, source), own, "es")
+
+    assert sub("Open the folder", "Abrir la carpeta") == "Abrir el directorio"
+    assert sub("data of the folder", "Datos de la carpeta") == "Datos del directorio"
+    assert sub("Folders", "Las carpetas") == "Los directorios"
+    assert sub("A password", "Una contraseña") == "Una clave"  # both feminine
+    assert sub("The settings", "La configuración") == "La ajustes"  # -e: no gender said, left alone
+    assert sub("the folder", "el documento") is None  # no own word: pass 2
+    assert substitute("Abrir la carpeta", terms(glossary, "Open the folder"), own, "fr") == "Abrir la directorio"

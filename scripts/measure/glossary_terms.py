@@ -20,7 +20,9 @@ translated (greedy, or --beam N; the packaged int8 bundle, through the serving s
 and scored: share of lines that use every glossary term (the target form, or its singular for a
 plural occurrence, as a whole word, case-insensitive), placeholders kept, chrF against the
 references rewritten with the glossary terms (REWRITE: the usual translations of each term in the
-references replaced by the glossary's), and chrF against the original references.
+references replaced by the glossary's, a Spanish determiner before it made to agree), chrF against
+the original references, and the lines where a determiner of the other gender stands right
+before a glossary target ("la directorio").
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from traductor.engine.bundle import scan
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator, drive
 from traductor.glossary import Glossary
+from traductor.glossary.agreement import agree
 from traductor.glossary.forms import plural
 from traductor.glossary.masking import mask, switch, terms
 from traductor.glossary.substitute import alone, spaced, substitute
@@ -81,16 +84,40 @@ def _words(forms: dict[str, str]) -> dict[str, str]:
 
 
 def _replace(text: str, table: dict[str, str]) -> str:
+    """The references rewritten: each usual translation of a term as the glossary's, its Spanish
+    determiner made to agree as a person rewriting it would (glossary.agreement, the served rule)."""
     if not table:
         return text
     words = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
-    pattern = re.compile(rf"(?<!\w)({words})(?!\w)", re.I)
-
-    def sub(m: re.Match) -> str:
+    out, at = [], 0
+    for m in re.finditer(rf"(?<!\w)({words})(?!\w)", text, re.I):
         new = table[m.group(0).lower()]
-        return new[:1].upper() + new[1:] if m.group(0)[:1].isupper() else new
+        cased = new[:1].upper() + new[1:] if m.group(0)[:1].isupper() else new
+        out += [agree(text[at : m.start()], m.group(0), new, "es"), cased]
+        at = m.end()
+    return "".join(out) + text[at:]
 
-    return pattern.sub(sub, text)
+
+# the glossary targets' genders, and determiners by gender: "la directorio" is a determiner of the
+# model's own word left before the glossary's
+GENDER = {"fichero": "m", "directorio": "m", "ajustes": "m", "clave": "f", "ordenador": "m", "vínculo": "m"}
+GENDER |= {"fallo": "m", "lengüeta": "f", "favorito": "m", "nombre": "m"}
+DETERMINERS = {"el": "m", "del": "m", "al": "m", "un": "m", "este": "m", "ese": "m", "los": "m", "unos": "m"}
+DETERMINERS |= {"estos": "m", "la": "f", "una": "f", "esta": "f", "esa": "f", "las": "f", "unas": "f", "estas": "f"}
+_AGREE = re.compile(r"(?<!\w)(" + "|".join(DETERMINERS) + r")\s+(\w+)", re.I)
+
+
+def _gender(word: str) -> str | None:
+    word = word.lower()
+    for form in (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else ""):
+        if form in GENDER:
+            return GENDER[form]
+    return None
+
+
+def disagreements(text: str) -> int:
+    """Determiners right before a glossary target of the other gender."""
+    return sum(1 for m in _AGREE.finditer(text) if _gender(m.group(2)) not in (None, DETERMINERS[m.group(1).lower()]))
 
 
 def uses_terms(glossary: Glossary, source: str, output: str) -> bool:
@@ -156,6 +183,7 @@ def main() -> None:
             "placeholders_kept": f"{sum(k for k, _ in kept)}/{sum(n for _, n in kept)}",
             "chrf_rewritten": round(sacrebleu.corpus_chrf(hyps, [rewritten]).score, 2),
             "chrf_original": round(sacrebleu.corpus_chrf(hyps, [refs]).score, 2),
+            "lines_with_a_determiner_of_the_other_gender": sum(disagreements(h) > 0 for h in hyps),
         }
     report["misses"] = {
         name: [(s, h) for s, h in zip(sources, hyps) if not uses_terms(glossary, s, h)]

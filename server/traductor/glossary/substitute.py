@@ -5,9 +5,9 @@ terms is translated exactly as without a glossary, each term is translated alone
 model (its singular, or its plural for a plural occurrence: "files" -> "archivos"), and the
 model's word is replaced in the translation by the glossary's ("archivos" -> "ficheros"), whole
 words, case-insensitive, the replacement written in the case of the word it replaces. The
-model chose the sentence around its own word, so its number agrees and its order is natural; an
-article keeps the gender of the model's word ("la carpeta" -> "la directorio": measured, and
-said in the docs).
+model chose the sentence around its own word, so its number agrees and its order is natural; a
+Spanish determiner right before it takes the glossary term's gender where the endings say the
+two differ ("la carpeta" -> "el directorio": agreement.py).
 
 `substitute` answers None when a term's own word is not in the translation (the model put it
 another way): that segment is translated again with the terms masked (masking.py), and
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from .agreement import agree
 from .forms import plural
 from .matching import Found, english_plural
 
@@ -46,6 +47,16 @@ def _cased(target: str, like: str) -> str:
     return target
 
 
+def _replace(text: str, word: str, form: str, language: str) -> str:
+    """Each whole-word occurrence of `word` in `text` as `form`, its determiner agreeing."""
+    out, at = [], 0
+    for m in _whole(word).finditer(text):
+        out.append(agree(text[at : m.start()], m.group(0), form, language))
+        out.append(_cased(form, m.group(0)))
+        at = m.end()
+    return "".join(out) + text[at:]
+
+
 def substitute(text: str, found: list[tuple[Found, str]], own: dict[str, str], language: str) -> str | None:
     """`text` with each term's own word replaced by the glossary's (see the module docstring), or
     None if some term's own word is not in it."""
@@ -58,7 +69,7 @@ def substitute(text: str, found: list[tuple[Found, str]], own: dict[str, str], l
             if not word or len(word.split()) > MAX_WORDS or not _whole(word).search(text):
                 continue
             form = plural(f.target, language) if as_plural else f.target
-            text = _whole(word).sub(lambda m, form=form: _cased(form, m.group(0)), text)
+            text = _replace(text, word, form, language)
             break
         else:
             return None
