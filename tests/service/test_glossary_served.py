@@ -165,3 +165,20 @@ def test_the_second_pass_masks_the_term_and_counts_both_passes(server, own_words
     unary = server.stub.Translate(with_glossary("tres. uno dos"), timeout=WAIT)
     assert "".join(m.text_delta for m in messages) == unary.text and "DOS" in unary.text
     assert messages[-1].index == len(messages) - 1 == len(unary.token_ids)
+
+
+def test_a_glossary_through_an_engine_process(tiny_bundle):
+    """As `traductor serve` runs by default (the model in a process of its own): the same text,
+    and the same tokens for a text without a term."""
+    from service_harness import ServerThread, make_settings
+
+    process = ServerThread(make_settings(tiny_bundle, engine_process=True))
+    try:
+        glossed = process.stub.Translate(with_glossary("uno dos tres"), timeout=WAIT)
+        assert glossed.text.count("DOS") == 1
+        plain = process.stub.Translate(translate_request("cuatro cinco"), timeout=WAIT)
+        assert list(process.stub.Translate(with_glossary("cuatro cinco"), timeout=WAIT).token_ids) == list(
+            plain.token_ids
+        )
+    finally:
+        process.close()
