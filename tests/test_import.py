@@ -790,6 +790,17 @@ def test_translate_cli_takes_the_target_language(nllb_bundle, monkeypatch, capsy
     assert main([*args, "--target-language", "xx_Yyyy"]) == 2
     err = capsys.readouterr().err
     assert "--target-language 'xx_Yyyy' is not one of the model's (ace-Arab," in err and err.count("\n") == 1
+    spanish = SPANISH[:3]  # --source-language names a many-to-many model's source, in any form
+    expected = OnnxTranslator.load(nllb_bundle, threads=1).translate(
+        spanish, target_language="fra_Latn", source_language="spa_Latn"
+    )
+    for code in ("es", "spa_Latn"):
+        monkeypatch.setattr("sys.stdin", io.StringIO("".join(t + "\n" for t in spanish)))
+        assert main([*args, "--source-language", code, "--target-language", "fr"]) == 0
+        assert capsys.readouterr().out.splitlines() == expected, code
+    monkeypatch.setattr("sys.stdin", io.StringIO("hola\n"))
+    assert main([*args, "--source-language", "tlh", "--target-language", "fr"]) == 2
+    assert "--source-language 'tlh' is not one of the model's sources" in capsys.readouterr().err
 
 
 def test_imported_bundle_translates_without_torch_or_transformers(nllb_bundle):

@@ -60,6 +60,25 @@ def test_int8_export_quantizes_every_weight_matrix_and_translates(tiny_bundles, 
     assert sum(g == t for g, (_, t) in zip(got, pairs)) >= 0.5 * len(pairs)
 
 
+def test_int8_embeddings_are_int8_rows_with_their_scales(tiny_bundles, tiny_bundle):
+    """Each graph's token lookup reads an int8 table with one scale per row, and no fp32 (vocab,
+    d_model) table is left in the int8 graphs (each carried one: an NLLB-600M int8 bundle was
+    larger than its checkpoint); the lookup gives each row within half a step of fp32."""
+    config = json.loads((tiny_bundles["int8"] / "config.json").read_text())["model"]
+    table_shape = [config["vocab_size"], config["d_model"]]
+    for graph in ("encoder.onnx", "decoder.onnx"):
+        fp32 = {t.name: t for t in onnx.load(str(tiny_bundle / graph)).graph.initializer}
+        int8 = onnx.load(str(tiny_bundles["int8"] / graph)).graph
+        tables = {t.name: onnx.numpy_helper.to_array(t) for t in int8.initializer if list(t.dims) == table_shape}
+        assert [a.dtype for a in tables.values()] == [np.int8], (graph, list(tables))
+        [(name, rows)] = tables.items()
+        scale = onnx.numpy_helper.to_array(next(t for t in int8.initializer if t.name == name[:-3] + "_row_scale"))
+        original = onnx.numpy_helper.to_array(fp32[name[:-3]])
+        assert scale.shape == (table_shape[0], 1) and np.abs(rows * scale - original).max() <= scale.max() / 2 + 1e-7
+        lookups = [n for n in int8.node if n.op_type == "Gather" and n.input[0] == name]
+        assert len(lookups) == 1
+
+
 def test_the_cli_and_the_bench_offer_the_quantizations_export_makes():
     from traductor.cli import build_parser
 

@@ -31,12 +31,16 @@ MAX_NEW_TOKENS = 64
 
 def _watching(path: Path) -> tuple[ort.InferenceSession, list[str]]:
     """A session of the graph at `path` that also returns the tensors int8 quantizes in it
-    (quantize.activations), and their names."""
+    (quantize.activations), and their names. The graph goes to ONNX Runtime as a file beside
+    `path` with its weights in a file of their own: an fp32 graph of NLLB-600M's size is over
+    protobuf's 2 GB, which no single message (nor SerializeToString) can hold."""
     model = onnx.load(str(path))
     watched = activations(model.graph)
     have = {o.name for o in model.graph.output}
     model.graph.output.extend(onnx.helper.make_empty_tensor_value_info(x) for x in watched if x not in have)
-    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]), watched
+    copy = path.with_name(f"watched-{path.name}")
+    onnx.save_model(model, str(copy), save_as_external_data=True, location=f"{copy.name}.weights")
+    return ort.InferenceSession(str(copy), providers=["CPUExecutionProvider"]), watched
 
 
 class Ranges:

@@ -135,7 +135,7 @@ def build_graphs(
             optimize(tmp / g, path, UNFUSED_FOR_QUANTIZATION)
         ranges = calibrate.activation_ranges(optimized, names, model.cfg, calibration)
         for g, path in zip(GRAPHS, optimized, strict=True):
-            quantize_graph(quantize, path, out / g, ranges)
+            quantize_graph(quantize, path, out / g, ranges, model.cfg.vocab_size)
     return names
 
 

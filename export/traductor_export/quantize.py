@@ -11,7 +11,11 @@ int8   batch-invariant static int8 (StaticInt8): every activation that feeds a w
        constant, so a row's result depends on that row alone, never on the other rows of the step
        or on the encoder's padding (the per-tensor dynamic int8 shipped before took its activation
        range from the whole batch; docs/determinism.md). A value outside the calibrated range is
-       clipped to it. A MatMul's following `Add` of a constant bias is folded in.
+       clipped to it. A MatMul's following `Add` of a constant bias is folded in. Every
+       embedding lookup (a Gather from a stored fp32 matrix) reads an int8 copy with one scale
+       per row instead (replace_lookups): a token's vector depends on that token alone, and the
+       graph no longer carries the fp32 table (an NLLB-600M int8 bundle was larger than its fp32
+       checkpoint: each graph held the 1 GB table).
 
 Tried and not kept (figures in docs/performance.md, "Batch-invariant int8 (issue 22)" and
 "Quantization levers (issue 16)"; the writers are in docs/experiments/int8_variants.py): one weight scale
@@ -48,13 +52,15 @@ MS_DOMAIN = "com.microsoft"
 WEIGHT_LEVELS = 63  # 7-bit weights: see the module's docstring
 
 
-def quantize(kind: str, src: Path, dst: Path, ranges: dict[str, tuple[float, float]]) -> None:
+def quantize(kind: str, src: Path, dst: Path, ranges: dict[str, tuple[float, float]], vocab_size: int) -> None:
     """Write `src` (an optimized fp32 graph) quantized as `kind` (one of QUANTIZATIONS) to `dst`;
-    `ranges` holds the calibrated range of each of its `activations()`."""
+    `ranges` holds the calibrated range of each of its `activations()`; tables of `vocab_size`
+    rows are the token embeddings."""
     if kind != "int8":
         raise ValueError(f"unknown quantization {kind!r}; known: {', '.join(QUANTIZATIONS)}")
     model = onnx.load(str(src))
     replace_products(model.graph, StaticInt8(ranges))
+    replace_lookups(model.graph, vocab_size)
     if not any(o.domain == MS_DOMAIN for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
     onnx.save(model, str(dst))
@@ -180,6 +186,47 @@ def replace_products(graph: onnx.GraphProto, write) -> int:
         new_nodes, inits = write(node.input[0], w.astype(np.float32), bias, out, f"{node.name or out}_q8")
         graph.initializer.extend(inits)
         nodes += new_nodes
+        count += 1
+    del graph.node[:]
+    graph.node.extend(nodes)
+    used = {name for node in graph.node for name in node.input}
+    for t in [t for t in graph.initializer if t.name not in used]:
+        graph.initializer.remove(t)
+    return count
+
+
+def replace_lookups(graph: onnx.GraphProto, vocab_size: int) -> int:
+    """Rewrite every Gather of rows from a stored fp32 matrix of `vocab_size` rows (a token
+    embedding; not the positions' table, which the quality of every position needs) as a Gather from its
+    int8 copy, cast and times the row's scale (symmetric, 127 levels, one scale per row); the
+    fp32 matrix goes when nothing else reads it. Returns how many."""
+    weights = {t.name: t for t in graph.initializer}
+    nodes, count, replaced = [], 0, {}
+    for node in graph.node:
+        table = weights.get(node.input[0]) if node.op_type == "Gather" and not node.domain else None
+        axis = {a.name: helper.get_attribute_value(a) for a in node.attribute}.get("axis", 0)
+        shape = list(table.dims) if table is not None else []
+        if len(shape) != 2 or shape[0] != vocab_size or table.data_type != onnx.TensorProto.FLOAT or axis != 0:
+            nodes.append(node)
+            continue
+        name = node.input[0]
+        if name not in replaced:
+            w = numpy_helper.to_array(table)
+            scale = (np.abs(w).max(axis=1, keepdims=True) / 127).astype(np.float32)
+            scale[scale == 0] = 1.0
+            wq = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+            graph.initializer.extend(
+                [numpy_helper.from_array(wq, f"{name}_i8"), numpy_helper.from_array(scale, f"{name}_row_scale")]
+            )
+            replaced[name] = (f"{name}_i8", f"{name}_row_scale")
+        rows, row_scale = replaced[name]
+        base, index, out = node.name or node.output[0], node.input[1], node.output[0]
+        nodes += [
+            helper.make_node("Gather", [rows, index], [f"{base}_i8"], name=f"{base}_i8"),
+            helper.make_node("Cast", [f"{base}_i8"], [f"{base}_f"], name=f"{base}_cast", to=onnx.TensorProto.FLOAT),
+            helper.make_node("Gather", [row_scale, index], [f"{base}_scale"], name=f"{base}_scale"),
+            helper.make_node("Mul", [f"{base}_f", f"{base}_scale"], [out], name=f"{base}_dequantized"),
+        ]
         count += 1
     del graph.node[:]
     graph.node.extend(nodes)

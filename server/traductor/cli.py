@@ -105,6 +105,11 @@ def cmd_translate(args) -> None:
         known = ", ".join(shown) or "none: it has one target language"
         raise CommandError(f"--target-language {args.target_language!r} is not one of the model's ({known})")
     target = {"target_language": args.target_language} if args.target_language else {}
+    sources = translator.tokenizer.source_languages()  # a many-to-many model's (NLLB): one is picked
+    if args.source_language:
+        if len(sources) < 2 or translator.tokenizer.own_language(args.source_language) not in sources:
+            raise CommandError(f"--source-language {args.source_language!r} is not one of the model's sources")
+        target["source_language"] = args.source_language
     kept: list = []
     lines = translate_texts(translator, texts, args.beam, args.batch_size, args.format, memory, kept, **target)
     for line in lines:
@@ -210,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--target-language", help="a multilingual model's target (NLLB: fra_Latn; multi-target OPUS-MT: fra)"
     )
+    p.add_argument("--source-language", help="a many-to-many model's source (NLLB, M2M100: deu_Latn, de)")
     p.set_defaults(func=cmd_translate)
 
     _register_later_commands(sub)

@@ -80,10 +80,16 @@ class OnnxTranslator:
         max_new_tokens: int = 0,
         batch_size: int = 32,
         target_language: str = "",
+        source_language: str = "",
     ) -> list[str]:
-        encoded = [self.tokenizer.encode(t, target_language or None) for t in texts]
+        encoded = [self.tokenizer.encode(t, target_language or None, source_language or None) for t in texts]
         limit = self.bundle.max_len
         sources = [clip_source(ids, limit) for ids, _ in encoded]
-        options = DecodingOptions(max_new_tokens=max_new_tokens, beam_size=beam_size, target_language=target_language)
+        options = DecodingOptions(
+            max_new_tokens=max_new_tokens,
+            beam_size=beam_size,
+            target_language=target_language,
+            source_language=source_language,
+        )
         events = self.generate(sources, options, batch_size, [v for _, v in encoded])
         return [e.text for e in events]
