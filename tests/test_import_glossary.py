@@ -49,3 +49,16 @@ def test_an_imported_model_takes_a_glossary(server, beams):
         assert glossed.text == switched.text
     else:  # pass 1: the model's own word for "file" replaced
         assert "ZQXW" in glossed.text
+
+
+def test_a_term_too_long_to_write_in_leaves_pass_1s_translation(marian_bundle):  # noqa: F811
+    """Pass 2 would write the target into the source past the model's input limit: the call is not
+    refused, and its tokens are pass 1's (the translation without the glossary)."""
+    s = ServerThread(make_settings(marian_bundle, max_input_tokens=64))
+    try:
+        long_term = pb.GlossaryEntry(source="file", target=" ".join(["zqxw"] * 80))
+        plain = call(s, "Cannot open the file now")
+        glossed = call(s, "Cannot open the file now", [long_term])
+        assert list(glossed.token_ids) == list(plain.token_ids)
+    finally:
+        s.close()

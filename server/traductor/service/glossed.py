@@ -26,6 +26,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, replace
 
 from ..engine.request import FinishEvent, Timings, TokenEvent
+from ..errors import InvalidInput
 from ..glossary import Glossary, masking
 from ..glossary.substitute import alone, spaced, substitute
 from ..options import DecodingOptions, resolve
@@ -40,7 +41,7 @@ class SegmentTerms:
     """What pass 1 and pass 2 need of a segment holding glossary terms."""
 
     found: list  # (matching.Found, target form) per occurrence, left to right
-    fallback: tuple  # pass 2's (ids, values, resolved options): terms masked or written in
+    fallback: tuple | None  # pass 2's (ids, values, resolved options): terms masked or written in
     language: str  # the glossary's target language (plurals)
 
     @property
@@ -58,7 +59,11 @@ def segment_terms(engine: AsyncEngine, text: str, found: list, options: Decoding
         ids, values = tokenizer.encode_masked(m.text) + [tokenizer.eos_id], m.values
     else:
         ids, values = engine.encode(masking.switch(text, found), options)
-    return SegmentTerms(found, (ids, values, resolve(options, len(ids), engine.limits)), glossary.target_language)
+    try:
+        fallback = (ids, values, resolve(options, len(ids), engine.limits))
+    except InvalidInput:  # terms written in made it longer than the model takes: pass 1 only
+        fallback = None
+    return SegmentTerms(found, fallback, glossary.target_language)
 
 
 def own_table(engine: AsyncEngine, options: DecodingOptions) -> dict[str, str]:
@@ -128,10 +133,10 @@ async def decode(
     again: dict[int, FinishEvent] = {}
     for j, event in held.items():
         text = substitute(event.text, terms[j].found, own, terms[j].language)
-        if text is None:
+        if text is None and terms[j].fallback is not None:
             again[j] = event
-        else:
-            yield j, replace(event, text=text)
+        else:  # (no pass 2 possible: the translation as pass 1 made it)
+            yield j, event if text is None else replace(event, text=text)
     if not again:
         return
     order = list(again)
