@@ -6,9 +6,10 @@ one text at a time (batch 1) and 32 calls at once (batch 32, continuous batching
 The served path without gRPC: a service started in this process (engine thread, one ONNX Runtime
 thread, no translation memory) and `service/texts.translate` on its default model's engine, each
 call with its own glossary. Texts: test-split lines of 6 to 20 words. A text's k terms are its
-first k distinct words of 4 letters or more, each mapped to a made-up target ("KTERM0" ...), so
-the own word is replaced where the model's translation of the word alone is in the sentence (pass 1)
-and the text is translated again with its terms masked where it is not (pass 2).
+first k distinct words of 4 letters or more (not function words), each mapped to a made-up
+target ("KTERM0" ...), so the own word is replaced where the model's translation of the word
+alone is in the sentence (pass 1) and the text is translated again with its terms masked where
+it is not (pass 2).
 
     none    no glossary
     0       a glossary of 5 terms, none of them in the text
@@ -41,12 +42,18 @@ from traductor.service.settings import Settings
 
 CONDITIONS = ("none", "0", "1", "5")
 _WORD = re.compile(r"[A-Za-z]{4,}")
+# function words are no terms (their translations, "de", "que", stand everywhere)
+STOP = set(
+    "this that with from have will were been into your their there which when what than then them they these "
+    "those would could should about only also does each some such more most other over under after before must "
+    "here where while being cannot".split()
+)
 
 
 def glossary_for(text: str, condition: str) -> Glossary | None:
     if condition == "none":
         return None
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if w.lower() not in STOP))
     if condition == "0":
         return Glossary("en", "es", tuple((f"zzabsent{i}", f"KTERM{i}") for i in range(5)))
     k = int(condition)
@@ -69,7 +76,7 @@ async def run(engine, lines: list[str], condition: str, batch: int) -> tuple[flo
 
 async def measure(args) -> dict:
     rows = [line.rstrip("\n").split("\t") for line in args.test.open(encoding="utf-8")]
-    lines = [r[0] for r in rows if 6 <= len(r[0].split()) <= 20 and len(set(_WORD.findall(r[0].lower()))) >= 5]
+    lines = [r[0] for r in rows if 6 <= len(r[0].split()) <= 20 and len(set(_WORD.findall(r[0].lower())) - STOP) >= 5]
     lines = lines[: args.texts]
     settings = Settings(
         model=str(scan(MODELS_DIR)[args.model]),
