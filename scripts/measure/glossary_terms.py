@@ -42,7 +42,8 @@ from traductor.glossary import Glossary
 from traductor.glossary.agreement import agree
 from traductor.glossary.forms import plural
 from traductor.glossary.masking import mask, switch, terms
-from traductor.glossary.substitute import alone, spaced, substitute
+from traductor.glossary.substitute import sources as term_sources
+from traductor.glossary.substitute import spaced, substitute
 from traductor.model import placeholders
 from traductor.options import DecodingOptions, resolve
 from traductor.packaged import MODELS_DIR
@@ -165,7 +166,7 @@ def main() -> None:
     out["switch"] = run([tok.encode(switch(s, terms(glossary, s))) for s in sources])
     # post: the served mechanism (service/glossed.py): the model's own word for each term (the
     # term alone, both numbers) replaced in `none`, else `mask` with glued terms spaced
-    alone_texts = sorted({alone(f, p) for s in sources for f, _ in terms(glossary, s) for p in (False, True)})
+    alone_texts = sorted({t for s in sources for f, _ in terms(glossary, s) for t in term_sources(f)})
     own = dict(zip(alone_texts, run([tok.encode(t) for t in alone_texts])))
     post, found = [], 0
     for s, none, fallback in zip(sources, out["none"], out["mask"]):

@@ -2,12 +2,13 @@
 
 The first of the two passes (docs/glossary.md says why, with the measurements): a segment holding
 terms is translated exactly as without a glossary, each term is translated alone by the same
-model (its singular, or its plural for a plural occurrence: "files" -> "archivos"), and the
-model's word is replaced in the translation by the glossary's ("archivos" -> "ficheros"), whole
-words, case-insensitive, the replacement written in the case of the word it replaces. The
-model chose the sentence around its own word, so its number agrees and its order is natural; a
-Spanish determiner right before it takes the glossary term's gender where the endings say the
-two differ ("la carpeta" -> "el directorio": agreement.py).
+model (singular and plural: "file" -> "archivo", "files" -> "archivos"), and the model's word is
+replaced in the translation by the glossary's ("archivos" -> "ficheros"; a plural occurrence also
+finds the target-language plural of the model's singular, "equipo" -> "equipos"), whole words,
+case-insensitive, in the case of the word it replaces. The model chose the sentence around its
+own word, so its number agrees and its order is natural; a Spanish determiner right before it
+takes the glossary term's gender where the endings say the two differ ("la carpeta" -> "el
+directorio": agreement.py).
 
 `substitute` answers None when a term's own word is not in the translation (the model put it
 another way): that segment is translated again with the terms masked (masking.py), and
@@ -27,11 +28,27 @@ MAX_WORDS = 6  # a longer "translation" of a term alone is a sentence, not the m
 
 
 def alone(found: Found, as_plural: bool) -> str:
-    """The source text a term is translated alone from."""
+    """The source text a term is translated alone from: its singular or its plural."""
     if not as_plural:
         return found.source
     head, _, last = found.source.rpartition(" ")
     return (head + " " if head else "") + english_plural(last)
+
+
+def sources(found: Found) -> set[str]:
+    """Every text `substitute` may look up for a term."""
+    return {alone(found, False), alone(found, True)}
+
+
+def _candidates(f: Found, own: dict[str, str], language: str):
+    """(the model's word, the glossary's form that replaces it), the occurrence's number first;
+    a plural also as the target language's plural of the model's singular ("equipo" -> "equipos")."""
+    for as_plural in (f.plural, not f.plural):
+        form = plural(f.target, language) if as_plural else f.target
+        yield own.get(alone(f, as_plural), "").strip(_EDGES), form
+        if as_plural:
+            word = own.get(alone(f, False), "").strip(_EDGES)
+            yield (plural(word, language) if word else ""), form
 
 
 def _whole(word: str) -> re.Pattern:
@@ -64,11 +81,9 @@ def substitute(text: str, found: list[tuple[Found, str]], own: dict[str, str], l
         target = plural(f.target, language) if f.plural else f.target
         if _whole(target).search(text):
             continue  # the model already wrote the glossary's word
-        for as_plural in (f.plural, not f.plural):  # the occurrence's number first, then the other
-            word = own.get(alone(f, as_plural), "").strip(_EDGES)
+        for word, form in _candidates(f, own, language):
             if not word or len(word.split()) > MAX_WORDS or not _whole(word).search(text):
                 continue
-            form = plural(f.target, language) if as_plural else f.target
             text = _replace(text, word, form, language)
             break
         else:

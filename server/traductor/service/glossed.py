@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from ..engine.request import FinishEvent, Timings, TokenEvent
 from ..errors import InvalidInput
 from ..glossary import Glossary, masking
-from ..glossary.substitute import alone, spaced, substitute
+from ..glossary.substitute import sources, spaced, substitute
 from ..options import DecodingOptions, resolve
 from .async_engine import AsyncEngine
 
@@ -46,8 +46,8 @@ class SegmentTerms:
 
     @property
     def sources(self) -> set[str]:
-        """The terms' source texts translated alone (both numbers: substitute tries both)."""
-        return {alone(f, p) for f, _ in self.found for p in (False, True)}
+        """The terms' source texts translated alone (substitute.sources: both numbers, both cases)."""
+        return {text for f, _ in self.found for text in sources(f)}
 
 
 def segment_terms(engine: AsyncEngine, text: str, found: list, options: DecodingOptions, glossary: Glossary):
