@@ -91,11 +91,12 @@ async def measure(args) -> dict:
     service = await start(settings)
     engine = service.registry.default.engine
     try:
-        _, base = await run(engine, lines, "none", 32)
-        for condition in CONDITIONS[1:]:
-            await run(engine, lines, condition, 32)  # warm-up: the terms' own translations
+        cold, (_, base) = {}, await run(engine, lines, "none", 32)
+        for condition in CONDITIONS[1:]:  # warm-up: the terms' own translations (a new glossary)
+            cold[condition] = round((await run(engine, lines, condition, 32))[0], 2)
         useful = sum(len(e.token_ids) for e in base)
         report: dict = {"texts": len(lines), "baseline_tokens": useful, "rounds": args.rounds}
+        report["first_use_s_batch_32"] = cold
         for batch in (1, 32):
             seconds: dict = {c: [] for c in CONDITIONS}
             decoded: dict = {}
