@@ -10,7 +10,7 @@ import pytest
 from traductor.errors import InvalidInput, NotFound
 from traductor.glossary import NO_GLOSSARIES, Glossary, GlossaryError
 from traductor.glossary.forms import plural
-from traductor.glossary.masking import mask, switch, terms
+from traductor.glossary.masking import mask, switch, terms, unmark
 from traductor.glossary.substitute import substitute
 from traductor.model import placeholders
 
@@ -137,3 +137,12 @@ def test_spanish_determiners_agree_with_the_term_that_replaced_a_word():
     assert sub("The settings", "La configuración") == "La ajustes"  # -e: no gender said, left alone
     assert sub("the folder", "el documento") is None  # no own word: pass 2
     assert substitute("Abrir la carpeta", terms(glossary, "Open the folder"), own, "fr") == "Abrir la directorio"
+
+
+def test_unmark_parts_a_glued_term_and_leaves_words_that_contain_it():
+    text = "Confirm File Replacing"
+    m = mask(text, terms(G, text), marked=True)
+    assert m.values == ["\ue000Fichero\ue001"]
+    glued = placeholders.unmask("Confirmar <ph0>reemplazar", m.values)
+    assert unmark(glued) == "Confirmar Fichero reemplazar"
+    assert unmark(placeholders.unmask("ficheros y <ph0>", m.values)) == "ficheros y Fichero"  # "ficheros" untouched

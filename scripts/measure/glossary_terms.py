@@ -41,9 +41,9 @@ from traductor.engine.translator import OnnxTranslator, drive
 from traductor.glossary import Glossary
 from traductor.glossary.agreement import agree
 from traductor.glossary.forms import plural
-from traductor.glossary.masking import mask, switch, terms
+from traductor.glossary.masking import mask, switch, terms, unmark
 from traductor.glossary.substitute import sources as term_sources
-from traductor.glossary.substitute import spaced, substitute
+from traductor.glossary.substitute import substitute
 from traductor.model import placeholders
 from traductor.options import DecodingOptions, resolve
 from traductor.packaged import MODELS_DIR
@@ -157,22 +157,22 @@ def main() -> None:
         return [e.text for e in drive(scheduler, jobs)]
 
     def masked(s: str):
-        m = mask(s, terms(glossary, s))
+        m = mask(s, terms(glossary, s), marked=True)
         return tok.encode_masked(m.text) + [tok.eos_id], m.values
 
     started, out = time.monotonic(), {}
     out["none"] = run([tok.encode(s) for s in sources])
-    out["mask"] = run([masked(s) for s in sources])
+    out["mask"] = [unmark(t) for t in run([masked(s) for s in sources])]
     out["switch"] = run([tok.encode(switch(s, terms(glossary, s))) for s in sources])
     # post: the served mechanism (service/glossed.py): the model's own word for each term (the
-    # term alone, both numbers) replaced in `none`, else `mask` with glued terms spaced
+    # term alone, both numbers) replaced in `none`, else `mask`
     alone_texts = sorted({t for s in sources for f, _ in terms(glossary, s) for t in term_sources(f)})
     own = dict(zip(alone_texts, run([tok.encode(t) for t in alone_texts])))
     post, found = [], 0
     for s, none, fallback in zip(sources, out["none"], out["mask"]):
         text = substitute(none, terms(glossary, s), own, "es")
         found += text is not None
-        post.append(text if text is not None else spaced(fallback, terms(glossary, s)))
+        post.append(text if text is not None else fallback)
     out["post"] = post
     refs = [r for _, r in lines]
     rewritten = [_replace(r, _words(REWRITE)) for r in refs]

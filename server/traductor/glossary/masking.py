@@ -10,6 +10,10 @@ not a term. The model must produce every <phK> of its source (model/constraints.
 tokenizer's unmask writes each value in its place: the target term comes out exactly once per
 occurrence, whatever the decoding (greedy, sampling, beam) and as the tokens stream.
 
+In the service's pass 2 the values are `marked`: `unmark` then parts a term from a letter the
+model glued to it ("<ph1>reemplazar": the placeholder token right before a word piece) without
+touching a word that merely contains the term.
+
 The tokens are the engine's MAX_PLACEHOLDERS (16): terms beyond those the segment's own
 placeholders leave are written into the source in their target form instead (`switch`), as for a
 model without placeholder tokens, and the model may or may not keep them.
@@ -18,6 +22,8 @@ This module knows strings only; service/texts.py turns the masked text into ids.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..model import placeholders
 from . import Glossary
@@ -45,8 +51,14 @@ def switch(text: str, found: list[tuple[Found, str]]) -> str:
     return "".join(out) + text[at:]
 
 
-def mask(text: str, found: list[tuple[Found, str]]) -> placeholders.Masked:
-    """The text with placeholders and terms as <phK>, and each token's value (see the docstring)."""
+OPEN, CLOSE = "\ue000", "\ue001"  # private-use marks around a term's value in pass 2 (`unmark`)
+_GLUED_BEFORE = re.compile(rf"(?<=\w){OPEN}")
+_GLUED_AFTER = re.compile(rf"{CLOSE}(?=\w)")
+
+
+def mask(text: str, found: list[tuple[Found, str]], marked: bool = False) -> placeholders.Masked:
+    """The text with placeholders and terms as <phK>, and each token's value (see the docstring);
+    `marked`: each term's value between OPEN and CLOSE, for `unmark`."""
     spans = [(m.start(), m.end(), m.group(0), False) for m in placeholders.PATTERN.finditer(text)]
     spans += [(f.start, f.end, target, True) for f, target in found]
     spans.sort()
@@ -59,7 +71,15 @@ def mask(text: str, found: list[tuple[Found, str]]) -> placeholders.Masked:
             out.append(value)  # no token left: the placeholder stays as text, the term is switched
             continue
         free -= is_term
-        values.append(value)
+        values.append(OPEN + value + CLOSE if marked and is_term else value)
         out.append(placeholders.TOKENS[len(values) - 1])
     out.append(text[at:])
     return placeholders.Masked("".join(out), values)
+
+
+def unmark(text: str) -> str:
+    """A translation of a `marked` mask without its marks, each term parted by a space from a
+    letter the model glued to it (its placeholder token came right before or after a word piece:
+    "<ph0>reemplazar" -> "Fichero reemplazar"); a word that merely contains the term is left alone."""
+    text = _GLUED_AFTER.sub(CLOSE + " ", _GLUED_BEFORE.sub(" " + OPEN, text))
+    return text.replace(OPEN, "").replace(CLOSE, "")

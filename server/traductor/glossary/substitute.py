@@ -11,8 +11,7 @@ takes the glossary term's gender where the endings say the two differ ("la carpe
 directorio": agreement.py).
 
 `substitute` answers None when a term's own word is not in the translation (the model put it
-another way): that segment is translated again with the terms masked (masking.py), and
-`spaced` separates a term the model glued to the next word ("FicheroTipo" -> "Fichero Tipo").
+another way): that segment is translated again with the terms masked (masking.py).
 """
 
 from __future__ import annotations
@@ -88,12 +87,4 @@ def substitute(text: str, found: list[tuple[Found, str]], own: dict[str, str], l
             break
         else:
             return None
-    return text
-
-
-def spaced(text: str, found: list[tuple[Found, str]]) -> str:
-    """A space between each target term and a letter glued to either side of it."""
-    for value in {target for _, target in found}:
-        text = re.sub(rf"(?<=\w)(?={re.escape(value)})", " ", text) if value[:1].isalnum() else text
-        text = re.sub(rf"(?<={re.escape(value)})(?=\w)", " ", text) if value[-1:].isalnum() else text
     return text

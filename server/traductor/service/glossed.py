@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from ..engine.request import FinishEvent, Timings, TokenEvent
 from ..errors import InvalidInput
 from ..glossary import Glossary, masking
-from ..glossary.substitute import sources, spaced, substitute
+from ..glossary.substitute import sources, substitute
 from ..options import DecodingOptions, resolve
 from .async_engine import AsyncEngine
 
@@ -55,7 +55,7 @@ def segment_terms(engine: AsyncEngine, text: str, found: list, options: Decoding
     a tokenizer without them (an imported model), written in their target form."""
     tokenizer = engine.tokenizer
     if tokenizer.placeholder_ids:
-        m = masking.mask(text, found)
+        m = masking.mask(text, found, marked=True)
         ids, values = tokenizer.encode_masked(m.text) + [tokenizer.eos_id], m.values
     else:
         ids, values = engine.encode(masking.switch(text, found), options)
@@ -147,6 +147,6 @@ async def decode(
             j = order[i]
             if isinstance(event, FinishEvent):
                 event = check(event)
-                yield j, _merged(again[j], event, spaced(event.text, terms[j].found))
+                yield j, _merged(again[j], event, masking.unmark(event.text))
             else:
                 yield j, _quiet(event)
