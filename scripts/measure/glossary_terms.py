@@ -130,6 +130,14 @@ def uses_terms(glossary: Glossary, source: str, output: str) -> bool:
     return True
 
 
+def plurals(glossary: Glossary, source: str, output: str) -> tuple[int, int]:
+    """(plural occurrences whose target's plural is in `output`, plural occurrences in `source`)."""
+    found = [f for f, _ in terms(glossary, source) if f.plural]
+    out = output.casefold()
+    have = sum(bool(re.search(rf"(?<!\w){re.escape(plural(f.target, 'es').casefold())}(?!\w)", out)) for f in found)
+    return have, len(found)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("test", type=Path)
@@ -181,6 +189,9 @@ def main() -> None:
         kept = [placeholders.preserved(s, h) for s, h in zip(sources, hyps)]
         report[name] = {
             "term_use": round(100 * sum(uses_terms(glossary, s, h) for s, h in zip(sources, hyps)) / len(lines), 1),
+            "plural_occurrences_in_the_plural": "{}/{}".format(
+                *map(sum, zip(*(plurals(glossary, s, h) for s, h in zip(sources, hyps))))
+            ),
             "placeholders_kept": f"{sum(k for k, _ in kept)}/{sum(n for _, n in kept)}",
             "chrf_rewritten": round(sacrebleu.corpus_chrf(hyps, [rewritten]).score, 2),
             "chrf_original": round(sacrebleu.corpus_chrf(hyps, [refs]).score, 2),
