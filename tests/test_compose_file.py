@@ -56,7 +56,7 @@ def metric_names() -> set[str]:
 
 
 def test_services_present(services):
-    assert {"translator", "lb", "prometheus", "loadtest", "grafana"} <= set(services)
+    assert {"models", "glossaries", "translator", "lb", "prometheus", "loadtest", "grafana"} <= set(services)
 
 
 def test_optional_services_are_behind_profiles(services):
@@ -149,6 +149,61 @@ def test_the_models_service_fills_a_repository_the_server_serves(services, tmp_p
     settings = replace(Settings(), model_repository=str(repository), default_model=DEFAULT_MODEL)
     names = list(model_paths(settings))
     assert names == sorted([*packaged, "en-es-b"]) and default_name(settings, names) == DEFAULT_MODEL
+
+
+def test_replicas_share_a_writable_glossary_volume(compose, services):
+    """Glossaries (DeepL's /v2/glossaries, gRPC glossary_id) go to TRADUCTOR_GLOSSARY_DIR: the
+    named volume `glossaries`, mounted writable there in every replica (the same volume for all:
+    no per-replica name), outside the read-only model repository; the one-shot service
+    `glossaries` (same image, root with CAP_CHOWN only) gives it to the image's user first."""
+    from dataclasses import replace
+
+    from traductor.service.glossaries import default_dir
+    from traductor.service.settings import Settings
+
+    assert "glossaries" in compose["volumes"], "a named volume: it outlives the containers"
+    translator, init = services["translator"], services["glossaries"]
+    path = translator["environment"]["TRADUCTOR_GLOSSARY_DIR"]
+    assert f"glossaries:{path}" in translator["volumes"], "mounted read-write where the server writes"
+    repository = translator["environment"]["TRADUCTOR_MODEL_REPOSITORY"]
+    assert not path.startswith(repository.rstrip("/") + "/"), "the model repository is read-only"
+    settings = replace(Settings(), model_repository=repository)
+    assert default_dir(settings) == Path(repository) / "glossaries", "without the variable: read-only, 500"
+    assert default_dir(replace(settings, glossary_dir=path)) == Path(path)
+    assert translator["depends_on"]["glossaries"] == {"condition": "service_completed_successfully"}
+    assert init["image"] == translator["image"] and init["build"] == translator["build"]
+    assert f"glossaries:{path}" in init["volumes"] and not init.get("profiles")
+    assert init["user"] == "0:0" and init["cap_drop"] == ["ALL"] and init["cap_add"] == ["CHOWN"]
+    assert init["read_only"] is True and init["restart"] == "no"
+
+
+def test_the_glossaries_service_hands_the_volume_to_the_image_user(services, tmp_path):
+    """Its command, run here on a folder (the user looked up as the image's, faked to this one):
+    the folder is chowned to the user the Dockerfile creates and runs as."""
+    import subprocess
+    import sys
+
+    dockerfile = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")  # continuation lines joined
+    user = re.search(r"useradd --uid (\d+) --gid (\w+) .*? (\w+)\s*$", dockerfile, re.M)
+    assert user and re.search(rf"^USER {user[1]}:", dockerfile, re.M), "the image runs as the user it creates"
+    init = services["glossaries"]
+    assert init["entrypoint"] == ["python3", "-c"]
+    (script,) = init["command"]
+    assert f'getpwnam("{user[3]}")' in script
+    path = services["translator"]["environment"]["TRADUCTOR_GLOSSARY_DIR"]
+    (tmp_path / "g").mkdir()
+    fake = (
+        "import os, pwd, types\n"
+        "pwd.getpwnam = lambda n: types.SimpleNamespace(pw_name=n, pw_uid=os.getuid(), pw_gid=os.getgid())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", fake + script.replace(path, str(tmp_path / "g"))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert f"belongs to {user[3]}" in result.stdout and "holds 0 glossaries" in result.stdout
 
 
 def test_translator_healthcheck_uses_grpc_health(services):
@@ -330,13 +385,14 @@ def test_serving_image_pins_every_runtime_dependency():
 
 
 def test_file_uploads_and_downloads_reach_the_same_replica(tmp_path):
-    """/translate_file keeps its result in one replica's memory: the balancer sends the upload and
-    the download by the client's address to the same replica (entrypoint.sh's sticky upstream,
-    rendered here from two addresses), and the page's stream is not buffered."""
+    """/translate_file and DeepL's /v2/document keep their result in one replica's memory: the
+    balancer sends the upload, the status requests and the download by the client's address to the
+    same replica (entrypoint.sh's sticky upstream, rendered here from two addresses), and the
+    page's stream is not buffered."""
     import subprocess
 
     conf = (DEPLOY / "lb" / "nginx.conf.template").read_text()
-    files = re.search(r"location ~ \^/\(translate_file\|download_file/\) \{(.*?)\}", conf, re.S)
+    files = re.search(r"location ~ \^/\(translate_file\|download_file/\|v2/document\) \{(.*?)\}", conf, re.S)
     assert files and "proxy_pass http://translator_http_files;" in files[1] and "Host $http_host" in files[1]
     assert re.search(r"location = /translate_stream \{[^}]*proxy_buffering off;", conf)
     entrypoint = (DEPLOY / "lb" / "entrypoint.sh").read_text()

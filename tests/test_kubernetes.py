@@ -544,3 +544,53 @@ def test_the_podman_run_serves_a_repository_of_two_models(by_kind, tmp_path):
     assert names == sorted([*packaged, module.SECOND_MODEL]) and default_name(settings, names) == "en-es"
     # kept after it ran: Podman 4.3 loses the race removing a `once` init container
     assert played["metadata"]["annotations"]["io.podman.annotations.init.container.type"] == "always"
+    # and not restarted by the pod's policy once it has exited 0 (Always re-ran it endlessly)
+    assert _pod_spec(played)["restartPolicy"] == "OnFailure"
+
+
+def test_every_translator_pod_shares_the_glossary_claim(by_kind):
+    """Glossaries go to TRADUCTOR_GLOSSARY_DIR: one ReadWriteMany claim mounted writable there by
+    every pod of the Deployment (a claim, not a per-pod volume: what one pod stores, all read, and
+    it outlives them), outside the read-only model repository, writable through the pod's fsGroup."""
+    from dataclasses import replace
+
+    from traductor.service.glossaries import default_dir
+    from traductor.service.settings import Settings
+
+    config, spec = _config(by_kind), _pod_spec(by_kind["Deployment"]["traductor"])
+    path, repository = config["TRADUCTOR_GLOSSARY_DIR"], config["TRADUCTOR_MODEL_REPOSITORY"]
+    assert not path.startswith(repository.rstrip("/") + "/"), "the model repository is mounted read-only"
+    settings = replace(Settings(), model_repository=repository)
+    assert default_dir(settings) == Path(repository) / "glossaries", "without the setting: read-only, 500"
+    assert default_dir(replace(settings, glossary_dir=path)) == Path(path)
+    (mount,) = [m for m in _container(by_kind, "traductor")["volumeMounts"] if m["mountPath"] == path]
+    assert not mount.get("readOnly")
+    volume = {v["name"]: v for v in spec["volumes"]}[mount["name"]]
+    claim = by_kind["PersistentVolumeClaim"][volume["persistentVolumeClaim"]["claimName"]]
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"], "pods on several nodes write it"
+    assert claim["spec"]["resources"]["requests"]["storage"]
+    assert claim["metadata"]["labels"]["app.kubernetes.io/part-of"] == "traductor"
+    pod = spec["securityContext"]
+    assert pod["fsGroup"] == pod["runAsGroup"] and pod["fsGroupChangePolicy"] == "OnRootMismatch"
+    assert not [c for c in spec["initContainers"] if any(m["name"] == mount["name"] for m in c["volumeMounts"])]
+
+
+def test_the_podman_run_plays_a_second_pod_on_the_same_claim(by_kind, tmp_path):
+    """tests/kubernetes/run.sh plays the Deployment's second replica as traductor-b: its own host
+    ports and emptyDir volumes, the same glossary claim as the first pod."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "podman_manifests", ROOT / "tests" / "kubernetes" / "podman_manifests.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    original = by_kind["Deployment"]["traductor"]
+    first = module.for_podman(copy.deepcopy(original), {"grpc": 1, "metrics": 2, "http-api": 3}, tmp_path)
+    second = module.second_translator(copy.deepcopy(original), {"grpc": 4, "metrics": 5, "http-api": 6}, tmp_path)
+    assert second["metadata"]["name"] == "traductor-b"
+    assert module.claims(second) == module.claims(first) == module.claims(original) == ["traductor-glossaries"]
+    empty = lambda d: {v["name"] for v in _pod_spec(d)["volumes"] if "emptyDir" in v}  # noqa: E731
+    assert empty(first) == {"traductor-tmp", "traductor-models"}
+    assert empty(second) == {"traductor-b-tmp", "traductor-b-models"}
+    assert [p["hostPort"] for p in _container({"Deployment": {"b": second}}, "b")["ports"]] == [4, 5, 6]

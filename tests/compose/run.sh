@@ -12,14 +12,19 @@
 #    another name, written into the volume as an operator would add one), then the compose
 #    `models` service adds the packaged en-es; waits until every replica is SERVING; ListModels
 #    through the balancer lists both, a call naming each is answered (and counted under its
-#    model label in the replicas' /metrics), an unknown model is NOT_FOUND
+#    model label in the replicas' /metrics), an unknown model is NOT_FOUND; the `glossaries`
+#    volume (the compose `glossaries` service gives it to the image's user): a glossary created
+#    through the balancer's DeepL API is listed and applied through the balancer (several
+#    replicas answering) and by each replica asked directly; concurrent creates and deletes
+#    through the balancer lose nothing (tests/stack_glossary_check.py)
 # 5. runs the compose `loadtest` service against lb:50051
 # 6. checks: the serving image (no torch, the packaged bundle, no checkpoint, non-root); no
 #    errors in the report; every replica served calls (its own /metrics); Prometheus has every
 #    replica as an `up` target; scaling up reaches the balancer; under a client load that counts
 #    every call (tests/compose/churn.sh): RESTARTS rolling restarts lose no call, and a replica
 #    killed with SIGKILL fails only its calls in flight, then restarts and serves again; a
-#    replica stopped under load exits within its grace period
+#    replica stopped under load exits within its grace period; after the restarts and the kill,
+#    the glossary is still listed and applied by every replica (the one added by scaling too)
 # 7. prints a summary and tears the stack down, whatever happened (trap)
 #
 # Environment (all optional):
@@ -207,7 +212,7 @@ teardown() {
                 || log "compose down failed (see $WORK/down.log)"
             podman ps -a -q --filter "label=com.docker.compose.project=$PROJECT" | xargs -r podman rm -f > /dev/null 2>&1
             podman network rm -f "${PROJECT}_default" > /dev/null 2>&1
-            podman volume rm -f "${PROJECT}_prometheus-data" "${PROJECT}_models" > /dev/null 2>&1
+            podman volume rm -f "${PROJECT}_prometheus-data" "${PROJECT}_models" "${PROJECT}_glossaries" > /dev/null 2>&1
             if [[ -n "$(podman ps -a -q --filter "label=com.docker.compose.project=$PROJECT")" ]]; then
                 log "WARNING: containers of $PROJECT are still there"
             fi
@@ -276,8 +281,8 @@ shutil.copytree(MODELS_DIR / DEFAULT_MODEL, '/models/$SECOND_MODEL')" 2>&1 | gre
     # cannot restart a killed replica (its required container is not running; seen in a run:
     # the kill -9 check had to restart it by hand). So: `models` first, to completion, then
     # everything else with --no-deps (no --requires), as docs/compose.md says for Podman.
-    compose up -d --no-build models > "$WORK/up.log" 2>&1 || { cat "$WORK/up.log"; return 1; }
-    podman wait "$(containers_of models | head -1)" > /dev/null
+    compose up -d --no-build models glossaries > "$WORK/up.log" 2>&1 || { cat "$WORK/up.log"; return 1; }
+    podman wait "$(containers_of models | head -1)" "$(containers_of glossaries | head -1)" > /dev/null
     compose up -d --no-build --no-deps --scale "translator=$REPLICAS" >> "$WORK/up.log" 2>&1 || {
         cat "$WORK/up.log"; return 1; }
     podman ps --filter "label=com.docker.compose.project=$PROJECT" --format '    {{.Names}}  {{.Status}}  {{.Ports}}'
@@ -288,6 +293,13 @@ shutil.copytree(MODELS_DIR / DEFAULT_MODEL, '/models/$SECOND_MODEL')" 2>&1 | gre
         pass "the models service filled the repository volume and exited 0"
     else
         fail "the models service ($init) did not exit 0: $(podman inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$init")"
+    fi
+    init=$(containers_of glossaries | head -1)
+    podman logs "$init" 2>&1 | grep -v systemd | sed 's/^/    /'
+    if [[ "$(podman inspect -f '{{.State.ExitCode}} {{.State.Running}}' "$init")" == "0 false" ]]; then
+        pass "the glossaries service gave the glossary volume to the image's user and exited 0"
+    else
+        fail "the glossaries service ($init) did not exit 0: $(podman inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$init")"
     fi
 }
 timed "compose up" start_stack
@@ -400,6 +412,63 @@ check_models() {
     fi
 }
 timed "two models" check_models
+
+# 4d. Glossaries (DeepL API v2 through the balancer's HTTP port) in the shared `glossaries` volume:
+# made through one replica, listed and applied by all, through the balancer and by each replica
+# asked directly (inside it, on its own port 5000); concurrent creates and deletes lose nothing.
+GLOSSARY_ID=""
+glossary_check() { python3 "$ROOT/tests/stack_glossary_check.py" "$@"; }
+on_replica() {  # CONTAINER ARGS...: the glossary checker inside a replica, against that replica only
+    local c="$1"; shift
+    podman exec -i "$c" python3 - http://127.0.0.1:5000 "$@" < "$ROOT/tests/stack_glossary_check.py" 2>&1 | grep -v systemd
+    return "${PIPESTATUS[0]}"
+}
+glossary_upstreams() {  # replicas (addresses) the balancer sent /v2/translate calls with a glossary to
+    podman logs "$(containers_of lb | head -1)" 2> /dev/null | grep '"POST /v2/translate ' \
+        | grep -o 'upstream=[0-9.]*' | sort -u | wc -l
+}
+check_glossary_everywhere() {  # WHEN: the glossary listed and applied through the balancer and on every replica
+    local when="$1" c ok=1 out
+    mapfile -t TRANSLATORS < <(containers_of translator)
+    if out=$(glossary_check "http://127.0.0.1:$LB_HTTP_PORT" check "$GLOSSARY_ID" --times 6 2>&1); then
+        echo "$out"
+    else
+        echo "$out"; ok=0
+    fi
+    log "    through the balancer: /v2/translate calls went to $(glossary_upstreams) replica addresses so far (the balancer's access log; a restarted replica may get a new one)"
+    for c in "${TRANSLATORS[@]}"; do
+        if out=$(on_replica "$c" check "$GLOSSARY_ID"); then
+            log "    $c (started $(podman inspect -f '{{.State.StartedAt}}' "$c" | cut -c12-19), restarts $(podman inspect -f '{{.RestartCount}}' "$c")), asked directly:"
+            echo "$out"
+        else
+            log "    $c, asked directly:"; echo "$out"; ok=0
+        fi
+    done
+    if (( ok )); then
+        pass "glossary $GLOSSARY_ID $when: listed and applied through the balancer and by each of the ${#TRANSLATORS[@]} replicas asked directly"
+    else
+        fail "glossary $GLOSSARY_ID $when: not listed or not applied everywhere (lines above)"
+    fi
+}
+check_glossaries() {
+    local c owner out
+    c="${TRANSLATORS[0]}"
+    owner=$(podman exec "$c" sh -c 'stat -c "%u:%g %a" "$TRADUCTOR_GLOSSARY_DIR"; echo "$TRADUCTOR_GLOSSARY_DIR"' 2>&1 | grep -v systemd | tr '\n' ' ')
+    log "    $c: TRADUCTOR_GLOSSARY_DIR and its owner: $owner"
+    GLOSSARY_ID=$(glossary_check "http://127.0.0.1:$LB_HTTP_PORT" create 2>&1) || {
+        fail "POST /v2/glossaries through the balancer: $GLOSSARY_ID"; GLOSSARY_ID=""; return 1; }
+    log "    POST /v2/glossaries through the balancer: created $GLOSSARY_ID"
+    check_glossary_everywhere "created through the balancer"
+    (( $(glossary_upstreams) >= 2 )) || fail "the /v2/translate calls with the glossary all went to one replica"
+    if out=$(glossary_check "http://127.0.0.1:$LB_HTTP_PORT" race --count 8 2>&1); then
+        echo "$out"
+        pass "8 glossaries created and deleted at once through the balancer (several replicas): none lost, none left"
+    else
+        echo "$out"
+        fail "concurrent glossary creates/deletes through the balancer"
+    fi
+}
+timed "glossaries" check_glossaries
 
 # 5. The load test, as the compose service (profile loadtest), against lb:50051.
 run_loadtest() {
@@ -544,6 +613,11 @@ EOF
 # Restarts and a crash under load (tests/compose/churn.sh), before the stop below takes a replica away.
 timed "rolling restarts" check_rolling_restarts
 timed "kill -9" check_kill
+# The glossary after them: still listed and applied everywhere, by the restarted replicas (they
+# read it back from the volume) and by the one added when scaling up (it never saw it made).
+if [[ -n "$GLOSSARY_ID" ]]; then
+    timed "glossaries after restarts" check_glossary_everywhere "after $RESTARTS rolling restarts and a kill -9"
+fi
 
 timed "stop under load" check_drain
 

@@ -216,3 +216,94 @@ print(f\"    clients during the stop: {lv['requests']} calls, {lv['ok']} ok, err
         fail "SIGTERM: exit code $code after ${took}s (grace period ${grace}s)"
     fi
 }
+
+# Glossaries on the claim traductor-glossaries (TRADUCTOR_GLOSSARY_DIR, a named volume under
+# Podman) that every translator pod mounts: made through one pod, listed and applied by the
+# other, and by both again after they were replaced or killed (tests/stack_glossary_check.py,
+# DeepL's API v2 with the token as DeepL-Auth-Key).
+GLOSSARY_ID=""
+TRANSLATOR_B=""
+glossary_check() { python3 "$ROOT/tests/stack_glossary_check.py" "$@" --key "$TOKEN" --cacert "$WORK/tls.crt"; }
+wait_serving() {  # CONTAINER PORT: until grpc.health.v1 answers SERVING on 127.0.0.1:PORT (240 s)
+    local deadline=$(( $(date +%s) + 240 ))
+    until env -u TRADUCTOR_TOKEN traductor-client health --target "127.0.0.1:$2" --timeout 3 > /dev/null 2>&1; do
+        if (( $(date +%s) > deadline )); then
+            podman logs --tail 20 "$1" 2>&1 | sed 's/^/    /'
+            return 1
+        fi
+        sleep 2
+    done
+}
+glossary_on_both() {  # the glossary listed and applied by each pod, asked directly (its http-api port)
+    local ok=0 out
+    for target in "$TRANSLATOR http://127.0.0.1:$HTTP_PORT" "$TRANSLATOR_B http://127.0.0.1:$B_HTTP_PORT"; do
+        read -r who url <<< "$target"
+        log "    $who, asked directly ($url):"
+        out=$(glossary_check "$url" check "$GLOSSARY_ID" --times 2 2>&1) || ok=1
+        echo "$out"
+    done
+    return $ok
+}
+check_glossaries_shared() {
+    local started out ok=1
+    GLOSSARY_ID=$(glossary_check "https://localhost:$LB_HTTP_PORT" create 2>&1) || {
+        fail "POST /v2/glossaries through the balancer: $GLOSSARY_ID"; GLOSSARY_ID=""; return 1; }
+    log "    POST /v2/glossaries through the balancer (HTTPS, the token): created $GLOSSARY_ID; in $TRANSLATOR:"
+    podman exec "$TRANSLATOR" sh -c 'echo "$TRADUCTOR_GLOSSARY_DIR"; ls -lna "$TRADUCTOR_GLOSSARY_DIR"' 2>&1 \
+        | grep -v systemd | sed 's/^/      /'
+    log "== play a second translator pod on the same glossary claim"
+    PLAYED+=("$WORK/translator-b.yaml")
+    started=$(date +%s)
+    nice -n 19 podman kube play "$WORK/translator-b.yaml" > "$WORK/play-translator-b.log" 2>&1 || {
+        cat "$WORK/play-translator-b.log"; fail "podman kube play translator-b.yaml"; return 1; }
+    TRANSLATOR_B=$(podman ps --format '{{.Names}}' | grep -- '^traductor-b-.*-translator$' | head -1)
+    wait_serving "$TRANSLATOR_B" "$B_GRPC_PORT" || { fail "$TRANSLATOR_B never answered SERVING"; return 1; }
+    log "    $TRANSLATOR_B SERVING $(( $(date +%s) - started ))s after play; volumes of the two pods:"
+    for c in "$TRANSLATOR" "$TRANSLATOR_B"; do
+        log "      $c: $(podman inspect -f '{{range .Mounts}}{{if eq .Destination "/var/lib/traductor/glossaries"}}{{.Name}} -> {{.Destination}} rw={{.RW}}{{end}}{{end}}' "$c")"
+    done
+    log "    through the balancer (https://localhost:$LB_HTTP_PORT):"
+    out=$(glossary_check "https://localhost:$LB_HTTP_PORT" check "$GLOSSARY_ID" --times 4 2>&1) || ok=0
+    echo "$out"
+    glossary_on_both || ok=0
+    out=$(glossary_check "http://127.0.0.1:$HTTP_PORT" race --count 8 --also "http://127.0.0.1:$B_HTTP_PORT" 2>&1) || ok=0
+    echo "$out"
+    if (( ok )); then
+        pass "glossary $GLOSSARY_ID, created through the balancer on the first pod, is listed and applied by both pods (one claim); 8 creates and deletes at once spread over both pods: none lost, none left"
+    else
+        fail "glossaries on the shared claim (lines above)"
+    fi
+}
+check_glossaries_kept() {
+    [[ -n "$GLOSSARY_ID" && -n "$TRANSLATOR_B" ]] || { fail "no glossary or no second pod to check after the restarts"; return 1; }
+    local started pid how="its restart policy" t0
+    t0=$(date +%s)
+    started=$(podman inspect -f '{{.State.StartedAt}}' "$TRANSLATOR_B")
+    pid=$(podman inspect -f '{{.State.Pid}}' "$TRANSLATOR_B")
+    kill -9 "$pid"
+    log "    SIGKILL to the server of $TRANSLATOR_B (host pid $pid)"
+    podman kube down "$WORK/translator.yaml" > /dev/null 2>&1
+    nice -n 19 podman kube play "$WORK/translator.yaml" > "$WORK/replay-translator.log" 2>&1 || {
+        cat "$WORK/replay-translator.log"; fail "podman kube play translator.yaml (again)"; return 1; }
+    TRANSLATOR=$(podman ps --format '{{.Names}}' | grep -- '^traductor-pod-.*-translator$' | head -1)
+    log "    the first pod taken down (podman kube down) and played again: a new pod, $TRANSLATOR"
+    local deadline=$(( $(date +%s) + 60 ))
+    until [[ "$(podman inspect -f '{{.State.Running}}' "$TRANSLATOR_B")" == true \
+             && "$(podman inspect -f '{{.State.StartedAt}}' "$TRANSLATOR_B")" != "$started" ]]; do
+        if (( $(date +%s) > deadline )); then
+            how="the script (podman start: the restart policy had not within 60 s)"
+            podman start "$TRANSLATOR_B" > /dev/null 2>&1 || fail "podman start $TRANSLATOR_B"
+            break
+        fi
+        sleep 1
+    done
+    log "    $TRANSLATOR_B restarted by $how (restart count $(podman inspect -f '{{.RestartCount}}' "$TRANSLATOR_B"))"
+    wait_serving "$TRANSLATOR" "$GRPC_PORT" || { fail "the first pod, played again, never answered SERVING"; return 1; }
+    wait_serving "$TRANSLATOR_B" "$B_GRPC_PORT" || { fail "$TRANSLATOR_B never answered SERVING after the kill"; return 1; }
+    log "    both pods SERVING $(( $(date +%s) - t0 ))s after the kill and the take-down"
+    if glossary_on_both; then
+        pass "glossary $GLOSSARY_ID after the pods' restarts: listed and applied by the first pod played again (a new pod) and by the second after SIGKILL (restarted by $how)"
+    else
+        fail "glossary $GLOSSARY_ID lost or not applied after the restarts (lines above)"
+    fi
+}

@@ -1,15 +1,18 @@
 """Turn the rendered deploy/kubernetes manifests into what `podman kube play` (4.3) can run.
 
     python3 tests/kubernetes/podman_manifests.py OUT_DIR GRPC_PORT METRICS_PORT HTTP_PORT LB_PORT LB_HTTP_PORT \
-        TOKEN CERT KEY
+        TOKEN CERT KEY B_GRPC_PORT B_METRICS_PORT B_HTTP_PORT
 
 (HTTP_PORT and LB_HTTP_PORT: the host ports for the translator's and the balancer's `http-api`,
-the LibreTranslate-compatible HTTP API.)
+the LibreTranslate-compatible HTTP API; B_*: those of the second translator pod.)
 
-Writes OUT_DIR/translator.yaml (ConfigMap, Deployment, headless Service), OUT_DIR/balancer.yaml
-(the balancer Deployment and its Service; its UPSTREAM_HOST is filled in by run.sh)
-and OUT_DIR/auth.json (the traductor-auth Secret's data as a podman secret), and prints every
-change it made to the objects, so the run's log says exactly what differed from a cluster:
+Writes OUT_DIR/glossaries.yaml (the PersistentVolumeClaim of the glossaries: kube play makes a
+named volume of it), OUT_DIR/translator.yaml (ConfigMap, Deployment, headless Service),
+OUT_DIR/translator-b.yaml (a second translator pod, see below), OUT_DIR/balancer.yaml
+(the balancer Deployment and its Service; its UPSTREAM_HOST is filled in by run.sh),
+OUT_DIR/auth.json (the traductor-auth Secret's data as a podman secret) and OUT_DIR/volumes (the
+named volumes the pods will use, for the teardown), and prints every change it made to the
+objects, so the run's log says exactly what differed from a cluster:
 
 - one replica per Deployment: kube play publishes every containerPort on the host, so a second
   replica's ports would collide;
@@ -27,7 +30,14 @@ change it made to the objects, so the run's log says exactly what differed from 
 - the pod annotation io.podman.annotations.init.container.type=always: Podman 4.3 removes a
   `once` init container (its default) right after it exits, and lost that race here ("failed
   to remove once init container ... as it is running", containers/podman#18477, fixed in 4.6);
-  an `always` init container is kept (it would run again at a restart of the whole pod).
+  an `always` init container is kept (it would run again at a restart of the whole pod);
+- with it, restartPolicy OnFailure instead of a Deployment's Always: Podman gives the init
+  container the pod's restart policy too, and with Always restarted it as soon as it exited
+  (hundreds of copies of the models in a run, the files rewritten under a server restarting
+  after a kill); OnFailure leaves it exited and still restarts a killed server (exit 137);
+- the second replica of the translator Deployment is played as a Deployment of its own,
+  `traductor-b` (its own host ports and emptyDir names), since one Deployment here plays one
+  pod: both pods mount the one glossary claim, as every replica of the Deployment does.
 
 Everything else (image, command, env, envFrom, probes, resources, securityContext, volumes) is
 passed through unchanged. Objects podman does not know (Namespace, PodDisruptionBudget,
@@ -37,6 +47,7 @@ NetworkPolicy, HorizontalPodAutoscaler, ServiceMonitor) are left out.
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import os
 import shutil
@@ -107,7 +118,32 @@ def with_second_model(deployment: dict) -> dict:
         f"  Deployment/{deployment['metadata']['name']}: init container type 'always' (Podman 4.3 fails to"
         " remove a 'once' one as it exits)"
     )
+    # ... and Podman applies the pod's restart policy to that init container too: with Always it
+    # ran its copy again every second or so (hundreds of times in a run), rewriting the model files
+    # under a server that restarted meanwhile (seen: truncated encoder.onnx, then a hung start)
+    deployment["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure"
+    print(
+        f"  Deployment/{deployment['metadata']['name']}: restartPolicy Always -> OnFailure (Podman restarts an"
+        " 'always' init container by the pod's policy: Always re-ran it endlessly; a killed server still restarts)"
+    )
     return deployment
+
+
+def second_translator(deployment: dict, host_ports: dict[str, int], tls_dir: Path) -> dict:
+    """The translator Deployment's second replica as a Deployment of its own (`<name>-b`): its own
+    host ports and emptyDirs, the same PersistentVolumeClaims (the glossaries)."""
+    name = deployment["metadata"]["name"]
+    deployment["metadata"]["name"] = f"{name}-b"
+    print(f"  Deployment/{name}: its second replica played as Deployment/{name}-b (one pod per Deployment here)")
+    return with_second_model(for_podman(deployment, host_ports, tls_dir))
+
+
+def claims(deployment: dict) -> list[str]:
+    return [
+        v["persistentVolumeClaim"]["claimName"]
+        for v in deployment["spec"]["template"]["spec"]["volumes"]
+        if "persistentVolumeClaim" in v
+    ]
 
 
 def _rename_volume(deployment: dict, old: str, new: str) -> None:
@@ -120,17 +156,35 @@ def _rename_volume(deployment: dict, old: str, new: str) -> None:
 
 
 def main(
-    out: Path, translator_ports: dict[str, int], lb_ports: dict[str, int], token: str, cert: Path, key: Path
+    out: Path,
+    translator_ports: dict[str, int],
+    lb_ports: dict[str, int],
+    token: str,
+    cert: Path,
+    key: Path,
+    b_ports: dict[str, int],
 ) -> None:
     objects = {(o["kind"], o["metadata"]["name"]): o for o in render()}
-    skipped = sorted(f"{k}/{n}" for k, n in objects if k not in {"ConfigMap", "Deployment", "Service"})
+    played = {"ConfigMap", "Deployment", "Service", "PersistentVolumeClaim"}
+    skipped = sorted(f"{k}/{n}" for k, n in objects if k not in played)
     print("  left out (podman has no such kind): " + ", ".join(skipped))
+    deployment = objects["Deployment", "traductor"]
+    pristine = copy.deepcopy(deployment)
     translator = [
         objects["ConfigMap", "traductor-config"],
-        with_second_model(for_podman(objects["Deployment", "traductor"], translator_ports, out / "tls")),
+        with_second_model(for_podman(deployment, translator_ports, out / "tls")),
         objects["Service", "traductor-replicas"],
         objects["Service", "traductor-metrics"],
     ]
+    translator_b = [objects["ConfigMap", "traductor-config"], second_translator(pristine, b_ports, out / "tls")]
+    pvcs = [o for (kind, _), o in objects.items() if kind == "PersistentVolumeClaim"]
+    for claim in pvcs:
+        print(
+            f"  PersistentVolumeClaim/{claim['metadata']['name']}: played on its own (glossaries.yaml), before the"
+            f" pods: a named volume, kept when a translator pod is taken down and played again"
+        )
+    (out / "glossaries.yaml").write_text(yaml.safe_dump_all(pvcs, sort_keys=False))
+    (out / "translator-b.yaml").write_text(yaml.safe_dump_all(translator_b, sort_keys=False))
     tls_dir = out / "tls"  # what the traductor-tls Secret would hold: tls.crt and tls.key
     tls_dir.mkdir(exist_ok=True)
     for name, source in (("tls.crt", cert), ("tls.key", key)):
@@ -143,6 +197,15 @@ def main(
     (out / "translator.yaml").write_text(yaml.safe_dump_all(translator, sort_keys=False))
     (out / "balancer.yaml").write_text(yaml.safe_dump_all(balancer, sort_keys=False))
     (out / "auth.json").write_text(json.dumps({"token": base64.b64encode(token.encode()).decode()}))
+    volumes = sorted(
+        {
+            v.get("persistentVolumeClaim", {}).get("claimName") or v["name"]
+            for d in (translator[1], translator_b[1], balancer[0])
+            for v in d["spec"]["template"]["spec"]["volumes"]
+            if "emptyDir" in v or "persistentVolumeClaim" in v
+        }
+    )
+    (out / "volumes").write_text("\n".join(volumes) + "\n")
     print("  Secret/traductor-auth: as a podman secret in JSON (what its secretKeyRef lookup reads)")
 
 
@@ -150,4 +213,5 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     translator_ports = {"grpc": int(a[1]), "metrics": int(a[2]), "http-api": int(a[3])}
     lb_ports = {"grpc": int(a[4]), "http-api": int(a[5])}
-    main(Path(a[0]), translator_ports, lb_ports, a[6], Path(a[7]), Path(a[8]))
+    b_ports = {"grpc": int(a[9]), "metrics": int(a[10]), "http-api": int(a[11])}
+    main(Path(a[0]), translator_ports, lb_ports, a[6], Path(a[7]), Path(a[8]), b_ports)

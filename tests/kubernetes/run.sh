@@ -21,8 +21,15 @@
 #     the HTTP API (POST /translate with curl) on the pod's http-api port and through the
 #     balancer's (HTTPS + api_key), and a request without the key refused 403
 #  6. the metrics the autoscaler reads, on the translator's metrics port
-#  7. SIGTERM with the Deployment's grace period: the translator drains and exits 0 in time
-#  8. prints a summary and tears everything down, whatever happened (trap)
+#  7. glossaries on the claim traductor-glossaries (a named volume here): a second translator pod
+#     (the Deployment's second replica, played as traductor-b) mounts the same claim; a glossary
+#     created through the balancer (DeepL API, on the first pod) is listed and applied by both
+#     pods, asked directly; concurrent creates and deletes spread over both lose nothing
+#  8. SIGTERM with the Deployment's grace period: the translator drains and exits 0 in time
+#  9. the glossary outlives the pods: the first pod taken down and played again (a new pod, as a
+#     rollout makes), the second one's server killed with SIGKILL and restarted by its restart
+#     policy; both list and apply it again
+# 10. prints a summary and tears everything down, whatever happened (trap)
 #
 # Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), SECOND_MODEL (en-es-b), BUILD=0 to reuse
 # the images, K8S_WORK (scratch folder, default /tmp/traductor-k8s), COMPOSE_WORK (shared with
@@ -98,7 +105,8 @@ teardown() {
         podman kube down "$file" > /dev/null 2>&1
     done
     podman secret rm traductor-auth traductor-tls > /dev/null 2>&1
-    podman volume prune -f > /dev/null 2>&1
+    # the named volumes of the pods (emptyDirs, the glossary claim), not every unused volume
+    [[ -f "$WORK/volumes" ]] && xargs -r podman volume rm -f < "$WORK/volumes" > /dev/null 2>&1
     echo
     echo "=== summary"
     (( ${#SUMMARY[@]} )) && printf '  %s\n' "${SUMMARY[@]}"
@@ -117,17 +125,22 @@ if [[ "${BUILD:-1}" == 0 ]]; then log "BUILD=0: reusing the images"; else log "=
 log "== manifests"
 rm -rf "$WORK" && mkdir -p "$WORK"
 GRPC_PORT=$(free_port) METRICS_PORT=$(free_port) HTTP_PORT=$(free_port) LB_PORT=$(free_port) LB_HTTP_PORT=$(free_port)
+B_GRPC_PORT=$(free_port) B_METRICS_PORT=$(free_port) B_HTTP_PORT=$(free_port)
 TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" \
     -keyout "$WORK/tls.key" -out "$WORK/tls.crt" 2> /dev/null
 python3 tests/kubernetes/podman_manifests.py "$WORK" "$GRPC_PORT" "$METRICS_PORT" "$HTTP_PORT" "$LB_PORT" \
-    "$LB_HTTP_PORT" "$TOKEN" "$WORK/tls.crt" "$WORK/tls.key"
+    "$LB_HTTP_PORT" "$TOKEN" "$WORK/tls.crt" "$WORK/tls.key" "$B_GRPC_PORT" "$B_METRICS_PORT" "$B_HTTP_PORT"
 podman secret rm traductor-auth > /dev/null 2>&1 || true
 podman secret create traductor-auth "$WORK/auth.json" > /dev/null
 
 source "$ROOT/tests/kubernetes/checks.sh"
 
-# 4. The translator
+# 4. The translator (after the glossary claim it mounts: a named volume)
+log "== play the glossary claim"
+PLAYED+=("$WORK/glossaries.yaml")
+podman kube play "$WORK/glossaries.yaml" > "$WORK/play-glossaries.log" 2>&1 || {
+    cat "$WORK/play-glossaries.log"; fail "podman kube play glossaries.yaml"; exit 1; }
 log "== play the translator"
 PLAYED+=("$WORK/translator.yaml")
 nice -n 19 podman kube play "$WORK/translator.yaml" > "$WORK/play-translator.log" 2>&1 || {
@@ -152,7 +165,9 @@ check_models
 check_http_api
 check_loadtest
 
-# 6. Metrics, 7. SIGTERM
+# 6. Metrics, 7. glossaries on a second pod, 8. SIGTERM, 9. the glossary after the pods' restarts
 check_metrics
+check_glossaries_shared
 check_sigterm
+check_glossaries_kept
 (( ${#FAILURES[@]} == 0 ))
