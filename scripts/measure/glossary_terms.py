@@ -202,11 +202,10 @@ def main() -> None:
         for name in ("mask", "post")
         for hyps in [out[name]]
     }
-    report["placeholders_lost"] = [
-        (s, out["mask"][i])
-        for i, s in enumerate(sources)
-        if placeholders.preserved(s, out["mask"][i])[0] < len(placeholders.find(s))
-    ]
+    lost = lambda s, h: placeholders.preserved(s, h)[0] < len(placeholders.find(s))  # noqa: E731
+    report["placeholders_lost"] = {
+        name: [(s, h) for s, h in zip(sources, out[name]) if lost(s, h)] for name in ("none", "mask", "post")
+    }
     report["examples"] = [
         {"source": s, "reference": r, **{k: v[i] for k, v in out.items()}}
         for i, (s, r) in enumerate(zip(sources, rewritten))
