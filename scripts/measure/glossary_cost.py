@@ -1,7 +1,8 @@
 """The cost of glossaries (docs/glossary.md, figure b): throughput with 0, 1 and 5 terms per text,
 one text at a time (batch 1) and 32 calls at once (batch 32, continuous batching).
 
-    python scripts/measure/glossary_cost.py CORPUS/test.tsv [--texts 64] [--rounds 3] [--stats STATS] [--out report.json]
+    python scripts/measure/glossary_cost.py CORPUS/test.tsv [--texts 64] [--rounds 3] [--stats STATS] \
+        [--out report.json]
 
 The served path without gRPC: a service started in this process (engine thread, one ONNX Runtime
 thread, no translation memory) and `service/texts.translate` on its default model's engine, each
