@@ -72,6 +72,7 @@ def make_bundle(shape, quantize: str | None, out: Path, hf_dir: Path | None = No
 
 def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) -> dict[str, float]:
     from traductor.engine.bundle import load_bundle
+    from traductor.engine.request import FinishReason
     from traductor.engine.runner import ModelRunner
     from traductor.engine.scheduler import Scheduler
     from traductor.engine.translator import drive
@@ -94,8 +95,10 @@ def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) ->
             t0 = time.perf_counter()
             done = drive(scheduler, [(s, [], options) for s in srcs])
             elapsed = time.perf_counter() - t0
-            if sum(len(e.token_ids) for e in done) != batch * NEW_TOKENS:
-                raise RuntimeError("the engine did not produce exactly 32 tokens per sentence")
+            # 32 decoder steps a sentence: 32 tokens, or 31 and the EOS an imported Marian
+            # forces at its length limit (generation.forced_eos_at_limit)
+            if any(len(e.token_ids) + (e.reason is FinishReason.EOS) != NEW_TOKENS for e in done):
+                raise RuntimeError(f"the engine did not take exactly {NEW_TOKENS} steps per sentence")
             return elapsed
 
         once()  # warm-up
