@@ -134,7 +134,12 @@ def test_spanish_determiners_agree_with_the_term_that_replaced_a_word():
     assert sub("data of the folder", "Datos de la carpeta") == "Datos del directorio"
     assert sub("Folders", "Las carpetas") == "Los directorios"
     assert sub("A password", "Una contraseña") == "Una clave"  # both feminine
-    assert sub("The settings", "La configuración") == "La ajustes"  # -e: no gender said, left alone
+    assert sub("The settings", "La configuración") == "Ajustes"  # plural for singular, no gender: dropped
+    assert sub("Save the settings", "Guardar la configuración") == "Guardar ajustes"
+    options = Glossary("en", "es", (("settings", "opciones"),))  # plural for singular, feminine said: plural
+    saved = substitute("Guardar la configuración", terms(options, "Save the settings"), own, "es")
+    assert saved == "Guardar las opciones"
+    assert sub("Open the password", "Abrir la contraseña") == "Abrir la clave"  # -e, singular: left alone
     assert sub("the folder", "el documento") is None  # no own word: pass 2
     assert substitute("Abrir la carpeta", terms(glossary, "Open the folder"), own, "fr") == "Abrir la directorio"
 

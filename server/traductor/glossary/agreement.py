@@ -51,15 +51,36 @@ def _cased(word: str, like: str) -> str:
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-def agree(before: str, own: str, target: str, language: str) -> str:
-    """`before` (the text up to the replaced word) with its last determiner agreeing with `target`."""
+_PLURAL_DETERMINERS = {"los", "las", "unos", "unas", "estos", "estas", "esos", "esas", "aquellos", "aquellas"}
+
+
+def plural(phrase: str) -> bool:
+    """Whether a Spanish noun phrase's first word reads as a plural (-s after a vowel, -es; not
+    -is, -us: "análisis", "virus")."""
+    word = (phrase.split() or [""])[0].lower()
+    return len(word) > 2 and word.endswith("s") and not word.endswith(("is", "us"))
+
+
+def agree(before: str, own: str, target: str, language: str) -> tuple[str, bool]:
+    """`before` (the text up to the replaced word) with its last determiner agreeing with `target`,
+    and whether the term takes the capital of a determiner that was dropped. A singular determiner
+    of the model's singular word before a plural term ("la configuración" -> "ajustes") cannot
+    say the term's gender when its ending does not: it is dropped ("Guardar ajustes"), as Spanish
+    interface text often has none; with a gender, it becomes plural."""
     if language.replace("_", "-").split("-")[0].lower() != "es":
-        return before
+        return before, False
     had, wants = gender(own), gender(target)
     m = DETERMINER.search(before)
-    if not m or had is None or wants is None or had == wants:
-        return before
+    if not m:
+        return before, False
     word = m.group(1)
-    if (word.lower() in _MALE) != (had == "m"):
-        return before
-    return before[: m.start()] + _cased(_SWAP[word.lower()], word) + m.group(2)
+    if plural(target) and not plural(own) and word.lower() not in _PLURAL_DETERMINERS | {"del", "al"}:
+        if wants is None:
+            return before[: m.start()], word[:1].isupper()
+        singular = _SWAP[word.lower()] if (word.lower() in _MALE) != (wants == "m") else word.lower()
+        plural_form = {"el": "los", "la": "las", "un": "unos", "una": "unas", "este": "estos", "esta": "estas",
+                       "ese": "esos", "esa": "esas", "aquel": "aquellos", "aquella": "aquellas"}[singular]  # fmt: skip
+        return before[: m.start()] + _cased(plural_form, word) + m.group(2), False
+    if had is None or wants is None or had == wants or (word.lower() in _MALE) != (had == "m"):
+        return before, False
+    return before[: m.start()] + _cased(_SWAP[word.lower()], word) + m.group(2), False

@@ -67,8 +67,9 @@ def _replace(text: str, word: str, form: str, language: str) -> str:
     """Each whole-word occurrence of `word` in `text` as `form`, its determiner agreeing."""
     out, at = [], 0
     for m in _whole(word).finditer(text):
-        out.append(agree(text[at : m.start()], m.group(0), form, language))
-        out.append(_cased(form, m.group(0)))
+        before, capital = agree(text[at : m.start()], m.group(0), form, language)
+        out.append(before)
+        out.append(_cased(form, m.group(0).capitalize() if capital else m.group(0)))
         at = m.end()
     return "".join(out) + text[at:]
 
