@@ -187,11 +187,7 @@ def replace_products(graph: onnx.GraphProto, write) -> int:
         graph.initializer.extend(inits)
         nodes += new_nodes
         count += 1
-    del graph.node[:]
-    graph.node.extend(nodes)
-    used = {name for node in graph.node for name in node.input}
-    for t in [t for t in graph.initializer if t.name not in used]:
-        graph.initializer.remove(t)
+    _replace_nodes(graph, nodes)
     return count
 
 
@@ -228,9 +224,14 @@ def replace_lookups(graph: onnx.GraphProto, vocab_size: int) -> int:
             helper.make_node("Mul", [f"{base}_f", f"{base}_scale"], [out], name=f"{base}_dequantized"),
         ]
         count += 1
+    _replace_nodes(graph, nodes)
+    return count
+
+
+def _replace_nodes(graph: onnx.GraphProto, nodes: list) -> None:
+    """The graph's nodes become `nodes`; the weights no node reads any more are dropped."""
     del graph.node[:]
     graph.node.extend(nodes)
     used = {name for node in graph.node for name in node.input}
     for t in [t for t in graph.initializer if t.name not in used]:
         graph.initializer.remove(t)
-    return count
