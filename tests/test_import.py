@@ -623,6 +623,27 @@ def test_detect_and_auto_pick_among_the_many_sources(repository_server):
     assert auto["detectedLanguage"]["language"] == "es" and auto["translatedText"] == named["translatedText"]
 
 
+def test_a_file_from_a_many_to_many_bundle_names_its_source(repository_server):
+    """/translate_file through NLLB: a file's source token is the named source (the file's text is
+    the engine's for es -> fr); "auto" where several served languages translate into the target is a
+    400 asking for the source, not a guess from a file not yet read."""
+    sys.path.insert(0, str(Path(__file__).parent / "http"))
+    from http_harness import call, multipart
+
+    def upload(source: str) -> object:
+        fields = {"source": source, "target": "fr", "model": "nllb-tiny"}
+        body, headers = multipart(fields, {"file": ("es.txt", SPANISH[0].encode())})
+        return call(repository_server.url + "translate_file", "POST", data=body, headers=headers)
+
+    answer = upload("es")
+    assert answer.status == 200, answer.body
+    got = call(answer.json()["translatedFileUrl"]).body.decode()
+    text = {"q": SPANISH[0], "source": "es", "target": "fr", "model": "nllb-tiny"}
+    assert got.strip() == call(repository_server.url + "translate", "POST", json_body=text).json()["translatedText"]
+    refused = upload("auto")
+    assert refused.status == 400 and "source is needed for a file" in refused.json()["error"]
+
+
 def test_libretranslatepy_against_a_many_to_many_bundle(repository_server):
     """libretranslatepy, as its users call it, against the NLLB bundle: languages with English names
     and each source's targets, es -> fr as gRPC gives it, and detection."""

@@ -243,6 +243,11 @@ class Handlers:
         check_names(values, "translate_file")
         name, data = upload(values)
         source, target = languages(values, self.api.registry.languages())
+        if source == "auto":  # a file is read later: nothing to detect in yet
+            sources = self.api.sources(target)
+            if len(sources) > 1:
+                raise InvalidInput(f"source is needed for a file: several served languages translate into {target}")
+            source = sources[0]
         model = self.api.route(source, target, model=model_name(values))
         glossary = call_glossary(values, self.api.glossaries, model, target)
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
