@@ -105,7 +105,7 @@ def cmd_translate(args) -> None:
         known = ", ".join(shown) or "none: it has one target language"
         raise CommandError(f"--target-language {args.target_language!r} is not one of the model's ({known})")
     target = {"target_language": args.target_language} if args.target_language else {}
-    sources = translator.tokenizer.source_languages()  # a many-to-many model's (NLLB): one is picked
+    sources = translator.tokenizer.source_languages  # a many-to-many model's (NLLB): one is picked
     if args.source_language:
         if len(sources) < 2 or translator.tokenizer.own_language(args.source_language) not in sources:
             raise CommandError(f"--source-language {args.source_language!r} is not one of the model's sources")

@@ -141,6 +141,9 @@ class PieceTokenizer:
         self.placeholder_ids: frozenset[int] = frozenset()
         self.languages = dict(config.languages)
         self.codes = CodeTable(self.languages)
+        # the own codes a call may name as its source (empty: the model has no source token)
+        fixed = {config.source_language} if config.source_language is not None else set()
+        self.source_languages = frozenset(self.languages if config.source_mode == "per_call" else fixed)
 
     def own_language(self, code: str) -> str | None:
         """The model's own code (NLLB's `fra_Latn`, a Marian `fr`) a caller's code in any form means
@@ -160,12 +163,6 @@ class PieceTokenizer:
         return [
             i + self.config.offset if i != self.sp_source.unk_id() else self.unk_id for i in self.sp_source.encode(text)
         ]
-
-    def source_languages(self) -> list[str]:
-        """The model's own codes a call may name as its source (empty: the model has no source token)."""
-        if self.config.source_mode == "per_call":
-            return sorted(self.languages)
-        return [self.config.source_language] if self.config.source_language is not None else []
 
     def encode(
         self, text: str, target_language: str | None = None, source_language: str | None = None

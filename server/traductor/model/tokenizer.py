@@ -74,6 +74,7 @@ class Tokenizer:
         self.special_ids = {PAD_ID, BOS_ID, EOS_ID}
         self.placeholder_ids = frozenset(self.sp.piece_to_id(t) for t in placeholders.TOKENS)
         self.languages: dict[str, int] = {}  # one target: no language tokens
+        self.source_languages: frozenset[str] = frozenset()  # no source token: the bundle's one source
 
     def forced_first(self, target_language: str | None) -> int | None:
         return None
@@ -81,9 +82,6 @@ class Tokenizer:
     def encode_masked(self, masked_text: str) -> list[int]:
         """Ids of already-masked text, without BOS/EOS."""
         return self.sp.encode(masked_text)
-
-    def source_languages(self) -> list[str]:
-        return []  # no source language token: the bundle's one source
 
     def encode(
         self, text: str, target_language: str | None = None, source_language: str | None = None

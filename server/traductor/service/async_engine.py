@@ -26,7 +26,7 @@ import time
 import uuid
 from contextlib import aclosing
 from contextvars import ContextVar
-from typing import AsyncIterator
+from typing import AsyncIterator, Collection
 
 from ..engine.process import Job, failed
 from ..engine.request import FinishEvent, TokenEvent
@@ -133,11 +133,11 @@ class AsyncEngine:
         source token starts it); InvalidInput for a code the model lacks. A model with one target
         ignores the target, one without source tokens the source (the registry routed the call by
         them). The one place requests are tokenized (texts.prepare too)."""
-        self._check("target_language", options.target_language, list(self.tokenizer.languages))
-        self._check("source_language", options.source_language, self.tokenizer.source_languages())
+        self._check("target_language", options.target_language, self.tokenizer.languages)
+        self._check("source_language", options.source_language, self.tokenizer.source_languages)
         return self.tokenizer.encode(text, options.target_language or None, options.source_language or None)
 
-    def _check(self, field: str, code: str, own: list[str]) -> None:
+    def _check(self, field: str, code: str, own: Collection[str]) -> None:
         if code and own and self.tokenizer.own_language(code) not in own:
             known = ", ".join(sorted(self.tokenizer.codes.shown(c) for c in own))
             raise InvalidInput(f"{field} {code!r} is not one of the model's ({known})")

@@ -40,7 +40,6 @@ from .deepl_params import (
     check_auth,
     deepl_errors,
     ignore,
-    known_codes,
     message,
     read,
     served,
@@ -50,7 +49,7 @@ from .deepl_params import (
     text_format,
 )
 from .handlers import HttpApi, json_response, request_id
-from .params import check_pair
+from .params import check_pair, known_codes
 
 UNLIMITED = 1_000_000_000_000  # the character_limit DeepL reports for an account without one
 

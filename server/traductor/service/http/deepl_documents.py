@@ -37,10 +37,10 @@ from ...errors import InvalidInput, NotFound, QueueFull
 from ...glossary import Glossary
 from ...options import DecodingOptions
 from .. import glossary_use
-from .deepl_params import check_auth, check_formality, deepl_errors, known_codes, message, read, served
+from .deepl_params import check_auth, check_formality, deepl_errors, message, read, served
 from .files import translate_upload, upload
 from .handlers import HttpApi, json_response, request_id
-from .params import check_pair
+from .params import check_pair, known_codes
 
 CAPACITY = 64  # documents held (running, or waiting for their download)
 STATUS_WAIT = 2.0  # seconds a status request waits for a running translation

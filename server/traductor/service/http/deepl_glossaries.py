@@ -23,9 +23,9 @@ from aiohttp import web
 
 from ...errors import InvalidInput
 from ..glossaries import FORMATS
-from .deepl_params import base, check_auth, deepl_errors, known_codes, read, served
+from .deepl_params import base, check_auth, deepl_errors, read, served
 from .handlers import HttpApi, json_response
-from .params import check_pair
+from .params import check_pair, known_codes
 
 ENVELOPE = 64 * 1024  # a glossary request's bytes beside its entries (JSON or form)
 

@@ -158,7 +158,7 @@ def check_auth(request: web.Request, token: str) -> None:
     check_key({"api_key": given}, request, token)  # falls back to Authorization: Bearer
 
 
-def served(code: object, name: str, known: set[str]) -> str:
+def served(code: object, name: str, known: frozenset[str]) -> str:
     """The served code a caller's DeepL code means; 400 in DeepL's words naming the served ones."""
     if not isinstance(code, str) or not code:
         raise InvalidInput(f"Value for '{name}' not supported.")
@@ -181,10 +181,6 @@ def source_code(code: str) -> str:
 def target_codes(code: str) -> tuple[str, ...]:
     """A served target as DeepL lists targets: `ES`, `ZH-HANT`, `EN-GB` and `EN-US` for `en`."""
     return REGIONAL_TARGETS.get(code.lower(), (code.upper(),))
-
-
-def known_codes(pairs: dict[str, list[str]]) -> set[str]:
-    return set(pairs) | {t for targets in pairs.values() for t in targets}
 
 
 def check_formality(value: object) -> None:

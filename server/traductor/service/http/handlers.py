@@ -36,7 +36,6 @@ from traductor_client import files as file_formats
 from ... import __version__
 from ...engine.request import FinishEvent
 from ...errors import InvalidInput, TraductorError
-from ...languages import CodeTable
 from ...languages import name as language_name
 from ...options import DecodingOptions
 from ..async_engine import request_summary
@@ -49,7 +48,17 @@ from .cors import CORS_HEADERS
 from .detect import detect
 from .files import Results, translate_upload, upload
 from .glossary_params import call_glossary
-from .params import check_key, check_names, detect_text, languages, model_name, read_values, translate_params
+from .params import (
+    check_key,
+    check_names,
+    detect_text,
+    known_codes,
+    languages,
+    model_name,
+    read_values,
+    served_table,
+    translate_params,
+)
 from .statuses import http_error_for
 
 
@@ -64,7 +73,10 @@ class HttpApi:
     def sources(self, target: str = "") -> list[str]:
         """The languages some model translates from (into `target`, a code in any form, when given)."""
         pairs = self.registry.languages()
-        return [s for s, targets in pairs.items() if not target or CodeTable(targets).own(target) is not None]
+        if not target:
+            return list(pairs)
+        wanted = served_table(known_codes(pairs)).own(target)  # the served code `target` means
+        return [s for s, targets in pairs.items() if wanted in targets]
 
     def detect(self, text: str, target: str = "") -> dict:
         """The most likely of `sources(target)` for `text` (detect.detect's first)."""

@@ -22,6 +22,7 @@ nothing about the engine or aiohttp's server machinery beyond reading a request.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 from collections.abc import Mapping
@@ -123,10 +124,21 @@ def _texts(q: object) -> tuple[list[str], bool]:
     raise InvalidInput("Invalid request: q must be a string or a list of strings")
 
 
-def served_code(code: str, known: set[str]) -> str:
+def known_codes(pairs: dict[str, list[str]]) -> frozenset[str]:
+    """Every code of `pairs` (Registry.languages()), sources and targets."""
+    return frozenset(pairs).union(*pairs.values())
+
+
+@functools.lru_cache(maxsize=8)
+def served_table(known: frozenset[str]) -> CodeTable:
+    """The served codes' table, made once per set of served codes (an NLLB has 202)."""
+    return CodeTable(sorted(known))
+
+
+def served_code(code: str, known: frozenset[str]) -> str:
     """The served code (as /languages shows it) a caller's code means, in any form the language
     module reads (`ES`, `es-ES`, `spa`, NLLB's `spa_Latn`); raises naming the served ones."""
-    found = CodeTable(known).own(code)
+    found = served_table(frozenset(known)).own(code)
     if found is None:
         raise InvalidInput(f"{code} is not supported (supported: {', '.join(sorted(known))})")
     return found
@@ -137,7 +149,7 @@ def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> tuple[s
     any source), else LibreTranslate's refusals: a code no model knows, then a pair none
     translates. Returns the pair as the caller wrote it ("auto" whatever its case): the registry
     routes by it, so that a model's own codes (NLLB's `fra_Latn`) reach that model."""
-    known = set(pairs) | {t for targets in pairs.values() for t in targets}
+    known = known_codes(pairs)
     auto = source.casefold() == "auto"
     served_source = "auto" if auto else served_code(source, known)
     served_target = served_code(target, known)
