@@ -35,7 +35,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from ...languages import ENGLISH, CodeTable, script
+from ...languages import ENGLISH, script
+from .params import served_table
 
 # English function words that are not also common words of Spanish, French, German, Italian,
 # Portuguese, Dutch or the Scandinavian languages ("a", "no", "in", "on", "an", "was", "will",
@@ -80,11 +81,6 @@ def _identifier():
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-@functools.lru_cache(maxsize=16)
-def _table(sources: tuple[str, ...]) -> CodeTable:
-    return CodeTable(sources)
-
-
 @functools.lru_cache(maxsize=1024)
 def _letter_names(source: str) -> tuple[str, ...]:
     """The first words of the Unicode names of the letters `source` is usually written in (empty:
@@ -112,7 +108,7 @@ def script_share(text: str, source: str) -> float:
 
 def identified(text: str, sources: Sequence[str]) -> dict[str, float]:
     """Each source's confidence (0 to 100) when several are served (see the module docstring)."""
-    table, raw = _table(tuple(sources)), dict.fromkeys(sources, 0.0)
+    table, raw = served_table(frozenset(sources)), dict.fromkeys(sources, 0.0)
     for label, probability in _identifier().rank(text):
         source = table.own(label)  # the source a caller naming the label would get (`no` -> nb, `arz`)
         if source is not None:
