@@ -8,6 +8,10 @@ quantize   optional: int8 matrix multiplications (quantize.py), with the activat
            calibrated on the parity sources (calibrate.py)
 save       tokenizer, optional translation memory (--memory), config.json with dimensions, IO
            names, checksums
+           A model whose weights pass EXTERNAL_DATA_ABOVE (protobuf holds no message over 2 GB:
+           NLLB-600M's fp32 decoder is 2.4 GB) has each graph written as two files, the graph
+           and its weights beside it (decoder.onnx + decoder.onnx.data, `data_file`); ONNX
+           Runtime reads them from the graph's directory and config.json has both checksums.
 prove      parity against PyTorch (parity.py); fp32 must be token-identical or the export fails
 """
 
@@ -43,6 +47,19 @@ from .quantize import quantize as quantize_graph
 
 OPSET = 17
 MAX_LOGIT_DIFF = 1e-4
+# Weights (bytes) above which each graph keeps its weights in a file of its own: protobuf's
+# limit is 2 GB per message, and the graphs hold more than the model's weights (the decoder's
+# fused QKV copies).
+EXTERNAL_DATA_ABOVE = 1 << 30
+
+
+def data_file(graph: str) -> str:
+    """The file beside a graph that holds its weights, when they are external: decoder.onnx.data."""
+    return f"{graph}.data"
+
+
+def weights_bytes(model: Transformer) -> int:
+    return sum(t.numel() * t.element_size() for t in model.state_dict().values())
 
 
 def validate(model: Transformer) -> None:
@@ -52,7 +69,9 @@ def validate(model: Transformer) -> None:
 
 
 def export_graphs(model: Transformer, out: Path) -> dict:
-    """Write encoder.onnx and decoder.onnx (unoptimized) and return the IO names."""
+    """Write encoder/encoder.onnx and decoder/decoder.onnx (unoptimized) and return the IO names.
+    Each graph has a directory of its own: past 2 GB, torch writes a graph's weights as one file
+    per tensor beside it, named after the tensor, and the two graphs share tensor names."""
     cfg, names = model.cfg, io_names(model.cfg.n_decoder_layers)
     B, n, T, h, dk = 2, 5, 3, cfg.n_heads, cfg.d_k
     src = torch.full((B, n), 5, dtype=torch.long)
@@ -65,7 +84,7 @@ def export_graphs(model: Transformer, out: Path) -> dict:
     torch.onnx.export(
         EncoderGraph(model).eval(),
         (src, pad),
-        str(out / "encoder.onnx"),
+        str(_exported(out, "encoder.onnx")),
         dynamo=False,
         opset_version=OPSET,
         input_names=names["encoder_inputs"],
@@ -87,7 +106,7 @@ def export_graphs(model: Transformer, out: Path) -> dict:
     torch.onnx.export(
         DecoderStepGraph(model).eval(),
         args,
-        str(out / "decoder.onnx"),
+        str(_exported(out, "decoder.onnx")),
         dynamo=False,
         opset_version=OPSET,
         input_names=names["decoder_inputs"],
@@ -95,17 +114,36 @@ def export_graphs(model: Transformer, out: Path) -> dict:
         dynamic_axes=axes,
     )
     for g in GRAPHS:
-        onnx.checker.check_model(str(out / g), full_check=True)
+        onnx.checker.check_model(str(_exported(out, g)), full_check=True)
     return names
 
 
-def optimize(src: Path, dst: Path, disabled: tuple[str, ...] = ()) -> None:
+def _exported(tmp: Path, graph: str) -> Path:
+    """Where export_graphs writes `graph` in the temporary directory `tmp`: a directory of its own."""
+    path = tmp / Path(graph).stem / graph
+    path.parent.mkdir(exist_ok=True)
+    return path
+
+
+def optimize(src: Path, dst: Path, disabled: tuple[str, ...] = (), external: bool = False) -> None:
     """Apply ONNX Runtime's portable (extended) optimizations once, offline, and save the result;
-    `disabled` names optimizers to leave out (those whose fused ops a quantizer would not see)."""
+    `disabled` names optimizers to leave out (those whose fused ops a quantizer would not see).
+    `external`: every weight goes to one file beside `dst` (`data_file`), whatever files `src`
+    read its own from (otherwise ONNX Runtime keeps an external weight's reference to `src`'s
+    files, which are not beside `dst`)."""
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
     opts.optimized_model_filepath = str(dst)
+    if external:
+        _remove(dst.with_name(data_file(dst.name)))
+        opts.add_session_config_entry("session.optimized_model_external_initializers_file_name", data_file(dst.name))
+        opts.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
     ort.InferenceSession(str(src), opts, providers=["CPUExecutionProvider"], disabled_optimizers=list(disabled))
+
+
+def _remove(path: Path) -> None:
+    """Writers of external weights append to an existing file: start from none."""
+    path.unlink(missing_ok=True)
 
 
 def build_graphs(
@@ -114,10 +152,13 @@ def build_graphs(
     quantize: str | None = None,
     progress=print,
     calibration: list[list[int]] | None = None,
+    external_above: int = EXTERNAL_DATA_ABOVE,
 ) -> dict:
     """Export, check, optimize (and quantize) both graphs into `out`; returns the IO names.
     Quantizing needs `calibration`: source token ids whose translation gives the activations'
-    ranges."""
+    ranges. Models whose weights pass `external_above` bytes get graphs with external weights
+    (`data_file`)."""
+    external = weights_bytes(model) > external_above
     with tempfile.TemporaryDirectory(prefix="traductor-export-") as tmp:
         tmp = Path(tmp)
         progress("[3/6] export ONNX graphs")
@@ -125,17 +166,20 @@ def build_graphs(
         if not quantize:
             progress("[4/6] optimize")
             for g in GRAPHS:
-                optimize(tmp / g, out / g)
+                optimize(_exported(tmp, g), out / g, external=external)
             return names
         if not calibration:
             raise ExportError(f"--quantize {quantize} needs calibration sources")
         progress(f"[4/6] optimize, calibrate on {len(calibration)} sources, quantize {quantize}")
         optimized = tuple(tmp / f"opt-{g}" for g in GRAPHS)
         for g, path in zip(GRAPHS, optimized, strict=True):
-            optimize(tmp / g, path, UNFUSED_FOR_QUANTIZATION)
+            optimize(_exported(tmp, g), path, UNFUSED_FOR_QUANTIZATION, external=external)
         ranges = calibrate.activation_ranges(optimized, names, model.cfg, calibration)
         for g, path in zip(GRAPHS, optimized, strict=True):
-            quantize_graph(quantize, path, out / g, ranges, model.cfg.vocab_size)
+            data = data_file(g) if external else None
+            if data:
+                _remove(out / data)
+            quantize_graph(quantize, path, out / g, ranges, model.cfg.vocab_size, data)
     return names
 
 
@@ -166,7 +210,7 @@ def bundle_config(
         quantization=quantize or "none",
         io=names,
         onnxruntime=ort.__version__,
-        sha256={g: sha256(out / g) for g in GRAPHS},
+        sha256={f: sha256(out / f) for g in GRAPHS for f in (g, data_file(g)) if (out / f).is_file()},
         memory=memory,
         tokenizer=tokenizer,
         generation=generation,
@@ -186,6 +230,7 @@ def export(
     parity_sentences: list[str] | None = None,
     progress=print,
     memory: Path | None = None,
+    external_above: int = EXTERNAL_DATA_ABOVE,
 ) -> dict:
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not force:
@@ -206,6 +251,7 @@ def export(
         memory,
         languages=checkpoint.languages(ckpt_config),
         started=t0,
+        external_above=external_above,
     )
 
 
@@ -232,9 +278,11 @@ def export_model(
     memory: Path | None = None,
     languages: dict | None = None,
     started: float | None = None,
+    external_above: int = EXTERNAL_DATA_ABOVE,
 ) -> dict:
     """validate -> graphs -> optimize (quantize) -> save -> prove parity: the part of the recipe
-    that `traductor export` and `traductor import` share. Returns the bundle's config.json."""
+    that `traductor export` and `traductor import` share. Returns the bundle's config.json.
+    `external_above`: build_graphs'."""
     t0 = started if started is not None else time.monotonic()
     progress("[2/6] validate")
     validate(model)
@@ -243,7 +291,7 @@ def export_model(
     staging.mkdir(parents=True)
     sentences = parity_sentences or parity.BUILTIN_SENTENCES
     calibration = [source.tokenizer.encode(s)[0][: model.cfg.max_len] for s in sentences] if quantize else None
-    names = build_graphs(model, staging, quantize, progress, calibration=calibration)
+    names = build_graphs(model, staging, quantize, progress, calibration, external_above)
     progress("[5/6] save")
     for name, path in source.files.items():
         shutil.copy(path, staging / name)

@@ -52,10 +52,18 @@ MS_DOMAIN = "com.microsoft"
 WEIGHT_LEVELS = 63  # 7-bit weights: see the module's docstring
 
 
-def quantize(kind: str, src: Path, dst: Path, ranges: dict[str, tuple[float, float]], vocab_size: int) -> None:
-    """Write `src` (an optimized fp32 graph) quantized as `kind` (one of QUANTIZATIONS) to `dst`;
-    `ranges` holds the calibrated range of each of its `activations()`; tables of `vocab_size`
-    rows are the token embeddings."""
+def quantize(
+    kind: str,
+    src: Path,
+    dst: Path,
+    ranges: dict[str, tuple[float, float]],
+    vocab_size: int,
+    data_file: str | None = None,
+) -> None:
+    """Write `src` (an optimized fp32 graph, its weights inline or beside it) quantized as `kind`
+    (one of QUANTIZATIONS) to `dst`; `ranges` holds the calibrated range of each of its
+    `activations()`; tables of `vocab_size` rows are the token embeddings. With `data_file`, the
+    weights go to that file beside `dst` (which must not exist yet: the writer appends)."""
     if kind != "int8":
         raise ValueError(f"unknown quantization {kind!r}; known: {', '.join(QUANTIZATIONS)}")
     model = onnx.load(str(src))
@@ -63,7 +71,10 @@ def quantize(kind: str, src: Path, dst: Path, ranges: dict[str, tuple[float, flo
     replace_lookups(model.graph, vocab_size)
     if not any(o.domain == MS_DOMAIN for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
-    onnx.save(model, str(dst))
+    if data_file:
+        onnx.save(model, str(dst), save_as_external_data=True, all_tensors_to_one_file=True, location=data_file)
+    else:
+        onnx.save(model, str(dst))
 
 
 def activations(graph: onnx.GraphProto) -> list[str]:

@@ -2,6 +2,9 @@
 
     encoder.onnx      source -> encoder output + every decoder layer's cross-attention K/V
     decoder.onnx      one decode step over a padded KV cache
+    *.onnx.data       a big model's weights, beside the graph that reads them (protobuf holds
+                      no graph over 2 GB; ONNX Runtime reads them from the graph's directory);
+                      config.json names them among the checksums
     tokenizer.model   SentencePiece, with the placeholder tokens
     config.json       a `BundleConfig` (engine/bundle_config.py): dimensions and special ids (a
                       ModelConfig), languages, IO names, opset, sha256 of the graphs, the parity
@@ -13,7 +16,7 @@
                       and entry count in config.json; bundles without one load as before
 
 This module opens bundles: `load_bundle(path)` reads config.json (`read_config`), checks that the
-files it names are present and that the graphs' (and memory's) checksums match; a `Bundle` opens
+files it names are present and that the graphs' (their weights' and memory's) checksums match; a `Bundle` opens
 its tokenizer and translation memory. It also finds them: `default_bundle()` is the default
 model's bundle in the package's model repository (models/en-es/); `scan(directory)` lists a model
 repository's bundles; `choose` picks the model of a language pair among several, and
@@ -79,9 +82,14 @@ class Bundle:
         return self.model.max_len
 
     @property
+    def graph_files(self) -> list[str]:
+        """The graphs, then the files of external weights config.json names beside them."""
+        return graph_files(self.config)
+
+    @property
     def checksum(self) -> str:
-        """One checksum for the whole bundle: sha256 over the graphs' own checksums."""
-        joined = "".join(self.config.sha256[g] for g in GRAPHS)
+        """One checksum for the whole bundle: sha256 over the graphs' (and their weights') checksums."""
+        joined = "".join(self.config.sha256[f] for f in self.graph_files)
         return hashlib.sha256(joined.encode()).hexdigest()
 
     def file(self, name: str) -> Path:
@@ -122,13 +130,19 @@ def read_config(path: Path) -> BundleConfig:
         raise BundleError(f"{config_file}: {e}") from e
 
 
+def graph_files(config: BundleConfig) -> list[str]:
+    """The graphs, then every other file with a checksum in config.json: their external weights."""
+    return [*GRAPHS, *sorted(set(config.sha256) - set(GRAPHS))]
+
+
 def load_bundle(path: Path | str, verify: bool = True, tokenizer: bool = True) -> Bundle:
     """Open a bundle: config checked, files present, graphs' checksums verified (`verify`)."""
     path = Path(path)
     if not path.is_dir():
         raise BundleError(f"{path} is not a directory")
     config = read_config(path)
-    for name in (*GRAPHS, *config.tokenizer_files) if tokenizer else GRAPHS:
+    graphs = graph_files(config)
+    for name in (*graphs, *config.tokenizer_files) if tokenizer else graphs:
         if not (path / name).is_file():
             raise BundleError(f"{path} is missing {name}")
     memory = config.memory
@@ -136,7 +150,7 @@ def load_bundle(path: Path | str, verify: bool = True, tokenizer: bool = True) -
         raise BundleError(f"{path} is missing {memory.file} (its translation memory, named in config.json)")
     if verify:
         expected = {**config.sha256, **({memory.file: memory.sha256} if memory else {})}
-        for name in (*GRAPHS, *([memory.file] if memory else [])):
+        for name in (*graphs, *([memory.file] if memory else [])):
             actual = sha256(path / name)
             if actual != expected[name]:
                 raise BundleError(
