@@ -140,15 +140,114 @@ def test_mask_unmask_roundtrip_property(text):
 def test_the_quick_start_test_never_hides_a_placeholder(text):
     """`replace` and `find` skip the long pattern on a text where no placeholder can start; for any mix
     of placeholders and text they give what the pattern itself gives."""
-    assert placeholders.replace("#", text) == placeholders.PATTERN.sub("#", text)
-    assert find(text) == [m.group(0) for m in placeholders.PATTERN.finditer(text)]
+    pattern = placeholders.pattern_for(text)
+    assert placeholders.replace("#", text) == pattern.sub("#", text)
+    assert find(text) == [m.group(0) for m in pattern.finditer(text)]
 
 
 def test_every_kind_starts_with_a_quick_start_character():
-    """Each kind's placeholders begin with a character the quick test looks for: a kind added with
-    another first character must extend it, or its placeholders would be skipped."""
-    examples = "%s %(n)d %1 {0} $HOME ${X} <b> &amp; _Open &Save --force -r %<PRIu64>"
+    """Each kind's placeholders hold something the quick test looks for: a kind added without it
+    must extend it, or its placeholders would be skipped."""
+    examples = (
+        "%s %(n)d %1 {0} $HOME ${X} <b> &amp; _Open &Save --force -r %<PRIu64> https://a.org/x www.b.org "
+        "c@d.org /etc/x ~/y src/z.c C:\\w 10.0.0.1:80 [::1]:53 fe80::1 localhost:631 app.conf .bashrc *.txt "
+        "see [FILE]..."
+    )
     found = placeholders.find_kinds(examples)
-    assert {kind for kind, _ in found} == set(placeholders.KINDS)
-    assert all(placeholders._STARTS.match(value) for _, value in found)
+    assert {kind for kind, _ in found} == set(placeholders.KINDS) | {"metavar"}
+    # a metavariable is one by its place in the message, which the quick test finds
+    assert all(placeholders._STARTS.search(value) for kind, value in found if kind != "metavar")
     assert placeholders.replace("#", "plain words, no placeholder at all.") == "plain words, no placeholder at all."
+
+
+# Verbatim spans: what a localizer copies byte for byte comes back byte for byte.
+VERBATIM_CASES = [
+    ("Read https://docs.example.com/setup/ first.", "url", "https://docs.example.com/setup/"),
+    ("See www.example.org.", "url", "www.example.org"),
+    ("Visit <https://example.com/a?b=c&d=1>.", "url", "<https://example.com/a?b=c&d=1>"),
+    ("Write to mailto:a@b.org today", "url", "mailto:a@b.org"),
+    ("Contact help-desk@example.org.", "email", "help-desk@example.org"),
+    ("Mail user@example.co.uk, please", "email", "user@example.co.uk"),
+    ("Edit /etc/app/app.conf", "path", "/etc/app/app.conf"),
+    ("Files in ~/.config/app/ are read", "path", "~/.config/app/"),
+    ("Run ./configure first", "path", "./configure"),
+    ("Set $HOME/.cache/app.", "path", "$HOME/.cache/app"),
+    ("Open src/main.c now", "path", "src/main.c"),
+    ("See usr/share/doc/ (docs)", "path", "usr/share/doc/"),
+    ("Open C:\\Users\\me\\file.txt now", "path", "C:\\Users\\me\\file.txt"),
+    ("The file (see /usr/bin/foo).", "path", "/usr/bin/foo"),
+    ("Listening on 127.0.0.1:8080", "address", "127.0.0.1:8080"),
+    ("Bind to [::1]:53", "address", "[::1]:53"),
+    ("Route fe80::1 now", "address", "fe80::1"),
+    ("Open localhost:631 in a browser", "address", "localhost:631"),
+    ("Edit config.toml and restart", "filename", "config.toml"),
+    ("Could not load libfoo.so.3", "filename", "libfoo.so.3"),
+    ("Install foo_1.2-3_amd64.deb first", "filename", "foo_1.2-3_amd64.deb"),
+    ("Go to example.com.", "filename", "example.com"),
+    ("The .desktop file", "filename", ".desktop"),
+    ("Remove *.txt files", "filename", "*.txt"),
+]
+
+
+@pytest.mark.parametrize("text,kind,span", VERBATIM_CASES)
+def test_verbatim_spans_are_found_whole_and_masked(text, kind, span):
+    assert (kind, span) in placeholders.find_kinds(text)
+    m = mask(text)
+    assert span in m.values
+    assert unmask(m.text, m.values) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "e.g. this and i.e. that, etc.",
+        "U.S.A. and 3.14 and version 1.2.3",
+        "Done.Then the rest",
+        "read/write and and/or input/output",
+        "Time is 12:30:45",
+        "Press OK to continue",
+        "Hello...world",
+    ],
+)
+def test_ordinary_words_are_not_verbatim_spans(text):
+    assert placeholders.find_kinds(text) == []
+
+
+def test_metavariables_are_the_same_placeholder_everywhere_in_a_help_message():
+    """An upper-case word in an option's place is a metavariable, wherever it stands in the
+    message; elsewhere an upper-case word is a word."""
+    text = "  -w, --word-regexp=WORD    match only whole WORD; see also --color[=WHEN], WHEN is auto"
+    kinds = placeholders.find_kinds(text)
+    assert ("option", "--word-regexp=WORD") in kinds and ("option", "--color[=WHEN]") in kinds
+    assert kinds.count(("metavar", "WORD")) == 1 and kinds.count(("metavar", "WHEN")) == 1
+    assert placeholders.find_kinds("Usage: ls [OPTION]... [FILE]...") == [("metavar", "OPTION"), ("metavar", "FILE")]
+    assert placeholders.find_kinds("Press OK, the WORD is fine") == []
+
+
+def test_training_pairs_leave_spans_the_reference_changed_as_text():
+    """A reference that translates a metavariable keeps it as text on both sides (no <phK> the
+    target lacks); one that copies it gets the same token on both sides."""
+    m, target = placeholders.mask_pair("Usage: ls [OPTION]... [FILE]...", "Uso: ls [OPCIÓN]... [FILE]...")
+    assert m.text == "Usage: ls [OPTION]... [<ph0>]..." and m.values == ["FILE"]
+    assert target == "Uso: ls [OPCIÓN]... [<ph0>]..."
+    m, target = placeholders.mask_pair("See https://a.org/x and %s", "Véase https://a.org/es/x y %s")
+    assert m.text == "See https://a.org/x and <ph0>" and target == "Véase https://a.org/es/x y <ph0>"
+
+
+@pytest.mark.parametrize(
+    "output,values,repaired",
+    [
+        (
+            "Lea https://docs.ejemplo.com/configuracion/ primero.",
+            ["https://docs.example.com/setup/"],
+            "Lea https://docs.example.com/setup/ primero.",
+        ),
+        ("Contacte ayuda-escritorio@example.org.", ["help-desk@example.org"], "Contacte help-desk@example.org."),
+        ("Escuchando en 127.0.0.1:80", ["127.0.0.1:8080"], "Escuchando en 127.0.0.1:8080"),
+        ("Editar /etc/app/pp.conf", ["/etc/app/app.conf"], "Editar /etc/app/app.conf"),
+        ("Editar config.toml", ["config.toml"], "Editar config.toml"),  # intact: untouched
+        ("Nada que ver", ["/etc/app/app.conf"], "Nada que ver"),  # dropped, no look-alike: not invented
+    ],
+)
+def test_repair_puts_back_what_a_model_without_placeholder_tokens_changed(output, values, repaired):
+    assert placeholders.repair(output, values) == repaired

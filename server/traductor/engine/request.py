@@ -28,6 +28,7 @@ from .beam_transformers import TransformersBeam
 class FinishReason(enum.Enum):
     EOS = "eos"
     LENGTH = "length"
+    LOOP = "loop"  # the output looped: it was ended there (model/constraints.py's loop rule)
     CANCELLED = "cancelled"
     DEADLINE = "deadline"
     ERROR = "error"
@@ -74,6 +75,8 @@ class Detokenizer:
     multi-byte character whose bytes have not all arrived) is held back until it is complete,
     and so is a masked text ending in what may become a placeholder token (the model can spell
     "<ph0>" with byte pieces; sent as it came, "<ph0" would later turn into the placeholder).
+    A model without placeholder tokens (an imported one) with placeholders in its source sends
+    its text at the end: only then can `decode` repair them.
     """
 
     def __init__(self, tokenizer: Tokenizer, values: list[str]):
@@ -86,6 +89,8 @@ class Detokenizer:
 
     def push(self, token_id: int) -> str:
         self.ids.append(token_id)
+        if self.values and not self.tokenizer.placeholder_ids:
+            return ""  # a model without <phK> tokens: `decode` repairs the placeholders at the end
         masked = _PARTIAL_TOKEN.sub("", self.tokenizer.decode_masked(self.ids).rstrip("\ufffd"))
         stable = placeholders.unmask(masked, self.values)
         if not stable.startswith(self.sent):
@@ -171,6 +176,7 @@ class RequestState:
     logprobs: list[float] = field(default_factory=list)  # when return_scores
     required: Counter = field(default_factory=Counter)  # the source's placeholder tokens, with counts
     missing: Counter = field(default_factory=Counter)  # those not generated yet (EOS waits for them)
+    repeat_limit: int = 0  # times in a row a unit may repeat before the output loops (Constraints.repeat_limit)
     rng: np.random.Generator | None = None  # sampling only
     detokenizer: Detokenizer | None = None  # streaming only
     beam: BeamState | TransformersBeam | None = None  # beam search only (TransformersBeam: imported models)

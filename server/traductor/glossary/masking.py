@@ -36,7 +36,7 @@ def terms(glossary: Glossary, text: str) -> list[tuple[Found, str]]:
     placeholders are looked for only then)."""
     found = glossary.find(text)
     if found:
-        spans = [m.span() for m in placeholders.PATTERN.finditer(text)]
+        spans = [m.span() for m in placeholders.finditer(text)]
         found = glossary.find(text, spans) if spans else found
     language = glossary.target_language
     return [(f, target_form(f, text[f.start : f.end], language)) for f in found]
@@ -59,7 +59,7 @@ _GLUED_AFTER = re.compile(rf"{CLOSE}(?=\w)")
 def mask(text: str, found: list[tuple[Found, str]], marked: bool = False) -> placeholders.Masked:
     """The text with placeholders and terms as <phK>, and each token's value (see the docstring);
     `marked`: each term's value between OPEN and CLOSE, for `unmark`."""
-    spans = [(m.start(), m.end(), m.group(0), False) for m in placeholders.PATTERN.finditer(text)]
+    spans = [(m.start(), m.end(), m.group(0), False) for m in placeholders.finditer(text)]
     spans += [(f.start, f.end, target, True) for f, target in found]
     spans.sort()
     free = placeholders.MAX_PLACEHOLDERS - sum(1 for s in spans if not s[3])

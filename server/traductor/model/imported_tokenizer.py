@@ -3,7 +3,9 @@
 the way transformers' MarianTokenizer, NllbTokenizer and M2M100Tokenizer do.
 
 It does not know the project's placeholder masking (model/tokenizer.py: imported models have no
-<phK> tokens) nor where a bundle's files live (engine/bundle.py opens it with a directory).
+<phK> tokens): a source's placeholders and verbatim spans are its "values", which `decode` puts
+back into the output where the model changed them (`placeholders.repair`). Nor does it know
+where a bundle's files live (engine/bundle.py opens it with a directory).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Iterable
 import sentencepiece as spm
 
 from ..languages import CodeTable
+from . import placeholders
 from .token_ids import EOS_ID, FILENAME, UNK_ID
 
 
@@ -167,7 +170,7 @@ class PieceTokenizer:
     def encode(
         self, text: str, target_language: str | None = None, source_language: str | None = None
     ) -> tuple[list[int], list[str]]:
-        """Source text -> (ids ending with EOS, no placeholder values). A "per_call" model's text
+        """Source text -> (ids ending with EOS, the placeholders `decode` repairs). A "per_call" model's text
         starts with `source_language`'s token (none: the default source's); a Marian text may start
         with its own >>xx<< code, and `target_language` of a "prefix" model puts one there."""
         prefix: list[int] = []
@@ -181,7 +184,7 @@ class PieceTokenizer:
             text = text[code.end() :]
         elif self.config.target_mode == "prefix" and (target_language or self.config.target_language):
             prefix.append(self.language_token(target_language or self.config.target_language))
-        return prefix + self._source_ids(text) + [self.eos_id], []
+        return prefix + self._source_ids(text) + [self.eos_id], placeholders.find(text)
 
     def forced_first(self, target_language: str | None) -> int | None:
         """The token a "forced" model must generate first for `target_language`."""
@@ -205,7 +208,7 @@ class PieceTokenizer:
         return clean_up_spaces(text) if self.config.clean_up_spaces else text
 
     def decode(self, ids: Iterable[int], values: list[str]) -> str:
-        return self.decode_masked(ids)
+        return placeholders.repair(self.decode_masked(ids), values)
 
 
 CLEAN_UP = (

@@ -17,7 +17,26 @@ Recognised, by kind (`KINDS`, in the order the pattern tries them):
     mnemonic   the keyboard-accelerator marker of a menu or button label: GTK's `_` and Qt/KDE's
                `&` right before a letter (`_Open`, `Save &As`); the marker is the placeholder, so
                the model places it before a letter of the translation (`_Abrir`)
-    option     command-line options (`--force`, `--no-verify`, `-r`)
+    option     command-line options (`--force`, `--no-verify`, `-r`), with a value or a
+               metavariable written onto them (`--color=WHEN`, `--sort[=WORD]`, `--format=json`)
+
+and the spans a careful localizer copies byte for byte (the "verbatim" kinds, tried first):
+
+    url        `https://docs.example.com/setup/`, `www.example.org`, `mailto:a@b.org`, `<https://..>`
+    email      `help-desk@example.org`, `user@example.co.uk`
+    path       `/etc/app/app.conf`, `~/.config/app/`, `./configure`, `../x`, `$HOME/.cache`,
+               `src/main.c`, `usr/share/doc/`, `C:\\Users\\me\\file.txt`
+    address    IPv4 and IPv6 addresses, `host:port` (`127.0.0.1:8080`, `[::1]:53`, `localhost:631`)
+    filename   a name with an extension or a domain: `config.toml`, `libfoo.so.3`,
+               `foo_1.2-3_amd64.deb`, `example.com`, `.bashrc`, `*.txt` (not abbreviations such
+               as `e.g.` or `i.e.`, nor `Done.Then`, a sentence missing its space)
+    metavar    help-text metavariables: an upper-case word a message puts in an option's place
+               (`-o FILE`, `--opt=ARG`, `[PATTERN]`, `WORD...`); every occurrence of that word in
+               the message is one, so the option column and its description say it the same way
+
+A verbatim span goes through the model as a <phK> token like any placeholder, so it comes back
+unchanged wherever the model puts it. Models without <phK> tokens (imported ones) get their
+output repaired instead (`repair`).
 
 Tags are recognised only by name (the ones listed in `_TAG_NAMES`), so usage text such as
 `cp <source> <dest>` is still translated.
@@ -25,6 +44,8 @@ Tags are recognised only by name (the ones listed in `_TAG_NAMES`), so usage tex
 
 from __future__ import annotations
 
+import difflib
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -51,8 +72,48 @@ _MARKUP = (
     r"|&(?:[A-Za-z][A-Za-z0-9]{1,7}|#[0-9]{1,6}|#x[0-9A-Fa-f]{1,6});"  # a character entity
 )
 _MNEMONIC = r"(?<![\w&])_(?=[^\W\d_][^\W_]*(?![\w]))|(?<![\w&])&(?=[^\W\d_])"
-_OPTION = r"(?<![\w-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w])"
+_OPTION = (
+    r"(?<![\w-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*"
+    r"(?:\[=[A-Za-z0-9_:,./-]+\]|=(?:[A-Za-z0-9_:,./-]*[A-Za-z0-9_/]|\[[A-Z][A-Z0-9_-]*\]))?(?![\w])"
+)
+# The verbatim kinds. None may end on the punctuation that closes a sentence or a bracket after it.
+_URL = (
+    r"<(?:[a-z][a-z0-9+.-]*://|www\.|mailto:)[^\s<>]+>"  # <https://...>: the brackets are kept with it
+    r"|(?<![\w@.-])(?:[a-z][a-z0-9+.-]*://|www\.|mailto:)[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
+)
+_EMAIL = r"(?<![\w.+-])[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])"
+_SEGMENT = r"[\w.+@%,=-]*[\w+@%=-]"  # one component of a path, not ending in sentence punctuation
+_EXTENSION = r"\.[A-Za-z][A-Za-z0-9]{0,9}(?![\w-])"
+_PATH = (
+    rf"(?<![\w.~/\\-])(?:~[\w.-]*|\.\.?|\$\{{?[A-Za-z_]\w*\}}?)?/(?:{_SEGMENT}/)*(?:{_SEGMENT}/?)"  # /a, ~/a, ./a, $X/a
+    rf"|(?<![\w.\\-])[A-Za-z]:\\(?:[\w .+@-]*[\w+@-]\\)*(?:[\w.+@-]*[\w+@-])?"  # C:\Users\me
+    rf"|(?<![\w.~/\\-])\w[\w.+@-]*/(?:{_SEGMENT}/)+(?:{_SEGMENT}/?)?"  # relative, two slashes or more
+    rf"|(?<![\w.~/\\-])\w[\w.+@-]*/(?:{_SEGMENT}/)*[\w+@-][\w.+@-]*{_EXTENSION}"  # relative, to a file
+)
+_ADDRESS = (
+    r"(?<![\w.:])\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?:/\d{1,2})?(?![\w.])"  # IPv4[:port][/prefix]
+    r"|\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d{1,5})?"  # [IPv6]:port
+    r"|(?<![\w:])(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){7})(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])"
+    r"|(?<![\w.-])(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):\d{1,5}(?![\w])"  # host:port
+)
+# A name with an extension; each part has a letter or a digit, and it is not an abbreviation
+# (`e.g`, `i.e`, `U.S.A`: every part one letter) nor a number (`3.14`: no letter at all).
+# Two capitalised words around a dot are a sentence missing its space (`Done.Then`).
+_FILENAME = (
+    r"(?<![\w.@/\\-])(?=[\w+-]*[A-Za-z])(?![A-Za-z](?:\.[A-Za-z])+\b)(?![A-Z][a-z]+\.[A-Z][a-z]+\b)"
+    r"[\w+-]*\w(?:\.[\w+-]*[A-Za-z0-9])+(?<=[A-Za-z0-9])(?![\w-]|\.\w)"
+    r"|(?<![\w.@/\\*-])\*?\.[A-Za-z][\w-]*(?:\.[\w-]+)*(?<=[A-Za-z0-9])(?![\w-]|\.\w)"  # .desktop, *.txt
+)
+# An upper-case word in an option's place (`--opt=WORD`, `--opt[=WORD]`, `-o WORD`, `--opt WORD`,
+# `[WORD]`, `<WORD>`) or before `...` (`FILE...`): that word is a metavariable of the message.
+_METAVAR_AT = re.compile(
+    r"(?:(?<![\w-])--?[A-Za-z][\w-]*(?:=|\[=| )|\[|<)([A-Z][A-Z0-9_]*[A-Z0-9])(?=[\]>\s,=]|\.\.\.|$)"
+    r"|(?<![\w-])([A-Z][A-Z0-9_]*[A-Z0-9])(?=\.\.\.)"
+)
+_METAVAR_WORD = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
+VERBATIM = {"url": _URL, "email": _EMAIL, "path": _PATH, "address": _ADDRESS, "filename": _FILENAME}
 KINDS = {
+    **VERBATIM,
     "python": _PYTHON,
     "printf": _PRINTF,
     "qt": _QT,
@@ -63,31 +124,47 @@ KINDS = {
     "option": _OPTION,
 }
 PATTERN = re.compile("|".join(f"(?P<{kind}>{p})" for kind, p in KINDS.items()))
+PROGRAM_PATTERN = re.compile("|".join(f"(?P<{kind}>{p})" for kind, p in KINDS.items() if kind not in VERBATIM))
 _TOKEN = re.compile(r"<ph(\d+)>")
-# Every kind above starts with one of these characters. Most messages have none, and this test is
-# far cheaper than the long pattern (about 1 us against 14 for a 70-character sentence), which
-# the serving path runs several times per segment.
-_STARTS = re.compile(r"[%{$<&_-]")
+# Every kind above starts with one of these characters or has one of these pairs (a file name its
+# dot between two word characters, an address its colon). Most messages have none, and this test
+# is far cheaper than the long pattern, which the serving path runs several times per segment.
+_STARTS = re.compile(r"[%{$<&_/\\@=\[~*-]|\w\.\w|(?<!\w)\.[A-Za-z]|\w:\d|::|\w\.\.\.")
 
 
-def replace(repl, text: str) -> str:
-    """`PATTERN.sub(repl, text)`, without running the pattern on a text where none can start."""
-    return PATTERN.sub(repl, text) if _STARTS.search(text) else text
+@functools.lru_cache(maxsize=256)
+def _with_metavars(names: tuple[str, ...]) -> re.Pattern:
+    words = "|".join(map(re.escape, names))
+    return re.compile(f"{PATTERN.pattern}|(?P<metavar>(?<![\\w-])(?:{words})(?![\\w-]))")
 
 
-def _matches(text: str):
-    """`PATTERN.finditer(text)`, without running the pattern on a text where none can start."""
-    return PATTERN.finditer(text) if _STARTS.search(text) else iter(())
+def pattern_for(text: str) -> re.Pattern:
+    """The pattern that finds `text`'s placeholders: `PATTERN`, plus the text's metavariables."""
+    names = {a or b for a, b in _METAVAR_AT.findall(text)}
+    return _with_metavars(tuple(sorted(names))) if names else PATTERN
+
+
+def finditer(text: str):
+    """The placeholders of `text` as matches, in order (`m.lastgroup` is the kind)."""
+    return pattern_for(text).finditer(text) if _STARTS.search(text) else iter(())
+
+
+def replace(repl, text: str, verbatim: bool = True) -> str:
+    """Each placeholder of `text` replaced by `repl(match)` (or the string `repl`); `verbatim=False`:
+    the program's own placeholders only (no URL, path, file name, address or metavariable)."""
+    if not _STARTS.search(text):
+        return text
+    return (pattern_for(text) if verbatim else PROGRAM_PATTERN).sub(repl, text)
 
 
 def find(text: str) -> list[str]:
     """The placeholders of `text`, in order."""
-    return [m.group(0) for m in _matches(text)]
+    return [m.group(0) for m in finditer(text)]
 
 
 def find_kinds(text: str) -> list[tuple[str, str]]:
     """(kind, placeholder) for each placeholder of `text`, in order."""
-    return [(m.lastgroup, m.group(0)) for m in _matches(text)]
+    return [(m.lastgroup, m.group(0)) for m in finditer(text)]
 
 
 @dataclass
@@ -96,12 +173,13 @@ class Masked:
     values: list[str]  # values[K] is the placeholder that <phK> stands for
 
 
-def mask(text: str) -> Masked:
-    """Replace each placeholder by a reserved token; the first MAX_PLACEHOLDERS only."""
+def mask(text: str, keep=None) -> Masked:
+    """Replace each placeholder by a reserved token; the first MAX_PLACEHOLDERS only.
+    `keep(match)`, when given, says which ones are masked (the others stay text)."""
     values: list[str] = []
 
     def sub(m: re.Match) -> str:
-        if len(values) >= MAX_PLACEHOLDERS:
+        if len(values) >= MAX_PLACEHOLDERS or (keep is not None and not keep(m)):
             return m.group(0)
         values.append(m.group(0))
         return TOKENS[len(values) - 1]
@@ -113,7 +191,8 @@ def mask_like(text: str, values: list[str]) -> str:
     """Mask a reference translation with the source's numbering (training data).
 
     The k-th occurrence of a placeholder string in the target gets the token of its k-th
-    occurrence in the source; placeholders the source does not have stay as text.
+    occurrence in the source; placeholders the source does not have stay as text. The source's
+    metavariables are looked for in the target whatever their place there.
     """
     seen: Counter = Counter()
 
@@ -125,12 +204,56 @@ def mask_like(text: str, values: list[str]) -> str:
             return TOKENS[indices[seen[value] - 1]]
         return value
 
-    return replace(sub, text)
+    names = tuple(sorted({v for v in values if _METAVAR_WORD.fullmatch(v)}))
+    pattern = _with_metavars(names) if names else PATTERN
+    return pattern.sub(sub, text) if names or _STARTS.search(text) else text
+
+
+def mask_pair(source: str, target: str) -> tuple[Masked, str]:
+    """A training pair masked: (source, target) as `mask` and `mask_like` give them, except that a
+    verbatim span (or an option's written value) the reference does not copy stays text on both
+    sides (a reference that translates a metavariable or points to a localized URL must not teach
+    the model to drop a <phK> token)."""
+
+    def copied(m: re.Match) -> bool:
+        lenient = m.lastgroup in VERBATIM or m.lastgroup == "metavar" or (m.lastgroup == "option" and "=" in m.group(0))
+        return not lenient or m.group(0) in target
+
+    m = mask(source, keep=copied)
+    return m, mask_like(target, m.values)
 
 
 def unmask(text: str, values: list[str]) -> str:
     """Replace each <phK> by values[K]; a token with no value (a model error) is dropped."""
     return _TOKEN.sub(lambda m: values[int(m.group(1))] if int(m.group(1)) < len(values) else "", text)
+
+
+_WORD = re.compile(r"\S+")
+_EDGE = "\"'.,;:!?()[]{}«»“”‘’¿¡"  # sentence punctuation a word of the output may carry
+
+
+def repair(output: str, values: list[str]) -> str:
+    """An output of a model without <phK> tokens (an imported one) with the source's placeholders
+    put back: each one `output` lacks replaces the word of `output` most like it (at least half
+    the characters in common; the punctuation around the word kept), as in
+    `https://docs.ejemplo.com/configuracion/` -> the source's `https://docs.example.com/setup/`.
+    A placeholder with no such word stays missing (the model dropped it)."""
+    missing = Counter(values) - Counter(find(output))
+    for value in [v for v in values if missing[v]]:
+        missing[value] -= 1
+        core = value.strip(_EDGE) or value
+        best, best_ratio = None, 0.5
+        for w in _WORD.finditer(output):
+            word = w.group(0).strip(_EDGE)
+            if not word or word in values or core in word:
+                continue
+            ratio = difflib.SequenceMatcher(None, word, core, autojunk=False).ratio()
+            if ratio > best_ratio:
+                best, best_ratio = (w.start() + w.group(0).index(word), word), ratio
+        if best is not None:
+            at, word = best
+            output = output[:at] + core + output[at + len(word) :]
+    return output
 
 
 def preserved(source: str, output: str) -> tuple[int, int]:

@@ -63,9 +63,10 @@ def needs_translation(text: str) -> bool:
 def produced_nothing(translation: str) -> bool:
     """True when a segment's translation has no letter outside placeholders (markup included):
     empty, only spaces, or only the source's options and placeholders ("-h, --help" of "-h,
-    --help  display this help"). The source is kept instead (`Plan.finished`). URLs are not
-    left out, so a translation that grows can only go from True to False (streaming relies on it)."""
-    return not _has_letter(placeholders.replace(" ", translation))
+    --help  display this help"). The source is kept instead (`Plan.finished`). URLs, paths and
+    file names are not left out (`verbatim=False`): "config" may grow into "config.toml", and a
+    translation that grows can only go from True to False (streaming relies on it)."""
+    return not _has_letter(placeholders.replace(" ", translation, verbatim=False))
 
 
 def stand_in(marker: str) -> str:

@@ -18,9 +18,9 @@ from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 def encode_pairs(tokenizer: Tokenizer, pairs, max_len: int) -> list[tuple[list[int], list[int]]]:
     out = []
     for p in pairs:
-        m = placeholders.mask(p.source)
+        m, target = placeholders.mask_pair(p.source, p.target)
         src = tokenizer.encode_masked(m.text) + [EOS_ID]
-        tgt = tokenizer.encode_masked(placeholders.mask_like(p.target, m.values)) + [EOS_ID]
+        tgt = tokenizer.encode_masked(target) + [EOS_ID]
         if len(src) <= max_len and len(tgt) + 1 <= max_len:
             out.append((src, tgt))
     return out

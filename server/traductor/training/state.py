@@ -47,8 +47,8 @@ def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool)
     elif fresh:
         lines = []
         for p in train_pairs:
-            m = placeholders.mask(p.source)
-            lines += [m.text, placeholders.mask_like(p.target, m.values)]
+            m, target = placeholders.mask_pair(p.source, p.target)
+            lines += [m.text, target]
         train_sentencepiece(lines, tok_file, cfg.model.vocab_size)
     return Tokenizer(tok_file)
 
