@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from lxml import etree
 from translate.storage import aresource
 
 from traductor_client.files import placeholders
 from traductor_client.files.errors import FileError
-from traductor_client.files.toolkit import XmlDocument, as_plain, forms, has_markup
+from traductor_client.files.toolkit import XmlDocument, as_plain, changed, has_markup
 from traductor_client.files.units import FIXED, TODO, Unit
 
 # a resource reference (@string/name, @android:string/ok, @null, ?attr/name) is not text
@@ -36,21 +36,98 @@ _ANDROID_REFERENCE = re.compile(r"\s*(?:@\+?(?:[\w.]+:)?\w+/[\w.]+|@null|\?(?:[\
 
 
 @dataclass
-class ArrayItem:
-    """An <item> of a <string-array> (translate-toolkit reads only <string> and <plurals>)."""
+class Strings:
+    """A unit's element: a <string>, a <plurals> (its forms: its <item>s) or one <item> of a
+    <string-array> (translate-toolkit reads only <string> and <plurals>)."""
 
     element: Any
 
+    def forms(self) -> List[Any]:
+        """The elements holding the unit's texts, in order."""
+        if etree.QName(self.element).localname != "plurals":
+            return [self.element]
+        return [item for item in self.element.iterchildren("item") if "".join(item.itertext()).strip()]
+
+
+# whitespace Android keeps (aapt2 collapses only ASCII whitespace) but translate-toolkit's reader
+# collapses with the rest (its "\s+"): a no-break space before "?" in French read back as a space
+_UNICODE_SPACES = "".join(chr(c) for c in range(0x80, 0x3001) if chr(c).isspace())
+_PROTECT = {ord(c): 0xF0000 + ord(c) for c in _UNICODE_SPACES}  # a private-use plane
+_UNPROTECT = {v: k for k, v in _PROTECT.items()}
+
 
 def _read(element: Any) -> str:
-    """The text of a <string> or <item> as translate-toolkit reads it (escapes undone)."""
-    return aresource.AndroidResourceUnit(None, xmlelement=element).source
+    """The text of a <string> or <item> as Android reads it: translate-toolkit's reading (escapes
+    undone, ASCII whitespace collapsed), the other spaces (U+00A0, U+202F...) kept."""
+    raw = etree.tostring(element, encoding="unicode", with_tail=False)
+    if raw.translate(_PROTECT) != raw:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, strip_cdata=False)
+        element = etree.fromstring(raw.translate(_PROTECT), parser)
+    return aresource.AndroidResourceUnit(None, xmlelement=element).source.translate(_UNPROTECT)
 
 
 def _structure(element: Any) -> tuple:
-    """The elements inside a <string>/<plurals>/<item>, and whether it holds a CDATA section."""
+    """The elements inside a <string>/<item>, and whether it holds a CDATA section."""
     inner = tuple(etree.QName(e).localname for e in element.iter() if e is not element and isinstance(e.tag, str))
     return inner, "<![CDATA[" in etree.tostring(element, encoding="unicode")
+
+
+# translate-toolkit escapes "?" and "@" at the start of every piece of text between tags; Android
+# reads them as a reference only at the start of the whole string
+_NEEDLESS_ESCAPE = re.compile(r"^\\([?@])")
+
+
+def _last_text(element: Any) -> Tuple[Any, str]:
+    """(node, "text" or "tail"): where the element's last piece of text is."""
+    return (element[-1], "tail") if len(element) else (element, "text")
+
+
+def _outer_space(element: Any) -> Tuple[str, str]:
+    """The whitespace around an element's text that Android drops (not in a CDATA section)."""
+    if "<![CDATA[" in etree.tostring(element, encoding="unicode", with_tail=False):
+        return "", ""
+    node, where = _last_text(element)
+    first, last = element.text or "", getattr(node, where) or ""
+    lead = re.match(r"[ \t\r\n]*", first)[0]
+    trail = re.search(r"[ \t\r\n]*$", last)[0] if last.strip() or len(element) else ""
+    return lead, trail
+
+
+def _put_outer_space(element: Any, lead: str, trail: str) -> None:
+    """Put back the whitespace around the text (`_outer_space`) where the new text has none and
+    is not quoted (a quoted text's spaces count)."""
+    text = element.text or ""
+    if lead and text[:1] not in ('"', " ", "\t", "\n", "\r"):
+        element.text = lead + text
+    node, where = _last_text(element)
+    last = getattr(node, where) or ""
+    if trail and (len(element) or last) and last[-1:] not in ('"', " ", "\t", "\n", "\r"):
+        setattr(node, where, last + trail)
+
+
+def _write(element: Any, text: str) -> None:
+    """Write ``text`` into ``element`` with Android's escaping, keeping the element itself (its
+    attributes, tail and place: translate-toolkit replaces an element whose text has markup)."""
+    parent = element.getparent()
+    index = parent.index(element)
+    tail, (lead, trail) = element.tail, _outer_space(element)
+    aresource.AndroidResourceUnit(None, xmlelement=element).set_xml_text_value(text, element)
+    written = parent[index]
+    if written is not element:
+        for child in list(element):
+            element.remove(child)
+        element.text = written.text
+        for child in list(written):
+            element.append(child)
+        parent.replace(written, element)
+    element.tail = tail
+    if lead or trail:
+        _put_outer_space(element, lead, trail)
+    for position, node in enumerate(element.iterdescendants()):
+        if node.text and isinstance(node.tag, str) and (position or element.text):
+            node.text = _NEEDLESS_ESCAPE.sub(r"\1", node.text)
+        if node.tail:
+            node.tail = _NEEDLESS_ESCAPE.sub(r"\1", node.tail)
 
 
 class AndroidDocument(XmlDocument):
@@ -58,7 +135,7 @@ class AndroidDocument(XmlDocument):
 
     def __init__(self, data: bytes, name: str) -> None:
         self.cdata: set = set()  # the units whose markup is in a CDATA section (raw text, not XML)
-        self.structures: dict = {}  # id(unit) -> its element's `_structure` as read
+        self.structures: dict = {}  # id(unit) -> each form's `_structure` as read
         super().__init__(data, name)
         root = self.store.document.getroot()
         for array in root.iterchildren("string-array"):
@@ -67,8 +144,10 @@ class AndroidDocument(XmlDocument):
                 if not "".join(item.itertext()).strip():
                     continue
                 unit = Unit(f'name "{array.get("name")}" item {index + 1}', len(self.units), [_read(item)], state)
-                unit.handle = ArrayItem(item)
-                self._classify(unit, item)
+                unit.handle = Strings(item)
+                self._classify(unit)
+                if unit.format == "html":
+                    unit.skip = unit.skip or "inline markup in a string-array item: left for a translator"
                 self.units.append(unit)
 
     def parse(self, data: bytes) -> Any:
@@ -80,27 +159,28 @@ class AndroidDocument(XmlDocument):
     def state(self, tt_unit: Any) -> str:
         return TODO if tt_unit.istranslatable() else FIXED
 
-    def _classify(self, unit: Unit, element: Any) -> None:
+    def _classify(self, unit: Unit) -> None:
         """A reference is not translatable; markup makes the unit HTML; ICU is left whole."""
-        self.structures[id(unit)] = _structure(element)
+        forms = unit.handle.forms()
+        self.structures[id(unit)] = [_structure(element) for element in forms]
         if all(_ANDROID_REFERENCE.fullmatch(source) for source in unit.sources):
             unit.state = FIXED
-        nested = any(len(node) for node in element.iter())
-        cdata = not nested and "<![CDATA[" in etree.tostring(element, encoding="unicode")
-        if nested or (cdata and any(has_markup(s) for s in unit.sources)):
-            if isinstance(unit.handle, ArrayItem):
-                unit.skip = "inline markup in a string-array item: left for a translator"
-            unit.format = "html"
-            if cdata:
-                self.cdata.add(id(unit))
+        for element in forms:
+            nested = any(len(node) for node in element.iter())
+            cdata = not nested and "<![CDATA[" in etree.tostring(element, encoding="unicode")
+            if nested or (cdata and any(has_markup(s) for s in unit.sources)):
+                unit.format = "html"
+                if cdata:
+                    self.cdata.add(id(unit))
         unit.skip = unit.skip or next((placeholders.unsafe(s) for s in unit.sources if placeholders.unsafe(s)), "")
 
     def unit(self, tt_unit: Any, position: int) -> Any:
-        if not isinstance(tt_unit.source, str) or not tt_unit.source.strip():
+        handle = Strings(tt_unit.xmlelement)
+        sources = [_read(element) for element in handle.forms()]
+        if not sources or not any(source.strip() for source in sources):
             return None
-        sources = forms(tt_unit.source)
-        unit = Unit(f'name "{tt_unit.getid()}"', position, sources, state=self.state(tt_unit), handle=tt_unit)
-        self._classify(unit, tt_unit.xmlelement)
+        unit = Unit(f'name "{tt_unit.getid()}"', position, sources, state=self.state(tt_unit), handle=handle)
+        self._classify(unit)
         return unit
 
     def from_service(self, unit: Unit, translation: str) -> str:
@@ -109,33 +189,24 @@ class AndroidDocument(XmlDocument):
         return as_plain(unit.sources[0], translation) if id(unit) in self.cdata else translation
 
     def element(self, unit: Unit) -> Any:
-        return unit.handle.element if isinstance(unit.handle, ArrayItem) else unit.handle.xmlelement
+        return unit.handle.element
 
     def rebind(self, unit: Unit, element: Any) -> None:
-        if isinstance(unit.handle, ArrayItem):
-            unit.handle.element = element
-        else:
-            unit.handle.xmlelement = element
+        unit.handle.element = element
 
     def written(self, unit: Unit, translations: List[str]) -> Optional[str]:
         """The string read back must hold the same elements (and CDATA) as the source's, and the
         translation as its text: translate-toolkit escapes markup it cannot parse into text."""
-        element = self.element(unit)
-        if _structure(element) != self.structures[id(unit)]:
-            inner, cdata = _structure(element)
-            return f"its markup became text (read back: {len(inner)} elements{', CDATA' if cdata else ''})"
-        back = [_read(element)] if isinstance(unit.handle, ArrayItem) else forms(unit.handle.target)
-        return None if back == translations else f"read back as {' | '.join(back)!r}"
+        forms = unit.handle.forms()
+        for element, structure in zip(forms, self.structures[id(unit)]):
+            if _structure(element) != structure:
+                inner, cdata = _structure(element)
+                return f"its markup became text (read back: {len(inner)} elements{', CDATA' if cdata else ''})"
+        return changed(translations, [_read(element) for element in forms])
 
-    def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
-        if isinstance(tt_unit, ArrayItem):  # escaped as a <string> would be, into the <item>
-            written = aresource.AndroidResourceUnit("")
-            written.target = translations[0]
-            tt_unit.element.text = written.xmlelement.text
-            return
-        tail = tt_unit.xmlelement.tail
-        super().write(tt_unit, translations, mark_review)
-        tt_unit.xmlelement.tail = tail
+    def write(self, handle: Any, translations: List[str], mark_review: bool) -> None:
+        for element, text in zip(handle.forms(), translations):
+            _write(element, text)
 
 
-__all__ = ["AndroidDocument", "ArrayItem"]
+__all__ = ["AndroidDocument", "Strings"]

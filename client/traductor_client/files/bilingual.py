@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any, List
 
 from lxml import etree
-from translate.misc.multistring import multistring
 from translate.storage import ts2, xliff, xliff2
 
 from traductor_client.files.toolkit import XmlDocument, forms
@@ -26,9 +25,14 @@ from traductor_client.files.units import FIXED, OBSOLETE, REVIEW, TODO, TRANSLAT
 
 
 def _append_after(parent: Any, new: Any, after: Any) -> None:
-    """Insert ``new`` after ``after`` with the same indentation."""
+    """Insert ``new`` after ``after``, on a line of its own at the same indentation when ``after``
+    stands on a line of its own (the whitespace before it), else right after it."""
+    previous = after.getprevious()
+    indent = previous.tail if previous is not None else parent.text
     after.addnext(new)
-    new.tail, after.tail = after.tail, after.tail
+    new.tail = after.tail
+    if indent and not indent.strip() and "\n" in indent and "\n" in (after.tail or ""):
+        after.tail = indent
 
 
 class Xliff1Document(XmlDocument):
@@ -122,16 +126,23 @@ class TsDocument(XmlDocument):
         return unit
 
     def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
+        """Into the <translation> element as it is: its text, or each <numerusform>'s text (two
+        made when it has none), so its layout stays (translate-toolkit rebuilds the element)."""
         node = tt_unit._gettargetnode()
-        tail = node.tail if node is not None else None  # translate-toolkit drops the line break after it
         if tt_unit.hasplural():
-            count = max(2, len(node.findall(tt_unit.namespaced("numerusform"))) if node is not None else 2)
-            tt_unit.target = multistring([translations[0]] * count)
+            forms = node.findall(tt_unit.namespaced("numerusform"))
+            if not forms:
+                node.text = None
+                forms = [etree.SubElement(node, tt_unit.namespaced("numerusform")) for _ in range(2)]
+            for form in forms:
+                for child in list(form):
+                    form.remove(child)
+                form.text = translations[0]
         else:
-            tt_unit.target = translations[0]
+            for child in list(node):
+                node.remove(child)
+            node.text = translations[0]
         tt_unit.markfuzzy(mark_review)
-        if tail is not None:
-            tt_unit._gettargetnode().tail = tail
 
 
 __all__ = ["TsDocument", "Xliff1Document", "Xliff2Document"]

@@ -31,13 +31,14 @@ from __future__ import annotations
 import copy
 import json
 import re
+import unicodedata
 from typing import Any, Callable, List, Optional, Tuple
 
 from lxml import etree
 from translate.misc.multistring import multistring
 from translate.misc.xml_helpers import extract_xml_prolog
 
-from traductor_client.files import placeholders
+from traductor_client.files import placeholders, xmlsplice
 from traductor_client.files.errors import FileError
 from traductor_client.files.units import TODO, Unit
 
@@ -52,6 +53,30 @@ def forms(value: Any) -> List[str]:
 
 def rejection(reason: str, translations: List[str]) -> Tuple[str, str]:
     return "rejected", f"{reason} (translation: {json.dumps(' | '.join(translations), ensure_ascii=False)})"
+
+
+def _character(text: str, at: int) -> str:
+    if at >= len(text):
+        return "the end"
+    name = unicodedata.name(text[at], "")
+    return f"U+{ord(text[at]):04X}" + (f" {name}" if name else "")
+
+
+def changed(meant: List[str], back: List[str]) -> Optional[str]:
+    """How the texts read back differ from those written, or None: the first difference as
+    code points ("U+00A0 NO-BREAK SPACE written, U+0020 SPACE read back"), since two texts
+    that differ only in a space look the same printed."""
+    if back == meant:
+        return None
+    if len(back) != len(meant):
+        return f"{len(meant)} forms written, {len(back)} read back"
+    form, (text, got) = next((i, pair) for i, pair in enumerate(zip(meant, back)) if pair[0] != pair[1])
+    at = next((i for i, (a, b) in enumerate(zip(text, got)) if a != b), min(len(text), len(got)))
+    where = f"form {form}, " if len(meant) > 1 else ""
+    return (
+        f"read back different at {where}character {at + 1}: {_character(text, at)} written, "
+        f"{_character(got, at)} read back (read back: {json.dumps(got, ensure_ascii=False)})"
+    )
 
 
 def has_markup(text: str) -> bool:
@@ -144,11 +169,19 @@ class StoreDocument:
 
 
 class XmlDocument(StoreDocument):
-    """An XML store, written back from its parsed tree with its own prolog (see the module)."""
+    """An XML store, written back as its input with only the changed nodes changed
+    (``xmlsplice``), or where that cannot be, from its parsed tree with its own prolog."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        super().__init__(data, name)
+        self.splice = xmlsplice.splice(data, self.store.document.getroot())
 
     def render(self, filled: List[Unit]) -> bytes:
         root = self.store.document.getroot()
         encoding = self.store.document.docinfo.encoding or "UTF-8"
+        spliced = self.splice.render(root, encoding) if self.splice is not None else None
+        if spliced is not None:
+            return spliced
         body = etree.tostring(root, encoding="unicode").encode(encoding, "xmlcharrefreplace")
         prolog = extract_xml_prolog(self.data)
         ending = self.data[len(self.data.rstrip()) :]
@@ -166,6 +199,8 @@ class XmlDocument(StoreDocument):
             current = self.element(unit)
             current.getparent().replace(current, saved)
             self.rebind(unit, saved)
+            if self.splice is not None:
+                self.splice.same(saved, element)
 
         return put_back
 
@@ -182,4 +217,4 @@ class XmlDocument(StoreDocument):
         return unit
 
 
-__all__ = ["StoreDocument", "XmlDocument", "as_plain", "forms", "has_markup", "rejection"]
+__all__ = ["StoreDocument", "XmlDocument", "as_plain", "changed", "forms", "has_markup", "rejection"]
