@@ -70,6 +70,12 @@ def register(sub) -> None:
         help="where the served model runs: a process of its own (serve's default) or an engine thread in "
         "the server (serve --no-engine-process)",
     )
+    p.add_argument(
+        "--keep",
+        type=Path,
+        help="export the random weights' bundles into this directory and reuse them in later runs with the same "
+        "shape (and --anchors or not) instead of exporting them again",
+    )
     p.add_argument("--out", help="write bench.json, bench.md and bench.png into this directory")
     p.add_argument(
         "--json", action="store_true", help='print {"fp32": {"1": tok/s, ...}, "int8": {...}} as the last line'
@@ -96,6 +102,8 @@ def _plan(args) -> dict:
         raise CommandError(f"--precisions takes some of {', '.join(PRECISIONS)}, got {args.precisions!r}")
     if args.runs < 1 or args.rounds < 1 or args.threads < 1 or args.service_seconds <= 0:
         raise CommandError("--runs, --rounds and --threads must be at least 1, --service-seconds positive")
+    if args.keep and args.bundle:
+        raise CommandError("--keep holds the random weights' bundles: drop it with --bundle")
     if args.rounds > 1 and not args.anchors:
         raise CommandError("--rounds alternates traductor with the anchors: give --anchors too")
     if levels and shape and shape[4] < (vocab := _default_tokenizer_size()):
@@ -119,6 +127,7 @@ def _plan(args) -> dict:
         bundle=open_bundle(args.bundle) if args.bundle else None,
         service_input=args.service_input,
         service_engine=args.service_engine,
+        keep=args.keep.resolve() if args.keep else None,
     )
 
 

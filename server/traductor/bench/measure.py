@@ -69,6 +69,7 @@ def bench(
     service_input: Path | None = None,
     service_engine: str = "process",
     rounds: int = 1,
+    keep: Path | None = None,
 ) -> dict:
     """The whole run. `bundle` (an opened engine Bundle) replaces `shape` and `precisions`: the
     engine and the service then run that model at its own precision.
@@ -76,12 +77,14 @@ def bench(
     With anchors, each round times one batch size at a time, traductor and the anchors back to
     back, alternating which goes first, so that a ratio compares engines timed a minute or so apart
     (this machine's speed drifts by tens of percent over a few minutes); `rounds` repeats that. The
-    tables show the median of the rounds and report.ratio_table the median of the per-round ratios."""
+    tables show the median of the rounds and report.ratio_table the median of the per-round ratios.
+    `keep`: a directory where the random weights' bundles are exported once and found again by
+    later runs (an NLLB-600M-sized export takes minutes and gigabytes), instead of a temporary one."""
     service = None
     timed: list[dict] = []  # per round: {"traductor": {...}, "anchors": {...}}
     with tempfile.TemporaryDirectory(prefix="traductor-bench-") as tmp:
         hf_dir = anchor_model(anchors, shape, progress) if anchors is not None and bundle is None else None
-        models = list(_models(shape, precisions, bundle, Path(tmp), progress, hf_dir))
+        models = list(_models(shape, precisions, bundle, Path(keep or tmp), progress, hf_dir))
         groups = [[b] for b in batches] if anchors else [batches]
         for r in range(rounds if anchors else 1):
             this: dict = {"traductor": {}, "anchors": {}} if anchors else {"traductor": {}}
@@ -136,15 +139,23 @@ def anchor_model(anchors_dir: Path, shape, progress) -> Path:
     return Path(json.loads(proc.stdout.strip().splitlines()[-1])["model_dir"])
 
 
-def _models(shape, precisions: list[str], bundle, tmp: Path, progress, hf_dir: Path | None = None):
+def _models(shape, precisions: list[str], bundle, where: Path, progress, hf_dir: Path | None = None):
     """(precision, bundle directory) to run: the given bundle as it is, or random weights of
-    `shape` (the anchors' Marian from `hf_dir`, when given) exported into `tmp` at each precision."""
+    `shape` (the anchors' Marian from `hf_dir`, when given) exported into a directory of `where`
+    named by the weights, at each precision; one with a config.json (written last) is reused."""
     if bundle is not None:
         yield bundle_precision(bundle), bundle.path
         return
+    weights = f"{'marian' if hf_dir is not None else 'random'}-{'-'.join(map(str, shape))}"
     for precision in precisions:
+        out = where / weights / precision
+        if (out / "config.json").is_file() and (out / TOKENIZER_FILE).is_file():
+            progress(f"traductor {precision}: reuse {out}")
+            yield precision, out
+            continue
         progress(f"traductor {precision}: export")
-        out = make_bundle(shape, None if precision == "fp32" else precision, tmp / precision, hf_dir)
+        shutil.rmtree(out, ignore_errors=True)
+        out = make_bundle(shape, None if precision == "fp32" else precision, out, hf_dir)
         # The server needs a tokenizer to take text; any will do for random weights (ids it does
         # not know are skipped when their output becomes text): the shipped model's, copied into
         # the bench's own temporary directory.
