@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from loop_model import END, LoopRunner
 from tiny_task import synthetic_pairs
 
 from traductor.engine.bundle import scan
@@ -24,7 +25,8 @@ from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator, drive
 from traductor.glossary import Glossary
 from traductor.glossary.masking import mask, terms
-from traductor.options import DecodingOptions, resolve
+from traductor.model.generation import GenerationConfig
+from traductor.options import DecodingOptions, Limits, resolve
 from traductor.packaged import MODELS_DIR
 from traductor_export.quantize import QUANTIZATIONS
 
@@ -170,3 +172,33 @@ def test_default_model_glossed_messages_hold_their_terms(default_decoder):
             _, got, reason, _ = default_decoder.alone(len(MESSAGES) + k, mode)
             if reason is FinishReason.EOS:  # (MODES stop at 24 new tokens: a long message is cut)
                 assert all(got.count(w) == want.count(w) for w in want), (text, got)
+
+
+# Issue 41: the loop rule (model/constraints.py) reads a row's own source and tokens only. The
+# looping model of loop_model.py ends most of these sources by the rule, the others at EOS or at
+# the length limit; mixed in any batch, in every mode, with either beam search, each request must
+# equal its result alone, and the drawn batches must hold loops.
+LOOP_SOURCES = [[7], [7, 8], [9, 10, 11], [END, 9, 10], [END, 6, 6, 6, 6, 6], [6] * 5 + [9], list(range(12, 20))]
+
+
+@pytest.mark.parametrize("beam", ["traductor", "transformers"])
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(batch=compositions(len(LOOP_SOURCES)))
+def test_loop_rule_any_batch_equals_alone(beam, batch):
+    work, rows = batch
+    rows = max(rows, *(MODES[m].beam_size for _, m in work))
+    runner = LoopRunner(GenerationConfig(beam=beam))
+    limits = Limits(max_input_tokens=64, max_new_tokens=64, max_beam_size=64)
+
+    def run(requests, rows):
+        scheduler = Scheduler(runner, None, max_rows=rows, max_queue=len(requests) + 1)
+        jobs = [(LOOP_SOURCES[i] + [3], [], resolve(MODES[m], len(LOOP_SOURCES[i]) + 1, limits)) for i, m in requests]
+        return [(e.token_ids, e.reason, e.logprobs) for e in drive(scheduler, jobs)]
+
+    together = run(work, rows)
+    for (i, m), got in zip(work, together):
+        (alone,) = run([(i, m)], MODES[m].beam_size)
+        assert got[:2] == alone[:2], f"source {i} mode {m} among {len(work)} requests on {rows} rows"
+        np.testing.assert_allclose(got[2], alone[2], rtol=0, atol=1e-6)
+    loops = [reason is FinishReason.LOOP for _, reason, _ in together]
+    assert any(loops) == any(LOOP_SOURCES[i][0] != END and len(LOOP_SOURCES[i]) < 5 for i, _ in work)

@@ -169,7 +169,8 @@ def check_tokenizer(tokenizer: PieceTokenizer, hf_tokenizer, sentences: list[str
 @torch.no_grad()
 def transformers_parity(hf_model, hf_tokenizer, bundle: Path, sentences: list[str]) -> float:
     """The fraction of sentences whose greedy tokens from the bundle equal generate(num_beams=1)'s
-    and whose text equals decode(tokens, skip_special_tokens=True)."""
+    and whose text equals decode(tokens, skip_special_tokens=True) (the engine's loop rule off:
+    generate() has none)."""
     from traductor.engine.translator import OnnxTranslator
     from traductor.options import DecodingOptions
 
@@ -182,7 +183,8 @@ def transformers_parity(hf_model, hf_tokenizer, bundle: Path, sentences: list[st
     ids, padding = pad_batch(sources, pad)
     out = hf_model.generate(ids, attention_mask=~padding, num_beams=1, do_sample=False, max_new_tokens=48, **extra)
     eos, same = tokenizer.eos_id, 0
-    for row, event in zip(out[:, 1:].tolist(), translator.generate(sources, DecodingOptions(max_new_tokens=48))):
+    events = translator.generate(sources, DecodingOptions(max_new_tokens=48, stop_loops=False))
+    for row, event in zip(out[:, 1:].tolist(), events):
         theirs = row[: row.index(eos)] if eos in row else [t for t in row if t != pad]
         same += event.token_ids == theirs and event.text == hf_tokenizer.decode(theirs, skip_special_tokens=True)
     return same / len(sentences)

@@ -116,7 +116,7 @@ def check(
         cached += greedy(model, chunk, max_new_tokens, use_cache=True, **rules)
     events = translator.generate(sources, DecodingOptions(max_new_tokens=max_new_tokens), batch_size=batch_size)
     eos = model.cfg.eos_id
-    onnx = [e.token_ids + ([eos] if e.reason.value == "eos" else []) for e in events]
+    onnx = [e.token_ids + ([eos] if e.reason.value in ("eos", "loop") else []) for e in events]  # loop: a forced EOS
     max_diff = 0.0
     for start in range(0, len(sources), batch_size):
         s, t = sources[start : start + batch_size], ref[start : start + batch_size]

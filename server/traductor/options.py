@@ -23,6 +23,7 @@ class DecodingOptions:
     return_scores: bool = False
     target_language: str = ""  # a multilingual model's target (a code of its bundle's languages); "": its default
     source_language: str = ""  # a many-to-many model's source (NLLB, M2M100); "": its default
+    stop_loops: bool = True  # end an output that loops (model/constraints.py); off: to compare with generate()
 
     @property
     def sampling(self) -> bool:

@@ -4,7 +4,7 @@
                                                         sampled rows then draw from their own row
     beam requests (K rows each)                         log-softmax of its rows, one beam step
 
-Both apply the EOS/placeholder rules of model/constraints.py first, then an imported model's
+Both apply the EOS/placeholder/loop rules of model/constraints.py first, then an imported model's
 rules (model/generation.py: suppressed ids, forced first token, EOS forced at the limit); beam
 requests of an imported model search as transformers does (beam_transformers.py). These
 functions read the requests' state and return choices; the scheduler applies them (emits tokens, finishes
@@ -51,9 +51,12 @@ def choose_plain(
         original = logits[rows[scored]].copy()
     missing = [r.state.missing for r in plain]
     too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
-    banned_rows, banned_cols = constraints.banned(missing, too_short)
+    outputs, limits = [r.state.tokens for r in plain], [r.state.repeat_limit for r in plain]
+    stopping = constraints.stopping_rows(outputs, limits, too_short)
+    banned_rows, banned_cols = constraints.banned(missing, too_short, stopping)
     if banned_rows.size:
         logits[rows[banned_rows], banned_cols] = selection.NEG_INF
+    constraints.stop(logits, rows[stopping])
     if generation is not None:
         apply_generation_rules(plain, rows, logits, generation, constraints.eos_id)
     tokens = logits[:n_rows].argmax(axis=-1)[rows]
@@ -72,8 +75,11 @@ def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_
     """One beam step for one request: (new scores (K,), source beam (K,), token (K,))."""
     beam, K = req.state.beam, req.n_rows
     logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
-    missing = [constraints.missing(req.state.required, prefix) for prefix in beam.prefixes.tolist()]
-    constraints.apply(logp, missing, [beam.prefixes.shape[1] < req.options.min_new_tokens] * K)
+    prefixes = beam.prefixes.tolist()
+    missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
+    too_short = [beam.prefixes.shape[1] < req.options.min_new_tokens] * K
+    running = [[] if done else prefix for prefix, done in zip(prefixes, beam.finished.tolist())]  # PAD runs do not loop
+    constraints.apply(logp, missing, too_short, running, [req.state.repeat_limit] * K)
     return selection.beam_step(logp, beam.scores, beam.finished, pad_id, K)
 
 
@@ -84,8 +90,10 @@ def choose_transformers_beam(
     beam: TransformersBeam = req.state.beam
     logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
     generated, limit = beam.prefixes.shape[1], req.options.max_new_tokens
-    missing = [constraints.missing(req.state.required, prefix) for prefix in beam.prefixes.tolist()]
-    constraints.apply(logp, missing, [generated < req.options.min_new_tokens] * req.n_rows)
+    prefixes = beam.prefixes.tolist()
+    missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
+    too_short = [generated < req.options.min_new_tokens] * req.n_rows
+    constraints.apply(logp, missing, too_short, prefixes, [req.state.repeat_limit] * req.n_rows)
     apply_rules(logp, generated, limit, req.forced_first, generation, constraints.eos_id)
     if generation.renormalize:
         logp = selection.log_softmax(logp)

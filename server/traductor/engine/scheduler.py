@@ -5,7 +5,8 @@
                      together (encoder once per request), their cross-attention K/V cached
     3. run           ONE decoder step for every running row of every request
     4. postprocess   greedy / sampled / beam tokens (decoding.py), events to each request's
-                     sink; requests at EOS or max length finish at once and free their rows
+                     sink; requests at EOS or max length finish at once and free their rows (an
+                     EOS that the loop rule forced finishes as LOOP)
 
 Requests never wait for each other to finish: a new one joins at the next step. Everything here
 runs on one thread (the engine thread); `submit`/`submit_many` and `Request.cancelled` are the only
@@ -27,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..model.constraints import Constraints
+from ..model.constraints import Constraints, looping
 from ..model.tokenizer import Tokenizer
 from . import beams, decoding
 from .batch import Batch
@@ -138,6 +139,7 @@ class Scheduler(WaitingQueue):
         if r.forced_first is None and self.tokenizer is not None:
             r.forced_first = self.tokenizer.forced_first(r.options.target_language or None)
         st.missing = st.required.copy()
+        st.repeat_limit = self.constraints.repeat_limit(r.source_ids) if r.options.stop_loops else 0
         if r.stream:
             st.detokenizer = Detokenizer(self.tokenizer, r.values)
         if r.options.sampling:
@@ -189,7 +191,7 @@ class Scheduler(WaitingQueue):
     def _apply_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
         self.batch.tokens[req.state.rows[0]] = token
         if token == self.eos_id:
-            return self._finish(req, FinishReason.EOS)
+            return self._finish(req, self._ended(req, req.state.tokens))
         self._emit_token(req, token, logp, now)
         if len(req.state.tokens) >= req.options.max_new_tokens:
             self._finish(req, FinishReason.LENGTH)
@@ -202,7 +204,11 @@ class Scheduler(WaitingQueue):
         tokens, logprobs, ended = hypothesis
         for t, logp in zip(tokens, logprobs):  # the hypothesis, streamed at once
             self._emit_token(req, t, logp if req.options.return_scores else None, now)
-        self._finish(req, FinishReason.EOS if ended else FinishReason.LENGTH)
+        self._finish(req, self._ended(req, tokens) if ended else FinishReason.LENGTH)
+
+    def _ended(self, req: Request, tokens: list[int]) -> FinishReason:
+        """Why an output that ended with EOS ended: LOOP when the loop rule forced its EOS, else EOS."""
+        return FinishReason.LOOP if looping(tokens, req.state.repeat_limit) else FinishReason.EOS
 
     def _emit_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
         st = req.state

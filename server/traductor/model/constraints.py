@@ -1,14 +1,24 @@
-"""What a decoder may not produce next: the EOS and placeholder rules, in one place, in numpy.
+"""What a decoder may not produce next: the EOS, placeholder and loop rules, in one place, in numpy.
 
     * EOS is impossible while fewer than min_new_tokens tokens are out;
     * a placeholder token (<phK>) is possible only while the source has an occurrence of it that
       the output does not have yet;
-    * EOS is impossible while one of the source's placeholders is still missing from the output.
+    * EOS is impossible while one of the source's placeholders is still missing from the output;
+    * an output that loops ends: once it ends in a unit of 1 to MAX_PERIOD tokens repeated
+      `repeat_limit(source)` times in a row, EOS is the only token it may produce next (EOS keeps
+      its own score, so a beam search still prefers a hypothesis that does not loop). The limit is
+      MIN_REPEATS, or twice the most times the source itself repeats a unit in a row ("ha ha ha",
+      "=========="), whichever is more. This rule yields to min_new_tokens (a caller who asks for
+      at least N tokens gets them) and overrides the placeholder rule (a loop is not a translation
+      worth waiting for; the caller is told it stopped: `looping` on the final tokens). A beam
+      search may also leave a loop by a costly token and loop on to the length limit: it ends at
+      the limit then, cut short all the same (the automatic limit is 2 x source + 10 tokens).
 
-Every decoder applies these rules through `Constraints.banned`: greedy, sampling and beam search
-in the serving engine (numpy), and the PyTorch reference decoder (model/generate.py, which
-indexes its tensor with the same arrays). The module knows token ids only: which ids are
-placeholders comes from the tokenizer, whatever kinds of placeholder it masks.
+Every decoder applies these rules through `Constraints.banned` and `Constraints.stop`: greedy,
+sampling and beam search in the serving engine (numpy), and the PyTorch reference decoder
+(model/generate.py, which indexes its tensor with the same arrays). A row's bans depend on its own
+source and tokens only, never on the other rows of a batch. The module knows token ids only: which
+ids are placeholders comes from the tokenizer, whatever kinds of placeholder it masks.
 """
 
 from __future__ import annotations
@@ -19,6 +29,36 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 NEG_INF = -np.inf
+MAX_PERIOD = 8  # the longest repeated unit looked for, in tokens
+MIN_REPEATS = 4  # times in a row a unit may not reach, whatever the source
+
+
+def longest_repeat(tokens: Sequence[int]) -> int:
+    """The most times a unit of 1 to MAX_PERIOD tokens repeats in a row in `tokens` (1: none does)."""
+    best, n = 1, len(tokens)
+    for p in range(1, min(MAX_PERIOD, n // 2) + 1):
+        run = 0  # tokens equal to the one p before them, in a row
+        for i in range(p, n):
+            if tokens[i] == tokens[i - p]:
+                run += 1
+                best = max(best, (run + p) // p)
+            else:
+                run = 0
+    return best
+
+
+def looping(tokens: Sequence[int], limit: int) -> bool:
+    """Whether `tokens` end in a unit of 1 to MAX_PERIOD tokens repeated `limit` times in a row
+    (never with limit 0: the rule is off)."""
+    n = len(tokens)
+    if limit < 1 or n < limit:
+        return False
+    last = tokens[-1]
+    for p in range(1, min(MAX_PERIOD, n // limit) + 1):
+        # the cheap test first: a p-periodic end has its last token p places before too
+        if tokens[n - 1 - p] == last and tokens[n - p * (limit - 1) :] == tokens[n - p * limit : n - p]:
+            return True
+    return False
 
 
 class Constraints:
@@ -32,19 +72,28 @@ class Constraints:
         """The placeholder tokens (with their counts) a translation of this source must contain."""
         return Counter(t for t in source_ids if t in self._placeholders)
 
+    def repeat_limit(self, source_ids: Sequence[int]) -> int:
+        """How many times in a row a unit may repeat in an output of this source before it loops."""
+        return max(MIN_REPEATS, 2 * longest_repeat([t for t in source_ids if t != self.eos_id]))
+
     def missing(self, required: Counter, output: Iterable[int]) -> Counter:
         """The required placeholders not yet in `output` (which may hold BOS, EOS or PAD too)."""
         return required - Counter(t for t in output if t in self._placeholders)
 
-    def banned(self, missing: Sequence[Counter], too_short: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+    def banned(
+        self, missing: Sequence[Counter], too_short: Sequence[bool], stopping: Sequence[int] = ()
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(rows, columns) of the tokens each row may not produce next.
 
         missing[i] is row i's missing placeholders; too_short[i] whether row i has produced fewer
-        than min_new_tokens. Index the step's scores with the result and set them to -inf."""
+        than min_new_tokens; `stopping` the rows that loop (`stopping_rows`), whose EOS stays free
+        (`stop` bans the rest of their row). Index the step's scores with the result and set them
+        to -inf."""
         n, ids = len(missing), self._ids
         owing = [i for i, left in enumerate(missing) if left and +left]  # `+left` (a new Counter) only when non-empty
         eos_rows = np.array(
-            [i for i in range(n) if too_short[i]] + [i for i in owing if not too_short[i]], dtype=np.int64
+            [i for i in range(n) if too_short[i]] + [i for i in owing if not too_short[i] and i not in stopping],
+            dtype=np.int64,
         )
         if not ids.size:
             return eos_rows, np.full(eos_rows.size, self.eos_id, dtype=np.int64)
@@ -58,8 +107,30 @@ class Constraints:
         cols = np.concatenate([np.full(eos_rows.size, self.eos_id, dtype=np.int64), ids[ph_cols]])
         return rows, cols
 
-    def apply(self, scores: np.ndarray, missing: Sequence[Counter], too_short: Sequence[bool]) -> None:
-        """Set the banned entries of `scores` (rows in the order of `missing`) to -inf, in place."""
-        rows, cols = self.banned(missing, too_short)
+    def stopping_rows(
+        self, outputs: Sequence[Sequence[int]], limits: Sequence[int], too_short: Sequence[bool]
+    ) -> list[int]:
+        """The rows whose output loops (and is long enough to end): EOS is all they may produce next."""
+        return [i for i, (out, limit) in enumerate(zip(outputs, limits)) if not too_short[i] and looping(out, limit)]
+
+    def stop(self, scores, rows) -> None:
+        """Every token but EOS at -inf in `rows` of `scores` (numpy or torch), in place; EOS keeps its score."""
+        if len(rows):
+            scores[rows, : self.eos_id] = NEG_INF
+            scores[rows, self.eos_id + 1 :] = NEG_INF
+
+    def apply(
+        self,
+        scores: np.ndarray,
+        missing: Sequence[Counter],
+        too_short: Sequence[bool],
+        outputs: Sequence[Sequence[int]] = (),
+        limits: Sequence[int] = (),
+    ) -> None:
+        """Set the banned entries of `scores` (rows in the order of `missing`) to -inf, in place;
+        with `outputs` (each row's tokens so far) and their `limits` (`repeat_limit`), the loop rule too."""
+        stopping = self.stopping_rows(outputs, limits, too_short) if outputs else []
+        rows, cols = self.banned(missing, too_short, stopping)
         if rows.size:
             scores[rows, cols] = NEG_INF
+        self.stop(scores, np.asarray(stopping, dtype=np.int64))

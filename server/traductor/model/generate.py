@@ -69,19 +69,27 @@ def _constrain(
     logp: torch.Tensor,
     constraints: Constraints,
     required: list[Counter],
+    limits: list[int],
     prefixes: torch.Tensor,
+    done: torch.Tensor,
     generated: int,
     min_new_tokens: int,
     rules: tuple[GenerationConfig, int, int | None] | None = None,
 ) -> torch.Tensor:
     """The step's log-probabilities with what each row may not produce next set to -inf (a copy);
-    the rules (EOS and placeholders) are those of model/constraints.py, shared with the engine, then
-    an imported model's (model/generation.py; `rules` = (config, length limit, forced first token))."""
+    the rules (EOS, placeholders and loops; `limits` are the rows' repeat limits, `done` the rows
+    already finished) are those of model/constraints.py, shared with the engine, then an imported
+    model's (model/generation.py; `rules` = (config, length limit, forced first token))."""
     logp = logp.clone()
-    missing = [constraints.missing(need, row) for need, row in zip(required, prefixes.tolist())]
-    rows, cols = constraints.banned(missing, [generated < min_new_tokens] * len(missing))
+    outputs = [row[1:] for row in prefixes.tolist()]  # BOS cut
+    missing = [constraints.missing(need, row) for need, row in zip(required, outputs)]
+    too_short = [generated < min_new_tokens] * len(missing)
+    running = [[] if finished else row for row, finished in zip(outputs, done.tolist())]  # PAD runs do not loop
+    stopping = constraints.stopping_rows(running, limits, too_short)
+    rows, cols = constraints.banned(missing, too_short, stopping)
     if rows.size:
         logp[torch.from_numpy(rows), torch.from_numpy(cols)] = NEG_INF
+    constraints.stop(logp, torch.tensor(stopping, dtype=torch.long))
     if rules is not None:
         config, limit, forced_first = rules
         apply_rules(logp, generated, limit, forced_first, config, constraints.eos_id)
@@ -98,22 +106,26 @@ def greedy(
     placeholder_ids: frozenset[int] = frozenset(),
     generation: GenerationConfig | None = None,
     forced_first: int | None = None,
+    stop_loops: bool = True,
 ) -> list[list[int]]:
     """Greedy decoding of a batch; returns each sequence's new tokens (EOS included if produced).
 
     With `placeholder_ids` (the tokenizer's <phK> ids), EOS waits for the source's placeholders;
-    with `generation`, an imported model's rules apply (and `forced_first` starts every output)."""
+    an output that loops ends unless `stop_loops` is false (model/constraints.py); with
+    `generation`, an imported model's rules apply (and `forced_first` starts every output)."""
     rules = (generation, max_new_tokens, forced_first) if generation is not None else None
     cfg = model.cfg
     constraints = Constraints(placeholder_ids, cfg.eos_id)
     required = [constraints.required(s) for s in sources]
+    limits = [constraints.repeat_limit(s) if stop_loops else 0 for s in sources]
     src, src_pad = pad_batch(sources, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
     B = len(sources)
     prefixes = torch.full((B, 1), cfg.bos_id, dtype=torch.long)
     done = torch.zeros(B, dtype=torch.bool)
     for generated in range(max_new_tokens):
-        logp = _constrain(stepper.step(prefixes), constraints, required, prefixes, generated, min_new_tokens, rules)
+        step = stepper.step(prefixes)
+        logp = _constrain(step, constraints, required, limits, prefixes, done, generated, min_new_tokens, rules)
         nxt = logp.argmax(dim=-1)
         nxt = torch.where(done, torch.full_like(nxt, cfg.pad_id), nxt)
         prefixes = torch.cat([prefixes, nxt[:, None]], dim=1)
@@ -145,6 +157,7 @@ def beam_search(
     use_cache: bool = True,
     length_penalty: float = 1.0,
     placeholder_ids: frozenset[int] = frozenset(),
+    stop_loops: bool = True,
 ) -> list[list[int]]:
     """Beam search; each sentence's best hypothesis by sum(log p) / length**length_penalty.
 
@@ -156,6 +169,7 @@ def beam_search(
     expanded = [s for s in sources for _ in range(K)]
     constraints = Constraints(placeholder_ids, cfg.eos_id)
     required = [constraints.required(s) for s in expanded]
+    limits = [constraints.repeat_limit(s) if stop_loops else 0 for s in expanded]
     src, src_pad = pad_batch(expanded, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
     prefixes = torch.full((B * K, 1), cfg.bos_id, dtype=torch.long)
@@ -164,7 +178,8 @@ def beam_search(
     finished = torch.zeros(B * K, dtype=torch.bool)
     lengths = torch.zeros(B * K)
     for generated in range(max_new_tokens):
-        logp = _constrain(stepper.step(prefixes), constraints, required, prefixes, generated, min_new_tokens)
+        step = stepper.step(prefixes)
+        logp = _constrain(step, constraints, required, limits, prefixes, finished, generated, min_new_tokens)
         V = logp.shape[-1]
         frozen = torch.full((V,), NEG_INF)
         frozen[cfg.pad_id] = 0.0
