@@ -62,6 +62,8 @@ def _run(code: str, *args: str, blocked=TRAINING_EXTRAS, stdin: str = "") -> sub
 IMPORT_ALL = "import importlib\nfor m in sys.argv[1:]:\n    importlib.import_module(m)\nprint('ok', len(sys.argv) - 1)"
 # the PyTorch side of traductor.model: the model itself and what runs it in PyTorch
 TORCH_MODEL = {f"traductor.model.{m}" for m in ("transformer", "generate", "checkpoint", "translator")}
+# the engine's PyTorch runner (`--device`), imported only when a command names a device
+TORCH_ENGINE = {f"traductor.engine.{m}" for m in ("torch_runner", "torch_cache")}
 
 
 def _imports(modules: list[str], blocked: tuple[str, ...]) -> None:
@@ -73,8 +75,21 @@ def _imports(modules: list[str], blocked: tuple[str, ...]) -> None:
 def test_engine_and_service_import_without_torch_or_exporter():
     modules = _modules(traductor.engine) + _modules(traductor.service) + _modules(traductor.bench)
     assert "traductor.engine.scheduler" in modules and "traductor.service.server" in modules
+    assert TORCH_ENGINE < set(modules)
     command_line = ["traductor.cli", "traductor.plugins", "traductor.errors", "traductor.options"]
-    _imports(command_line + modules, blocked=(*TRAINING_EXTRAS, "traductor_export"))
+    _imports(
+        command_line + [m for m in modules if m not in TORCH_ENGINE], blocked=(*TRAINING_EXTRAS, "traductor_export")
+    )
+    _imports(sorted(TORCH_ENGINE), blocked=("traductor_export",))
+
+
+def test_device_without_torch_is_one_line():
+    """`--device` on a torch-free install: one line naming what to install, exit status 2."""
+    proc = _cli("translate", "--device", "cpu")
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "traductor translate: error: --device cpu runs the model in PyTorch" in lines[0]
+    assert "pip install torch==2.13.0 'traductor[gpu]'" in lines[0]
 
 
 def test_model_imports_torch_only_in_its_pytorch_side():

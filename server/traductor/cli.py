@@ -38,7 +38,10 @@ def _read_lines(stream) -> list[str]:
 
 
 def _translator(args):
-    """The engine that `translate` and `evaluate` use: ONNX bundle (default) or PyTorch checkpoint."""
+    """The engine that `translate` and `evaluate` use: ONNX bundle (default), the bundle's model in
+    PyTorch on a device (--device), or the PyTorch reference on a checkpoint (--engine pytorch)."""
+    if args.engine == "pytorch" and args.device:
+        raise CommandError("--device runs a bundle's model, --engine pytorch the reference on a checkpoint: pick one")
     if args.engine == "pytorch":
         require_torch("the PyTorch engine (--engine pytorch)")
         from .model.translator import TorchTranslator
@@ -50,6 +53,16 @@ def _translator(args):
     source, target = getattr(args, "source", None) or "", getattr(args, "to", None) or ""
     if args.model and (source or target):
         raise CommandError("--model and --from/--to are exclusive: --from/--to pick among the packaged models")
+    if args.weights and not args.device:
+        raise CommandError("--weights are what --device runs: give --device too")
+    if args.device:  # the bundle's model in PyTorch (engine/torch_weights.py), checked before anything loads
+        from .engine import torch_weights
+        from .engine.bundle import load_bundle
+
+        torch_weights.check_device(args.device, args.dtype)
+        bundle = load_bundle(Path(args.model) if args.model else packaged_bundle(source, target))
+        runner = torch_weights.torch_runner(bundle, args.device, args.dtype, args.weights or "")
+        return OnnxTranslator(bundle, max_rows=max(args.batch_size, args.beam), runner=runner)
     bundle = Path(args.model) if args.model else packaged_bundle(source, target)
     return OnnxTranslator.load(bundle, threads=args.threads)
 
@@ -98,7 +111,8 @@ def translate_texts(
 def cmd_translate(args) -> None:
     texts = _read_lines(sys.stdin)  # each line is a text: one output line per input line
     translator = _translator(args)
-    memory = _memory(translator, not args.no_memory)
+    # --device decodes every line with the model, as --engine pytorch does (comparable line for line)
+    memory = _memory(translator, not args.no_memory and not args.device)
     languages = translator.tokenizer.languages  # a multilingual model's codes (none: one target)
     if args.target_language and (not languages or translator.tokenizer.own_language(args.target_language) is None):
         shown = sorted(translator.tokenizer.codes.shown(c) for c in languages) if languages else []
@@ -163,6 +177,17 @@ def _add_engine_args(p) -> None:
     p.add_argument("--beam", type=int, default=1, help="beam size (1: greedy)")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (0: all cores)")
+    p.add_argument(
+        "--device",
+        help="run the bundle's model in PyTorch on this device (cpu, cuda, cuda:N) instead of ONNX Runtime "
+        "(docs/gpu.md); translate: without the translation memory",
+    )
+    p.add_argument("--dtype", help="with --device cuda: fp16 (default), bf16 or fp32")
+    p.add_argument(
+        "--weights",
+        help="with --device: the checkpoint or Hugging Face folder of the bundle's model (default: the bundle's "
+        "weights/ folder, or a packaged model's checkpoint)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -9,24 +9,25 @@ cache under them (cache.py), kept in step as rows join, move and leave.
     remove(rows)                            a leaving request's rows freed; the last rows move into
                                             the holes and their owners' `state.rows` follow
 
-It owns the per-row buffers and the row -> request table. It does not know how tokens are chosen
-(decoding.py), when a request joins or leaves (scheduler.py) nor the model: it hands the runner's
-step its inputs and takes its outputs, and never calls it.
+It owns the per-row buffers and the row -> request table; the cache is the runner's kind
+(runner_protocol.RowCache: numpy for ONNX Runtime, device tensors for PyTorch). It does not know
+how tokens are chosen (decoding.py), when a request joins or leaves (scheduler.py) nor the model:
+it hands the runner's step its inputs and takes its outputs, and never calls it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .cache import KVCache
 from .request import Request
+from .runner_protocol import RowCache
 
 
 class Batch:
     """Rows 0..B-1 of the cache, packed, and what the scheduler keeps per row beside them."""
 
-    def __init__(self, n_layers: int, n_heads: int, d_k: int, max_rows: int):
-        self.cache = KVCache(n_layers, n_heads, d_k, max_rows)
+    def __init__(self, cache: RowCache, max_rows: int):
+        self.cache = cache  # the runner's (runner_protocol.Runner.new_cache)
         self.tokens = np.zeros(max_rows, dtype=np.int64)  # each row's newest token
         self.positions = np.zeros(max_rows, dtype=np.int64)  # each row's position (= past length)
         self.row_request: list[Request] = []  # row -> request

@@ -75,7 +75,28 @@ class _Arena:
         return out
 
 
-def _capacity(needed: int, minimum: int) -> int:
+def pack(rows: list[int], used: int, copy) -> tuple[int, dict[int, int]]:
+    """Free `rows` of the `used` packed rows, filling each hole with the last row (`copy(src,
+    dst)`): the rows left in use, and {old row: new row} of the rows that moved (any cache's)."""
+    moves: dict[int, int] = {}
+    for row in sorted(rows, reverse=True):
+        last = used - 1
+        if row != last:
+            copy(last, row)
+            moves[last] = row
+        used -= 1
+    # A row moved into a hole that is freed later in this loop is moved again: resolve chains.
+    resolved = {}
+    for old, new in moves.items():
+        while new in moves and new != old:
+            new = moves[new]
+        if old not in rows:
+            resolved[old] = new
+    return used, resolved
+
+
+def capacity(needed: int, minimum: int) -> int:
+    """The smallest power-of-two multiple of `minimum` that holds `needed` (a window's length)."""
     cap = minimum
     while cap < needed:
         cap *= 2
@@ -119,7 +140,7 @@ class KVCache:
         if self.rows + total > self.max_rows:
             raise ValueError("no free rows")
         if n > self.N:
-            new_n = _capacity(n, MIN_N)
+            new_n = capacity(n, MIN_N)
             self.cross_kv = self._arenas["cross_kv"].grow(self.cross_kv, 3, new_n, 0.0)
             self.padding = self._arenas["padding"].grow(self.padding, 1, new_n, True)
             self._views = None
@@ -135,23 +156,10 @@ class KVCache:
 
     def remove_rows(self, rows: list[int]) -> dict[int, int]:
         """Free rows; fill each hole with a row from the end. Returns {old_row: new_row} moves."""
-        moves: dict[int, int] = {}
-        for row in sorted(rows, reverse=True):
-            last = self.rows - 1
-            if row != last:
-                self._copy(last, row)
-                moves[last] = row
-            self.rows -= 1
-        # A row moved into a hole that is freed later in this loop is moved again: resolve chains.
-        resolved = {}
-        for old, new in moves.items():
-            while new in moves and new != old:
-                new = moves[new]
-            if old not in rows:
-                resolved[old] = new
+        self.rows, moves = pack(rows, self.rows, self._copy)
         if self.rows == 0:
             self._allocate(MIN_T, MIN_N)
-        return resolved
+        return moves
 
     def _copy(self, src: int, dst: int) -> None:
         self.self_kv[:, dst] = self.self_kv[:, src]
@@ -167,7 +175,7 @@ class KVCache:
     def ensure_positions(self, max_position: int) -> None:
         """Make room for writing position `max_position`."""
         if max_position >= self.T:
-            self.self_kv = self._arenas["self_kv"].grow(self.self_kv, 3, _capacity(max_position + 1, MIN_T), 0.0)
+            self.self_kv = self._arenas["self_kv"].grow(self.self_kv, 3, capacity(max_position + 1, MIN_T), 0.0)
             self._views = None
 
     def views(self) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:

@@ -48,10 +48,17 @@ class EngineSpec:
     log_level: str = "INFO"
     before_step: Callable[[], None] | None = None  # a test hook (tests/server_harness.py): picklable to cross
     cpus: tuple[int, ...] = ()  # the engine process runs on these cores only (empty: any; --cpu-sharing split)
+    device: str = ""  # run the model's weights in PyTorch on this device (torch_weights.py); "": ONNX Runtime
+    dtype: str = ""  # with device: the PyTorch runner's (fp16 on CUDA unless given)
 
     def scheduler(self, bundle: Bundle | None = None) -> Scheduler:
         bundle = bundle or load_bundle(self.bundle, verify=False)  # the front verified the checksums
-        runner = ModelRunner(bundle, threads=self.threads, max_rows=self.max_rows, spin=self.spin)
+        if self.device:  # imported here: without --device the engine never imports torch
+            from .torch_weights import torch_runner
+
+            runner = torch_runner(bundle, self.device, self.dtype)
+        else:
+            runner = ModelRunner(bundle, threads=self.threads, max_rows=self.max_rows, spin=self.spin)
         tokenizer = bundle.tokenizer()
         return Scheduler(runner, tokenizer, self.max_rows, self.max_queue, before_step=self.before_step)
 

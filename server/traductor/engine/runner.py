@@ -1,9 +1,11 @@
 """The model runner: the two ONNX Runtime sessions and nothing else.
 
 It knows the graphs' input and output names and shapes; it does not know about requests,
-slots or sampling. The cache views it is given are zero-copy slices of the cache manager's
-buffers; the decoder's outputs are written into preallocated buffers through IO binding, so a
-step allocates nothing that grows with the batch.
+slots or sampling. It is one of the two runners the scheduler drives (runner_protocol.Runner; the
+other is torch_runner.py), and makes its cache (cache.KVCache) with `new_cache`. The cache views
+it is given are zero-copy slices of the cache manager's buffers; the decoder's outputs are written
+into preallocated buffers through IO binding, so a step allocates nothing that grows with the
+batch.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import onnxruntime as ort
 from ..errors import BundleError
 from .bundle import Bundle
 from .bundle_config import GRAPHS
+from .cache import KVCache
 
 
 def session_options(threads: int, spin: bool = True) -> ort.SessionOptions:
@@ -56,6 +59,7 @@ class ModelRunner:
         io = bundle.config.io  # the graphs' input and output names, as the bundle records them
         self.enc_in, self.enc_out = io["encoder_inputs"], io["encoder_outputs"]
         self.dec_in, self.dec_out = io["decoder_inputs"], io["decoder_outputs"]
+        self.model, self.generation = bundle.model, bundle.config.generation  # runner_protocol.Runner
         L, h, dk = bundle.n_layers, bundle.n_heads, bundle.d_k
         self.n_layers = L
         self.max_rows = max_rows
@@ -69,6 +73,11 @@ class ModelRunner:
         # holding the bound arrays here also keeps their memory alive while ORT points at it.
         self._bound: dict[str, np.ndarray] = {}
         self._outputs: dict[int, tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = {}
+
+    def new_cache(self, max_rows: int) -> KVCache:
+        """The numpy cache whose views this runner's step binds without a copy."""
+        b = self.bundle
+        return KVCache(b.n_layers, b.n_heads, b.d_k, max_rows)
 
     def encode(self, source_ids: np.ndarray, source_padding: np.ndarray) -> list[np.ndarray]:
         """(B, n) ids and padding -> [cross_key_0, cross_value_0, ...], each (B, h, n, d_k)."""

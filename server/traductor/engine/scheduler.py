@@ -13,8 +13,9 @@ runs on one thread (the engine thread); `submit`/`submit_many` and `Request.canc
 things touched from other threads.
 
 It owns the requests' life (WAITING -> RUNNING -> FINISHED, request.py) and the order of a step's
-phases. It reaches the model only through the runner (runner.py: `encode` at admission, `step` in
-run) and keeps no per-row state itself. Around it: the waiting queue and its lock are waiting.py's
+phases. It reaches the model only through the runner (runner_protocol.Runner: ONNX Runtime's
+runner.py or PyTorch's torch_runner.py; `encode` at admission, `step` in run) and keeps no per-row
+state itself. Around it: the waiting queue and its lock are waiting.py's
 (the scheduler is a `WaitingQueue`); the rows, their tokens, positions and KV cache batch.py's; how
 tokens are chosen decoding.py's, and how a beam request's search goes on and ends beams.py's.
 """
@@ -33,7 +34,7 @@ from ..model.tokenizer import Tokenizer
 from . import beams, decoding
 from .batch import Batch
 from .request import Detokenizer, FinishEvent, FinishReason, Request, Status, TokenEvent
-from .runner import ModelRunner
+from .runner_protocol import Runner
 from .waiting import WaitingQueue
 
 log = logging.getLogger("traductor.engine")
@@ -54,23 +55,23 @@ class Scheduler(WaitingQueue):
 
     def __init__(
         self,
-        runner: ModelRunner,
+        runner: Runner,
         tokenizer: Tokenizer | None,
         max_rows: int,
         max_queue: int,
         before_step: Callable[[], None] | None = None,
     ):
-        b = runner.bundle
+        m = runner.model
         self.runner, self.tokenizer = runner, tokenizer
         super().__init__(max_rows, max_queue)
-        self.pad_id, self.bos_id, self.eos_id = b.model.pad_id, b.model.bos_id, b.model.eos_id
-        self.batch = Batch(b.n_layers, b.n_heads, b.d_k, max_rows)  # the running rows
+        self.pad_id, self.bos_id, self.eos_id = m.pad_id, m.bos_id, m.eos_id
+        self.batch = Batch(runner.new_cache(max_rows), max_rows)  # the running rows
         self.cache = self.batch.cache
         self.active: list[Request] = []
         # EOS and placeholder rules, the same as the PyTorch reference's (model/constraints.py)
         placeholder_ids = tokenizer.placeholder_ids if tokenizer is not None else frozenset()
         self.constraints = Constraints(placeholder_ids, self.eos_id)
-        self.generation = b.config.generation  # an imported model's rules (model/generation.py), or None
+        self.generation = runner.generation  # an imported model's rules (model/generation.py), or None
         self.before_step = before_step  # test hook: a gate that holds the engine between steps
         self.last = StepStats()
 

@@ -1,5 +1,6 @@
-"""Offline translation with the ONNX engine (`traductor translate`, `evaluate`, the export's
-parity check): the serving scheduler, driven synchronously until every request is done.
+"""Offline translation with the serving engine (`traductor translate`, `evaluate`, the export's
+parity check): the serving scheduler, driven synchronously until every request is done, over the
+bundle's ONNX graphs or, with `--device`, a PyTorch runner of the same model (torch_runner.py).
 
 Because it is the same scheduler the server runs, every offline figure (BLEU, parity) is a
 figure of the code that serves.
@@ -15,6 +16,7 @@ from ..options import DecodingOptions, Limits, resolve
 from .bundle import Bundle, load_bundle
 from .request import FinishEvent, FinishReason, Request
 from .runner import ModelRunner
+from .runner_protocol import Runner
 from .scheduler import Scheduler
 
 
@@ -35,10 +37,11 @@ def drive(scheduler: Scheduler, work: list[tuple[list[int], list[str], DecodingO
 
 
 class OnnxTranslator:
-    def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64):
+    def __init__(self, bundle: Bundle, threads: int = 0, max_rows: int = 64, runner: Runner | None = None):
+        """The bundle's graphs on ONNX Runtime, or `runner` (a PyTorch runner of its model)."""
         self.bundle = bundle
         self.tokenizer = bundle.tokenizer()
-        self.runner = ModelRunner(bundle, threads=threads, max_rows=max_rows)
+        self.runner = runner or ModelRunner(bundle, threads=threads, max_rows=max_rows)
         self.max_rows = max_rows
         self.limits = Limits(max_input_tokens=bundle.max_len, max_new_tokens=bundle.max_len - 1, max_beam_size=max_rows)
 

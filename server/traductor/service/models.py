@@ -155,6 +155,8 @@ class ModelLoader:
             s.log_level,
             hook,
             cpus,
+            device=s.device,
+            dtype=s.dtype,
         )
 
     def core(self, name: str, bundle: Bundle, spec: EngineSpec):

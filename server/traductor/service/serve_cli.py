@@ -22,5 +22,9 @@ def run(args) -> None:
     from .server import serve
 
     settings = Settings.from_args(args)
+    if settings.device:  # torch and the device checked here, so that a missing one is one line at start
+        from ..engine.torch_weights import check_device
+
+        check_device(settings.device, settings.dtype)
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     asyncio.run(serve(settings))

@@ -23,6 +23,8 @@ class Settings:
     threads: int = 0  # ONNX Runtime intra-op threads of each model (0: its cores; with engine processes, all but one)
     cpu_sharing: str = "shared"  # "shared": every model's engine may use every core; "split": each its own cores
     spin: bool = False  # let idle ONNX Runtime threads busy-wait (takes CPU from the gRPC threads)
+    device: str = ""  # run each model in PyTorch on this device (cuda, cuda:N, cpu), not ONNX Runtime (docs/gpu.md)
+    dtype: str = ""  # with device: fp16 (CUDA's default), bf16 or fp32
     engine_process: bool = True  # the model in a process of its own, beside the gRPC front (docs/service.md)
     max_restarts: int = 5  # a model's engine process is restarted this many times in a row; its next failure: exit 2
     restart_backoff_seconds: float = 0.5  # before restarting a dead engine process; doubles per failure in a row
