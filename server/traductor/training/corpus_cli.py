@@ -4,6 +4,8 @@ traductor corpus --out DIR                       Debian packages of the bundled 
 traductor corpus --out DIR --packages LIST       another list of packages
 traductor corpus --out DIR --lang fr             another target language, same packages
 traductor corpus --out DIR --offline             only what the cache already holds
+traductor corpus --docs --out DIR                documentation (help pages, man pages, package
+                                                 descriptions) into DIR/es, DIR/fr, DIR/de
 traductor corpus --out DIR --catalogs DIR        the .mo files of a folder (one catalog = one program)
 traductor corpus --out DIR --tsv FILE            a user's own source<TAB>target<TAB>catalog file
 """
@@ -41,9 +43,22 @@ def _progress(desc: str, total: int):
 
 
 def run(args) -> None:
-    from . import corpus, debian_corpus
+    from . import corpus, debian_corpus, docs_corpus
 
-    if args.catalogs or args.tsv:
+    if args.docs:
+        if args.catalogs or args.tsv or args.dev or args.test:
+            raise CorpusError("--docs builds from Debian packages: --catalogs, --tsv, --dev and --test do not apply")
+        langs = tuple(args.lang.split(",")) if args.lang else docs_corpus.DEFAULT_LANGS
+        stats = docs_corpus.build(
+            Path(args.out),
+            Path(args.cache) if args.cache else default_cache(),
+            Path(args.packages) if args.packages else None,
+            Path(args.reserved) if args.reserved else None,
+            langs,
+            args.offline,
+            progress=None if args.quiet else _progress,
+        )
+    elif args.catalogs or args.tsv:
         dev = tuple(args.dev.split(",")) if args.dev else corpus.DEFAULT_DEV
         test = tuple(args.test.split(",")) if args.test else corpus.DEFAULT_TEST
         stats = corpus.build(Path(args.out), Path(args.catalogs or corpus.DEFAULT_CATALOG_DIR), args.tsv, dev, test)
@@ -54,7 +69,7 @@ def run(args) -> None:
             Path(args.out),
             Path(args.cache) if args.cache else default_cache(),
             Path(args.packages) if args.packages else None,
-            args.lang,
+            args.lang or LEGACY_PAIR["target"],
             args.offline,
             args.max_per_package,
             held_out=(args.test_pairs, args.dev_pairs),
@@ -72,7 +87,20 @@ def register(sub) -> None:
         "--cache", help="folder for downloaded .debs and extracted catalogs (default: ~/.cache/traductor/debian)"
     )
     target = LEGACY_PAIR["target"]
-    p.add_argument("--lang", default=target, help=f"target language: the LANG of LANG/LC_MESSAGES (default: {target})")
+    p.add_argument(
+        "--lang",
+        help=f"target language: the LANG of LANG/LC_MESSAGES (default: {target}); with --docs, a comma-separated "
+        "list (default: es,fr,de)",
+    )
+    p.add_argument(
+        "--docs",
+        action="store_true",
+        help="documentation instead of catalogs: help pages, translated man pages and package descriptions",
+    )
+    p.add_argument(
+        "--reserved",
+        help="with --docs: packages whose documentation is never read (default: bundled reserved-docs-packages.txt)",
+    )
     p.add_argument("--offline", action="store_true", help="download nothing: use the packages already in the cache")
     p.add_argument("--max-per-package", type=int, default=0, help="at most N training pairs from one package (0: all)")
     p.add_argument("--test-pairs", type=int, default=900, help="test pairs wanted per kind of program (default: 900)")

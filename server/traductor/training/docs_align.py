@@ -1,0 +1,286 @@
+"""Align a document with its translation by structure: help pages, man pages, package descriptions.
+
+    help pages    Mallard (.page) and DocBook (.xml, .docbook) translated with itstool or po4a keep the
+                  English element tree. Each block (p, title, desc, para, term, entry, ...; not code,
+                  screen or synopsis) becomes one text, inline markup reduced to its text; the two
+                  documents' blocks are matched by their element paths (difflib on the path
+                  sequences, so a translator's credit in one of them shifts nothing)
+    man pages     groff `man` pages (not mdoc): sections (.SH) of paragraphs (.PP, .TP, .IP, blank
+                  lines; a .TP tag is a paragraph of its own; .nf/.EX blocks skipped), formatting
+                  stripped to plain text; sections paired in order when both pages have as many,
+                  paragraphs paired when a section has as many on both sides
+    descriptions  Debian's Translation-LL files: the short description, then the paragraphs (` .`
+                  lines) of the long one, split further at list bullets when both sides have as many
+
+Every function returns (english, translation) text pairs; what is kept (lengths, sentences) is
+docs_corpus.py's business, and so is which package a document belongs to.
+"""
+
+from __future__ import annotations
+
+import difflib
+import gzip
+import re
+from pathlib import Path
+
+from lxml import etree
+
+from ..errors import CorpusError
+
+# A block is one translatable unit; inline elements inside it are part of its text.
+BLOCKS = frozenset(
+    {
+        "p", "title", "subtitle", "desc", "caption", "td", "th",  # Mallard (td/th when they hold no p)
+        "para", "simpara", "term", "entry", "glossterm", "refpurpose", "member", "label", "attribution",
+    }
+)  # fmt: skip
+# Never text to translate: code, terminal sessions, synopses, index terms, editorial comments.
+SKIP = frozenset(
+    {
+        "code", "screen", "synopsis", "programlisting", "cmdsynopsis", "funcsynopsis", "literallayout",
+        "indexterm", "comment", "remark", "address", "credit", "othercredit", "authorgroup", "author",
+        "copyright", "legalnotice", "revhistory", "releaseinfo", "date",
+    }
+)  # fmt: skip
+_PARSER = dict(resolve_entities=False, no_network=True, recover=True, load_dtd=False, remove_comments=True)
+
+
+def _name(el) -> str:
+    """The element's name without its namespace (`{uri}p`, `mal:p` -> `p`); "" for comments and PIs."""
+    return el.tag.rsplit("}", 1)[-1].rsplit(":", 1)[-1] if isinstance(el.tag, str) else ""
+
+
+def _text(el) -> str:
+    """The text of a block, with nested blocks and skipped elements left out."""
+    if _name(el) in ("keyseq", "keycombo"):  # <keyseq><key>Ctrl</key><key>G</key></keyseq>: Ctrl+G
+        keys = [_text(k) for k in el if isinstance(k.tag, str)]
+        return (el.get("join") or "+").join(k for k in keys if k) or " ".join((el.text or "").split())
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child, etree._Entity):
+            parts.append(child.text or "")
+        elif isinstance(child.tag, str) and _name(child) not in BLOCKS and _name(child) not in SKIP:
+            parts.append(_text(child))
+        elif isinstance(child.tag, str) and _name(child) in SKIP and _name(child) == "code":
+            parts.append(_text(child))  # inline code inside a paragraph is part of the sentence
+        parts.append(child.tail or "")
+    return " ".join("".join(parts).split())
+
+
+def xml_blocks(data: bytes) -> list[tuple[str, str]]:
+    """(element path, text) of every block of a help page, in document order."""
+    try:
+        root = etree.fromstring(data, etree.XMLParser(**_PARSER))
+    except etree.XMLSyntaxError as e:
+        raise CorpusError(f"not a readable XML page ({e})") from e
+    if root is None:
+        raise CorpusError("not a readable XML page (empty)")
+    out: list[tuple[str, str]] = []
+
+    def visit(el, path: str) -> None:
+        name = _name(el)
+        if not name or name in SKIP:
+            return
+        path = f"{path}/{name}"
+        if name in BLOCKS and not (name in ("td", "th") and any(_name(c) in BLOCKS for c in el)):
+            # an empty <link xref="..."/> shows the linked page's title, which is not in this file
+            holes = any(_name(d) == "link" and not "".join(d.itertext()).strip() for d in el.iter())
+            text = "" if holes else _text(el)
+            if holes or any(c.isalpha() for c in text):
+                out.append((path, text))
+        for child in el:
+            visit(child, path)
+
+    visit(root, "")
+    return out
+
+
+def align_blocks(english: list[tuple[str, str]], translated: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Pair blocks whose element paths line up (the runs difflib finds equal)."""
+    a, b = [p for p, _ in english], [p for p, _ in translated]
+    pairs = []
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            pairs += [(english[i1 + k][1], translated[j1 + k][1]) for k in range(i2 - i1)]
+    return [(s, t) for s, t in pairs if s and t]
+
+
+def align_help(english: Path, translated: Path) -> list[tuple[str, str]]:
+    return align_blocks(xml_blocks(Path(english).read_bytes()), xml_blocks(Path(translated).read_bytes()))
+
+
+# ---- man pages ---------------------------------------------------------------------------
+
+_NAMED = {
+    "em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘", "cq": "’", "bu": "•",
+    "co": "©", "rg": "®", "tm": "™", "hy": "-", "mi": "-", "pl": "+", "mu": "×", "di": "÷", "->": "→",
+    "<-": "←", "Fo": "«", "Fc": "»", "fo": "‹", "fc": "›", "ga": "`", "ti": "~", "ha": "^", "rs": "\\",
+    "sl": "/", "ba": "|", "at": "@", "sh": "#", "Do": "$", "ps": "¶", "sc": "§", "de": "°", "+-": "±",
+    "lA": "⇐", "rA": "⇒", "ua": "↑", "da": "↓", "bv": "|", "br": "|",
+}  # fmt: skip
+_ESCAPE = re.compile(
+    r"\\(?:f(?:\[[^\]]*\]|\(..|.)"  # font changes
+    r"|\((?P<two>..)|\[(?P<long>[^\]]+)\]"  # named characters
+    r"|\*(?:\[[^\]]*\]|\(..|.)"  # strings
+    r"|s[-+]?(?:\d|\(\d\d|\[\d+\])"  # size changes
+    r"|[kwhvlLnxyzoAbDHRSXY]'[^']*'|[kn](?:\(..|\[[^\]]*\]|.)"  # motions, registers
+    r"|(?P<char>.))"
+)
+_FONT_MACROS = {"B", "I", "SM", "SB"}
+_ALTERNATING = {"BR", "RB", "IR", "RI", "BI", "IB"}
+_BREAKS = {"PP", "P", "LP", "sp", "HP", "SS", "RS", "RE", "TQ"}
+
+
+def _unescape(line: str) -> str:
+    def one(m: re.Match) -> str:
+        if m.group("two") or m.group("long"):
+            return _NAMED.get(m.group("two") or m.group("long"), "")
+        char = m.group("char")
+        if char is None:
+            return ""
+        return {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "t": " ", "'": "'", "`": "`"}.get(
+            char, ""
+        )
+
+    return _ESCAPE.sub(one, line)
+
+
+def _args(rest: str) -> list[str]:
+    return [a[1:-1] if a.startswith('"') else a for a in re.findall(r'"[^"]*"|\S+', rest)]
+
+
+def man_sections(text: str) -> list[list[str]]:
+    """A man page's sections, each a list of plain-text paragraphs; [] for mdoc or .so pages."""
+    if re.search(r"^\.(?:Sh|Dd|so)\b", text, re.M):
+        return []
+    sections: list[list[str]] = []
+    para: list[str] = []
+    nofill = tag_next = False
+    skipping_macro = False
+
+    def flush() -> None:
+        if para and sections:
+            joined = " ".join(" ".join(para).split())
+            if joined:
+                sections[-1].append(joined)
+        para.clear()
+
+    for raw in text.splitlines():
+        if skipping_macro:
+            skipping_macro = not raw.startswith("..")
+            continue
+        if raw.startswith((".", "'")):
+            request, _, rest = raw[1:].strip().partition(" ")
+            if request.startswith('\\"') or request == "":
+                continue
+            if request in ("de", "de1", "am", "ig"):
+                skipping_macro = True
+            elif request == "SH":
+                flush()
+                sections.append([])
+            elif request in ("nf", "EX"):
+                flush()
+                nofill = True
+            elif request in ("fi", "EE"):
+                nofill = False
+            elif nofill:
+                continue
+            elif request in _BREAKS:
+                flush()
+            elif request in ("TP", "IP"):
+                flush()
+                tag_next = request == "TP"
+            elif request in _FONT_MACROS | _ALTERNATING:
+                words = [_unescape(a) for a in _args(rest)]
+                para.append(("" if request in _ALTERNATING else " ").join(words))
+                if tag_next:
+                    flush()
+                    tag_next = False
+            elif request in ("UR", "MT", "UE", "ME"):
+                if request in ("UE", "ME") and rest.strip():
+                    para[-1:] = [(para[-1] if para else "") + _unescape(rest.strip())]
+            continue
+        if nofill:
+            continue
+        if not raw.strip():
+            flush()
+            continue
+        para.append(_unescape(raw))
+        if tag_next:
+            flush()
+            tag_next = False
+    flush()
+    return sections
+
+
+def read_man(path: Path) -> str:
+    data = Path(path).read_bytes()
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise CorpusError(f"{path}: not a readable gzip file ({e})") from e
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def align_man(english: str, translated: str) -> list[tuple[str, str]]:
+    a, b = man_sections(english), man_sections(translated)
+    if len(b) == len(a) + 1:  # manpages-l10n adds a last section: the translators and the licence
+        b = b[:-1]
+    if not a or len(a) != len(b):
+        return []
+    return [pair for sa, sb in zip(a, b) if len(sa) == len(sb) for pair in zip(sa, sb)]
+
+
+# ---- package descriptions ----------------------------------------------------------------
+
+
+def read_translations(text: str) -> dict[str, tuple[str, str]]:
+    """Package -> (Description-md5, description) of a Translation-LL file's text."""
+    out = {}
+    for record in text.split("\n\n"):
+        name = re.search(r"^Package: (\S+)", record, re.M)
+        md5 = re.search(r"^Description-md5: (\S+)", record, re.M)
+        desc = re.search(r"^Description-[A-Za-z_]+: (.*(?:\n .*)*)", record, re.M)
+        if name and md5 and desc:
+            out[name.group(1)] = (md5.group(1), desc.group(1))
+    return out
+
+
+_BULLET = re.compile(r"^\s*(?:[*+o-]|\d+[.)])\s+")
+
+
+def description_units(description: str) -> list[list[str]]:
+    """[[short]] + per paragraph of the long description, its list items (or the paragraph whole)."""
+    lines = description.split("\n")
+    out = [[lines[0].strip()]]
+    for block in "\n".join(lines[1:]).split("\n .\n"):
+        units: list[str] = []
+        for line in block.split("\n"):
+            line = line[1:] if line.startswith(" ") else line
+            if line.strip() == ".":
+                continue
+            if _BULLET.match(line) or not units:
+                units.append(_BULLET.sub("", line).strip())
+            else:
+                units[-1] += " " + line.strip()
+        units = [u for u in units if u]
+        if units:
+            out.append(units)
+    return out
+
+
+def align_description(english: str, translated: str) -> list[tuple[str, str]]:
+    a, b = description_units(english), description_units(translated)
+    if len(a) != len(b):
+        return [(a[0][0], b[0][0])]
+    pairs = []
+    for ua, ub in zip(a, b):
+        if len(ua) == len(ub):
+            pairs += zip(ua, ub)
+        else:
+            pairs.append((" ".join(ua), " ".join(ub)))
+    return pairs
