@@ -18,12 +18,13 @@ from __future__ import annotations
 import io
 import json
 import re
-from typing import Any, List
+from typing import Any, List, Optional
 
 from translate.storage import jsonl10n, txt
 
 from traductor_client.files.errors import FileError
-from traductor_client.files.toolkit import StoreDocument
+from traductor_client.files.textsplice import Places, Span
+from traductor_client.files.toolkit import SplicedDocument
 from traductor_client.files.units import Unit
 
 
@@ -38,8 +39,18 @@ def json_layout(text: str) -> dict:
     return {"indent": None, "separators": (", " if re.search(r",\s", text) else ",", key)}
 
 
-class JsonDocument(StoreDocument):
-    """Flat or nested JSON (i18next), written back with the file's own indentation and ending."""
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"(\s*:)?')
+
+
+def _newlines(translation: str, original: str) -> str:
+    """A translation's line breaks as the original stretch wrote them ("\r\n" or "\n")."""
+    return translation.replace("\n", "\r\n") if "\r\n" in original else translation
+
+
+class JsonDocument(SplicedDocument):
+    """Flat or nested JSON (i18next): each filled value's string replaced where it stands, the
+    rest as written (indentation, key order, escapes); translate-toolkit writes it when a value
+    cannot be found (then with the file's indentation, ``json_layout``)."""
 
     kind = "JSON"
     markup_units = True
@@ -56,7 +67,7 @@ class JsonDocument(StoreDocument):
         store.dump_args.update(json_layout(text))
         return store
 
-    def render(self, filled: List[Unit]) -> bytes:
+    def toolkit_render(self) -> bytes:
         return bytes(self.store).rstrip(b"\n") + self.data[len(self.data.rstrip()) :]
 
     def unit(self, tt_unit: Any, position: int) -> Any:
@@ -65,8 +76,19 @@ class JsonDocument(StoreDocument):
             unit.where = f'key "{tt_unit.getid().lstrip(".")}"'
         return unit
 
+    def place(self, places: Places, unit: Unit, after: int) -> Optional[Span]:
+        """The next string value (not a key) from ``after`` that reads as the unit's text."""
+        for match in _JSON_STRING.finditer(places.text, after):
+            if match.group(1) is None and json.loads(match.group(0)) == unit.sources[0]:
+                return match.start(), match.end()
+        return None
 
-class SubRipDocument(StoreDocument):
+    def spelled(self, unit: Unit, translations: List[str], original: str) -> str:
+        ascii_only = "\\u" in original and original.isascii()  # a file that escapes what is not ASCII
+        return json.dumps(translations[0], ensure_ascii=ascii_only)
+
+
+class SubRipDocument(SplicedDocument):
     kind = "SubRip .srt"
 
     def parse(self, data: bytes) -> Any:
@@ -85,8 +107,20 @@ class SubRipDocument(StoreDocument):
             unit.where, unit.format = f"cue {position + 1} ({tt_unit.getid()})", "html"
         return unit
 
+    def place(self, places: Places, unit: Unit, after: int) -> Optional[Span]:
+        """The cue's text: after the next timing line from ``after``, its lines as written."""
+        timing = re.compile(r"-->[^\n]*\n").search(places.text, after)
+        if timing is None:
+            return None
+        lines = r"\r?\n".join(re.escape(line) for line in unit.sources[0].split("\n"))
+        found = re.compile(lines).search(places.text, timing.end())
+        return (found.start(), found.end()) if found else None
 
-class TextDocument(StoreDocument):
+    def spelled(self, unit: Unit, translations: List[str], original: str) -> str:
+        return _newlines(translations[0], original)
+
+
+class TextDocument(SplicedDocument):
     kind = "text"
 
     def parse(self, data: bytes) -> Any:
@@ -104,7 +138,19 @@ class TextDocument(StoreDocument):
             unit.where = f"line {tt_unit.getlocations()[0].lstrip(':')}"
         return unit
 
-    def render(self, filled: List[Unit]) -> bytes:
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    def place(self, places: Places, unit: Unit, after: int) -> Optional[Span]:
+        """The paragraph as written, from its first line."""
+        start = max(after, places.line(int(unit.where.split()[-1])))
+        at = places.text.find(unit.sources[0], start)
+        return (at, at + len(unit.sources[0])) if at >= 0 else None
+
+    def spelled(self, unit: Unit, translations: List[str], original: str) -> str:
+        return _newlines(translations[0], original)
+
+    def toolkit_render(self) -> bytes:
         return bytes(self.store).rstrip(b"\n") + self.data[len(self.data.rstrip(b"\n")) :]
 
 

@@ -32,13 +32,13 @@ import copy
 import json
 import re
 import unicodedata
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from lxml import etree
 from translate.misc.multistring import multistring
 from translate.misc.xml_helpers import extract_xml_prolog
 
-from traductor_client.files import placeholders, xmlsplice
+from traductor_client.files import placeholders, textsplice, xmlsplice
 from traductor_client.files.errors import FileError
 from traductor_client.files.units import TODO, Unit
 
@@ -104,6 +104,7 @@ class StoreDocument:
 
     def __init__(self, data: bytes, name: str) -> None:
         self.data, self.name = data, name
+        self.filled: Dict[int, List[str]] = {}  # id(unit) -> its translations, as written
         try:
             self.store = self.parse(data)
         except FileError:
@@ -165,7 +166,47 @@ class StoreDocument:
         if reason:
             undo()
             return rejection(f"the {self.kind} writer did not keep it: {reason}", translations)
+        self.filled[id(unit)] = translations
         return "filled", ""
+
+
+class SplicedDocument(StoreDocument):
+    """A text format written back as read with only the filled units' texts replaced
+    (``textsplice``): a subclass says where a unit's text lies in the file (``place``) and how a
+    translation is spelled there (``spelled``); where a filled unit cannot be placed, the file is
+    written by translate-toolkit."""
+
+    def text(self) -> str:
+        return self.data.decode("utf-8-sig")
+
+    def place(self, places: textsplice.Places, unit: Unit, after: int) -> Optional[textsplice.Span]:
+        """Where the unit's text lies in the file's text, searching from ``after``."""
+        raise NotImplementedError
+
+    def toolkit_render(self) -> bytes:
+        """The file as translate-toolkit writes it (when a filled unit cannot be placed)."""
+        return bytes(self.store)
+
+    def spelled(self, unit: Unit, translations: List[str], original: str) -> str:
+        """The unit's new text as the file writes it (``original``: the stretch it replaces)."""
+        return translations[0]
+
+    def render(self, filled: List[Unit]) -> bytes:
+        text = self.text()
+        places, after = textsplice.Places(text), 0
+        for unit in self.units:
+            span = self.place(places, unit, after)
+            if id(unit) in self.filled:
+                places.put(id(unit), span)
+            after = span[1] if span else after
+        if not places.complete:
+            return self.toolkit_render()
+        new = {}
+        for unit in filled:
+            span = places.spans[id(unit)]
+            new[id(unit)] = self.spelled(unit, self.filled[id(unit)], text[span[0] : span[1]])
+        bom = b"\xef\xbb\xbf" if self.data.startswith(b"\xef\xbb\xbf") else b""
+        return bom + places.render(new).encode("utf-8")
 
 
 class XmlDocument(StoreDocument):
@@ -217,4 +258,4 @@ class XmlDocument(StoreDocument):
         return unit
 
 
-__all__ = ["StoreDocument", "XmlDocument", "as_plain", "changed", "forms", "has_markup", "rejection"]
+__all__ = ["SplicedDocument", "StoreDocument", "XmlDocument", "as_plain", "changed", "forms", "has_markup", "rejection"]
