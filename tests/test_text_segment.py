@@ -214,3 +214,21 @@ def test_a_line_whose_sentence_ends_all_stand_at_its_end_is_one_sentence(line):
 def test_an_end_inside_the_line_still_goes_to_the_library():
     line = "The file is open. Close it first."
     assert sentence_spans(line) == [(0, 17), (18, len(line))]
+
+
+@pytest.mark.parametrize("control", [chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, 0x85]])
+@pytest.mark.parametrize("format", ["text", "html"])
+def test_a_control_character_is_refused_naming_its_position(control, format):
+    from traductor.text import ControlCharacter
+
+    with pytest.raises(ControlCharacter) as refused:
+        plan(f"Save file.\n\tDone{control}now", format)
+    assert refused.value.position == 16 and refused.value.character == control
+    assert f"U+{ord(control):04X} at position 16 (characters counted from 0)" in str(refused.value)
+
+
+def test_tab_line_feed_and_carriage_return_are_layout_kept_where_they_were():
+    text = "Open file\tClose file\r\nSave all\rQuit\n"
+    p = plan(text)
+    assert [s.text for s in p.segments] == ["Open file", "Close file", "Save all", "Quit"]
+    assert p.assemble(["A", "B", "C", "D"]) == "A\tB\r\nC\rD\n"

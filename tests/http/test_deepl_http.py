@@ -90,7 +90,12 @@ def test_an_empty_text_comes_back_empty_and_regional_targets_are_listed(server):
         ({"text": ["uno"]}, "Parameter 'target_lang' not specified."),
         ({"text": ["uno"], "target_lang": "XX"}, "Value for 'target_lang' not supported"),
         ({"text": ["uno"], "target_lang": "FR"}, "Value for 'target_lang' not supported: FR is not supported"),
-        ({"text": ["uno"], "target_lang": "EN", "source_lang": "ES"}, "not available as a target language"),
+        (
+            {"text": ["uno"], "target_lang": "EN", "source_lang": "ES"},
+            "Value for 'source_lang' not supported: Spanish (es) is not available as a source language (sources: en)",
+        ),
+        ({"text": ["a\x00b"], "target_lang": "ES"}, "control character U+0000 at position 1"),
+        ({"text": ["uno", "dos\x1b[0m"], "target_lang": "ES"}, "control character U+001B at position 3"),
         ({"text": ["uno"], "target_lang": "EN-GB"}, "English (en) is not available as a target language"),
         ({"text": ["uno"], "target_lang": ["ES", "EN"]}, "Value for 'target_lang' not supported"),
         ({"text": [1], "target_lang": "ES"}, "Value for 'text' not supported"),
@@ -145,6 +150,17 @@ def test_glossary_limits_and_formats_over_http(server):
     assert bad.status == 400 and "entries_format" in bad.json()["message"]
     missing = v2(server, "glossaries", "POST", json_body={"name": "g", "source_lang": "EN", "target_lang": "ES"})
     assert missing.status == 400 and missing.json()["message"] == "Parameter 'entries' not specified."
+
+
+@pytest.mark.parametrize("field", ["name", "source_lang", "target_lang", "entries", "entries_format"])
+def test_a_glossary_field_given_as_a_list_is_400_and_nothing_is_stored(server, field):
+    """DeepL's glossary fields are strings: a list (even of one string) is refused, not read as its item."""
+    before = v2(server, "glossaries", "GET").json()["glossaries"]
+    body = {"name": "g", "source_lang": "EN", "target_lang": "ES", "entries": "a\tb", "entries_format": "tsv"}
+    answer = v2(server, "glossaries", "POST", json_body=body | {field: [body[field]]})
+    assert answer.status == 400
+    assert answer.json()["message"] == f"Value for '{field}' not supported: one value expected, not a list"
+    assert v2(server, "glossaries", "GET").json()["glossaries"] == before
 
 
 def test_a_glossary_made_over_http_is_on_disk_for_every_replica(server):

@@ -48,6 +48,10 @@ BAD = {
     "min_new_tokens over max_new_tokens": ("uno", {"min_new_tokens": 6, "max_new_tokens": 5}, "min_new_tokens"),
     "min_new_tokens negative": ("uno", {"min_new_tokens": -1}, "min_new_tokens"),
     "beam with sampling": ("uno", {"beam_size": 2, "temperature": 0.7}, "sampling"),
+    "a NUL": ("a\x00b", {}, "control character U+0000 at position 1"),
+    "an escape sequence": ("uno \x1b[31mdos", {}, "control character U+001B at position 4"),
+    "a delete": ("uno\x7f", {}, "control character U+007F at position 3"),
+    "a vertical tab": ("uno\x0bdos", {}, "control character U+000B at position 3"),
 }
 
 

@@ -12,13 +12,14 @@ the caller), and it never imports torch.
     send(stream.begin()); send(stream.push(i, delta)); send(stream.finish(i, text))
 """
 
-from .limits import LimitExceeded, TextError, TextLimits, TooManyChars, TooManySegments, UnknownFormat
+from .limits import ControlCharacter, LimitExceeded, TextError, TextLimits, TooManyChars, TooManySegments, UnknownFormat
 from .pieces import Kind, Piece, needs_translation
 from .segment import FORMATS, Plan, Segment, char_budget, plan
 from .stream import DeltaStream
 
 __all__ = [
     "FORMATS",
+    "ControlCharacter",
     "DeltaStream",
     "Kind",
     "LimitExceeded",

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .limits import TextLimits, UnknownFormat, check_chars, check_segments
+from .limits import TextLimits, UnknownFormat, check_chars, check_controls, check_segments
 from .longsplit import TooLong
 from .pieces import Kind, Piece, produced_nothing, split_run
 
@@ -127,12 +127,13 @@ def plan(
     limits: TextLimits = DEFAULT_LIMITS,
     language: str = "",
 ) -> Plan:
-    """Cut `text` into segments; raises TooManyChars, TooManySegments or UnknownFormat.
+    """Cut `text` into segments; raises TooManyChars, ControlCharacter, TooManySegments or UnknownFormat.
     `language` is the text's (the model's source language): its rules split the sentences (""
     and a code the splitter does not know: its base rules)."""
     if format not in FORMATS:
         raise UnknownFormat(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
     check_chars(text, limits)
+    check_controls(text)
     if too_long is None and max_segment_chars is not None:
         too_long = char_budget(max_segment_chars)
     if format == "html":

@@ -49,7 +49,7 @@ from .deepl_params import (
     text_format,
 )
 from .handlers import HttpApi, json_response, request_id
-from .params import check_pair, known_codes
+from .params import SourceNotServed, check_pair, known_codes
 
 UNLIMITED = 1_000_000_000_000  # the character_limit DeepL reports for an account without one
 
@@ -91,6 +91,8 @@ class DeepL:
                     source = self.api.sources(served_target)[0]
             served_source = served(source, "source_lang", known)
             check_pair(served_source, served_target, pairs)
+        except SourceNotServed as error:
+            raise InvalidInput(f"Value for 'source_lang' not supported: {error}") from None
         except InvalidInput as error:
             raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
         return Call(served_source, str(target), self.api.route(served_source, served_target, text))

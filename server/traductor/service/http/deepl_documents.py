@@ -40,7 +40,7 @@ from .. import glossary_use
 from .deepl_params import check_auth, check_formality, deepl_errors, message, read, served
 from .files import translate_upload, upload
 from .handlers import HttpApi, json_response, request_id
-from .params import check_pair, known_codes
+from .params import SourceNotServed, check_pair, known_codes
 
 CAPACITY = 64  # documents held (running, or waiting for their download)
 STATUS_WAIT = 2.0  # seconds a status request waits for a running translation
@@ -119,6 +119,8 @@ class Documents:
             check_pair(source, target, pairs)
         except SourceNeeded:
             raise
+        except SourceNotServed as error:
+            raise InvalidInput(f"Value for 'source_lang' not supported: {error}") from None
         except InvalidInput as error:
             raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
         check_formality(values.one("formality"))

@@ -90,8 +90,9 @@ def deepl_errors(handler):
 class Values:
     """A request's parameters, each a list of its values (a JSON list is its values)."""
 
-    def __init__(self, items: Mapping[str, list]):
+    def __init__(self, items: Mapping[str, list], listed: frozenset[str] = frozenset()):
         self.items = items
+        self.listed = listed  # the names whose JSON value was a list (a list of one is still a list)
 
     def __contains__(self, name: str) -> bool:
         return name in self.items
@@ -102,6 +103,8 @@ class Values:
     def one(self, name: str, default=None):
         """The parameter's value (a string, or a JSON scalar); a list where one value belongs is 400."""
         values = self.all(name)
+        if name in self.listed:
+            raise InvalidInput(f"Value for '{name}' not supported: one value expected, not a list")
         if not values:
             return default
         if len(values) > 1 or isinstance(values[0], (list, dict)):
@@ -130,7 +133,8 @@ async def read(request: web.Request) -> Values:
     """The request's parameters (see the module docstring)."""
     if request.content_type == "application/json":
         body = await read_values(request)
-        return Values({k: (list(v) if isinstance(v, list) else [v]) for k, v in body.items()})
+        listed = frozenset(k for k, v in body.items() if isinstance(v, list))
+        return Values({k: (list(v) if isinstance(v, list) else [v]) for k, v in body.items()}, listed)
     items: dict[str, list] = {}
     try:
         if request.method in request.POST_METHODS:

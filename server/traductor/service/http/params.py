@@ -45,6 +45,10 @@ PARAMETERS = {
 }
 
 
+class SourceNotServed(InvalidInput):
+    """A served language no model translates from, given as the source (`check_pair`)."""
+
+
 @dataclass(frozen=True)
 class TranslateParams:
     texts: list[str]  # q as a list (a string q is a list of one)
@@ -146,13 +150,19 @@ def served_code(code: str, known: frozenset[str]) -> str:
 
 def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> tuple[str, str]:
     """A model must translate the pair (`pairs`: source -> targets, Registry.languages(); "auto":
-    any source), else LibreTranslate's refusals: a code no model knows, then a pair none
-    translates. Returns the pair as the caller wrote it ("auto" whatever its case): the registry
-    routes by it, so that a model's own codes (NLLB's `fra_Latn`) reach that model."""
+    any source), else LibreTranslate's refusals: a code no model knows, a served code no model
+    translates from (naming the sources), then a pair none translates. Returns the pair as the
+    caller wrote it ("auto" whatever its case): the registry routes by it, so that a model's own
+    codes (NLLB's `fra_Latn`) reach that model."""
     known = known_codes(pairs)
     auto = source.casefold() == "auto"
     served_source = "auto" if auto else served_code(source, known)
     served_target = served_code(target, known)
+    if not auto and served_source not in pairs:  # served as a target only: no model reads it
+        raise SourceNotServed(
+            f"{language_name(served_source)} ({served_source}) is not available as a source language "
+            f"(sources: {', '.join(pairs)})"
+        )
     sources = list(pairs) if auto else [served_source]
     if not any(served_target in pairs.get(s, []) for s in sources):
         src = sources[0] if sources else served_source
