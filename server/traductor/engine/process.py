@@ -5,13 +5,17 @@
     ("submit", [Job, ...])    ── jobs pipe ──▶ receiver thread: Scheduler.submit_many
     ("cancel", [key, ...])    ─────────────▶   receiver thread: request.cancelled = True
     ("stop", None), or EOF    ─────────────▶   the step loop ends, the process exits
-                              ◀─ events pipe ─ after every step: ([(key, event), ...], Report)
+                              ◀─ events pipe ─ after a step that has news: ([(key, event), ...], Report)
 
 The step loop is the engine thread's (service/engine_thread.py) with nothing beside it: ONNX
 Runtime and the scheduler's Python have this interpreter to themselves, so the front's gRPC work
 (one message per streamed token) never waits for the engine's hold on the GIL, nor the engine for
 the front's. Everything that crosses is pickled: a `Job` in, `TokenEvent`/`FinishEvent`s and a
-`Report` out, one message per step whatever the batch.
+`Report` out, at most one message per step whatever the batch, and only for a step with news for
+the front: events, a change in what the front counts as queued (admissions, refusals), the engine
+going idle, or `REPORT_SECONDS` since the last message. A unary call decoding 30 tokens thus costs
+two messages (admitted, finished), not 30 wake-ups of the front; the steps in between travel in
+the next Report (`steps`), so the step metrics count every one.
 
 This module knows nothing of gRPC, asyncio or metrics; `EngineSpec` is all it is told.
 """
@@ -22,6 +26,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable
@@ -34,6 +39,7 @@ from .runner import ModelRunner
 from .scheduler import Scheduler, StepStats
 
 log = logging.getLogger("traductor.engine")
+REPORT_SECONDS = 0.1  # a long decode without events still refreshes the front's gauges this often
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,7 @@ class Job:
 class Report:
     """The engine's state after a step, sent with the step's events (the front's metrics and queue)."""
 
-    stats: StepStats
+    steps: list[StepStats]  # every step since the last Report, in order
     rows: int
     queued: int
     cache_bytes: int
@@ -143,23 +149,34 @@ class EngineLoop:
         self.lock = threading.Lock()  # the outbox: the receiver adds refusals to it
         self.received = 0
         self.stopping = threading.Event()
+        self.steps: list[StepStats] = []  # taken since the last Report
+        self.reported = (0, 0)  # (received, queued) as the front last heard them
+        self.reported_at = 0.0
 
     def run(self) -> None:
         threading.Thread(target=self.receive, name="traductor-jobs", daemon=True).start()
         while not self.stopping.is_set():
-            if not step_when_work(self.scheduler):
-                continue
+            if step_when_work(self.scheduler):
+                self.steps.append(self.scheduler.last)
             try:
                 self.send()
             except OSError:  # the front is gone: nobody is left to receive
                 return
 
     def send(self) -> None:
+        """Tell the front what the steps since the last message did, when there is news for it
+        (see the module docstring); otherwise the steps wait for the next message."""
         s = self.scheduler
         received = self.received  # read before the queue: a job arriving between is counted queued twice, not 0
+        queued, now = s.queue_depth(), time.monotonic()
         with self.lock:
+            news = self.outbox or (received, queued) != self.reported or not s.has_work()
+            if not (self.outbox or self.steps) or not (news or now - self.reported_at >= REPORT_SECONDS):
+                return
             batch, self.outbox = self.outbox, []
-        self.events.send((batch, Report(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes(), received)))
+        steps, self.steps = self.steps, []
+        self.reported, self.reported_at = (received, queued), now
+        self.events.send((batch, Report(steps, s.cache.rows, queued, s.cache.nbytes(), received)))
 
     def sink(self, key: int, event: TokenEvent | FinishEvent) -> None:
         if isinstance(event, FinishEvent):

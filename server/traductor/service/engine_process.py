@@ -4,8 +4,8 @@
     ─────────────────────────                       ──────────────────────────────────
     submit(jobs): queue check, ("submit", jobs) ──▶ Scheduler.submit_many
     cancel(keys): ("cancel", keys) ───────────────▶ request.cancelled = True
-    reader callback on the events pipe ◀─────────── per step: ([(key, event), ...], Report)
-      deliver(batch), metrics.observe_step(Report)
+    reader callback on the events pipe ◀─────────── a step's news: ([(key, event), ...], Report)
+      deliver(batch), metrics.observe_steps(Report)
     the pipe reaches EOF (the process died) ──────▶ on_exit(EngineDown): every call in flight fails
 
 The front keeps everything else: gRPC and HTTP, tokenizing, the text layer, the memory, metrics.
@@ -124,15 +124,16 @@ class ProcessCore:
         return CoreStats(self.queue_depth(), r.rows if r else 0, r.cache_bytes if r else 0, alive)
 
     def _readable(self) -> None:
+        """One message per wake-up (the loop calls again while the pipe is readable): no
+        `Connection.poll`, which builds a selector each time."""
         try:
-            while self._events.poll():
-                batch, report = self._events.recv()
-                self._report = report
-                if batch:
-                    self._deliver(batch)
-                self.metrics.observe_step(report.stats, report.rows, report.queued, report.cache_bytes)
+            batch, report = self._events.recv()
         except (EOFError, OSError):
-            self._lost()
+            return self._lost()
+        self._report = report
+        if batch:
+            self._deliver(batch)
+        self.metrics.observe_steps(report.steps, report.rows, report.queued, report.cache_bytes)
 
     def _lost(self) -> None:
         self._loop.remove_reader(self._events.fileno())

@@ -87,7 +87,7 @@ class ThreadCore:
             if not step_when_work(s):
                 continue
             self._flush()
-            self.metrics.observe_step(s.last, s.cache.rows, s.queue_depth(), s.cache.nbytes())
+            self.metrics.observe_steps([s.last], s.cache.rows, s.queue_depth(), s.cache.nbytes())
 
     def _flush(self) -> None:
         """Hand the step's events to the event loop in one wake-up (not one per token)."""

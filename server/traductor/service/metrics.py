@@ -125,14 +125,16 @@ class ModelMetrics:
     def __init__(self, metrics: Metrics, model: str):
         self.metrics, self.model = metrics, model
 
-    def observe_step(self, stats, rows: int, queued: int, cache_bytes: int) -> None:
-        """Called by the engine core after every step."""
+    def observe_steps(self, steps: list, rows: int, queued: int, cache_bytes: int) -> None:
+        """Called by the engine core with the steps since its last call (engine.scheduler.StepStats)
+        and the engine's state after them."""
         m, name = self.metrics, self.model
-        if stats.rows:
-            m.step.labels(name).observe(stats.step_seconds)
-            m.batch_size.labels(name).observe(stats.rows)
-        if stats.admitted:
-            m.encoder.labels(name).observe(stats.encode_seconds)
+        for stats in steps:
+            if stats.rows:
+                m.step.labels(name).observe(stats.step_seconds)
+                m.batch_size.labels(name).observe(stats.rows)
+            if stats.admitted:
+                m.encoder.labels(name).observe(stats.encode_seconds)
         m.active.labels(name).set(rows)
         m.queue_depth.labels(name).set(queued)
         m.kv_cache_bytes.labels(name).set(cache_bytes)
