@@ -46,7 +46,7 @@ DEFAULT_LANGS = ("es", "fr", "de")
 TEST_PAIRS = {"help": 900, "man": 300, "description": 300}
 DEV_PAIRS = {"help": 300, "man": 100, "description": 100}
 MAX_DOC_CHARS = 1000  # about 256 tokens of English, the model's longest source
-LENGTH_RATIO = 2.5  # target/source length outside [1/r, r] (both over 20 characters): misaligned
+LENGTH_RATIO = 2.5  # one side longer than r times the other plus 10 characters: misaligned
 HELD_OUT_SHARE = 3  # at most 1/3 of the groups with a kind are held out
 TRANSLATIONS_URL = "http://deb.debian.org/debian/dists/bookworm/main/i18n/Translation-{lang}.{ext}"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'«“¿¡(]?[A-ZÀ-ÖØ-Þ0-9])")
@@ -62,7 +62,7 @@ def usable(source: str, target: str) -> bool:
     if "\t" in source + target or max(len(source), len(target)) > MAX_DOC_CHARS:
         return False
     short, long_ = sorted((len(source), len(target)))
-    return short <= 20 or long_ <= LENGTH_RATIO * short
+    return long_ <= LENGTH_RATIO * short + 10  # the slack lets "OK" be "Aceptar"
 
 
 def units(source: str, target: str) -> list[tuple[str, str]]:
@@ -264,7 +264,11 @@ def build(
     stats: dict = {
         "source": f"Debian packages ({package_list or 'bundled list'}) less reserved documentation",
         "packages_listed": len(names),
-        "packages_reserved": sorted(set(names) - set(packages)),
+        # by name or source in the list, or by the source the .deb itself names
+        "packages_reserved": sorted(
+            n for n in names if n not in packages or (n not in infos and debian.deb_for(debs, n))
+        ),
+        "packages_not_in_cache": sorted(n for n in packages if debian.deb_for(debs, n) is None),
         "packages_read": len(infos),
         "test_groups": sorted(test),
         "dev_groups": sorted(dev),
