@@ -194,7 +194,7 @@ def test_markdown_broken_emphasis_and_rewritten_code_are_rejected():
     out, report, _ = fill("README.md", MARKDOWN, lambda fmt, text: answers[text])
     assert out == MARKDOWN and report.filled == 0
     why = reasons(report.rejected)
-    assert "Markdown structure changed" in why["block 1"] and "code: `make install` missing" in why["block 2"]
+    assert "Markdown structure changed" in why["line 1"] and "code: `make install` missing" in why["line 2"]
 
 
 @pytest.mark.parametrize(

@@ -22,10 +22,11 @@ What this module does not know: how texts reach the service.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any, Callable, Dict, List, Tuple
 
 from traductor_client import markup
-from traductor_client.files import markdown_inline, placeholders
+from traductor_client.files import markdown_inline, placeholders, textsplice
 from traductor_client.files.errors import FileError
 from traductor_client.files.toolkit import StoreDocument, rejection
 from traductor_client.files.units import Unit
@@ -110,11 +111,51 @@ class HtmlDocument(CallbackDocument):
         return HtmlFile(inputfile=io.BytesIO(data), callback=callback)
 
 
+_PLACEHOLDER_OR_SPACE = re.compile(r"\{(\d+)\}|\s+")
+# what translate-toolkit's {n} stands for: a link's (target "title") or [reference], an autolink
+# or a piece of inline HTML
+_STANDS_FOR = r"\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\]\n]*\]|<[^<>\n]*>"
+_LINK_LABEL = re.compile(r" {0,3}\[([^\]]+)\]:")
+
+
+def _source_pattern(source: str) -> Tuple[re.Pattern, List[str]]:
+    """A pattern that finds a unit's text (translate-toolkit's spelling: link targets and inline
+    HTML as {1}, whitespace normalized, entities as characters) in the Markdown as written; its
+    groups: "p<n>" what {n} stands for, "s<k>" each run of whitespace as written."""
+    out, names, at = [], [], 0
+    for match in _PLACEHOLDER_OR_SPACE.finditer(source):
+        out.extend(_literal(ch) for ch in source[at : match.start()])
+        if match.group(1) is not None:
+            name = f"p{match.group(1)}"
+            out.append(f"(?P<{name}>{_STANDS_FOR})" if name not in names else f"(?P={name})")
+        else:
+            name = f"s{len(names)}"
+            out.append(f"(?P<{name}>[ \\t]*\\\\?\\r?\\n[ \\t>]*|[ \\t]+)")
+        names.append(name)
+        at = match.end()
+    out.extend(_literal(ch) for ch in source[at:])
+    return re.compile("".join(out)), names
+
+
+def _literal(ch: str) -> str:
+    """A character of a unit's text as the Markdown may write it: itself, backslash-escaped, or
+    as a character reference."""
+    if ch.isascii() and ch.isalnum():
+        return ch
+    return f"(?:\\\\?{re.escape(ch)}|&[#\\w]+;)"
+
+
 class MarkdownDocument(CallbackDocument):
+    """Markdown: each block's text found where it is written and replaced there, the rest of the
+    file as written (translate-toolkit re-renders the whole document: tables re-padded, hard
+    breaks respelled); its rendering stays the fallback where a text cannot be found."""
+
     kind = "Markdown"
 
     def __init__(self, data: bytes, name: str) -> None:
         self.pieces: Dict[int, List[str]] = {}  # id(unit) -> the Markdown each tag of its HTML stands for
+        self.lines = data.decode("utf-8", "replace").splitlines()
+        self.line: Dict[int, int] = {}  # id(unit) -> the line its text begins on
         super().__init__(data, name)
 
     def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
@@ -123,11 +164,35 @@ class MarkdownDocument(CallbackDocument):
         return markdown.MarkdownFile(inputfile=io.BytesIO(data), callback=callback, extract_code_blocks=False)
 
     def unit(self, tt_unit: Any, position: int) -> Any:
+        line = int(tt_unit.getlocations()[0].rsplit(":", 1)[-1] or 0)
+        label = _LINK_LABEL.match(self.lines[line - 1]) if 0 < line <= len(self.lines) else None
+        if label and label.group(1) == tt_unit.source:  # a link reference's label is a name, not text
+            return None
         unit = super().unit(tt_unit, position)
         if unit is not None:
+            unit.where, self.line[id(unit)] = f"line {line}", line
             sent, self.pieces[id(unit)] = markdown_inline.to_html(unit.sources[0])
             unit.sent = [sent]
         return unit
+
+    def render(self, filled: List[Unit]) -> bytes:
+        text = self.data.decode("utf-8")
+        places, replacements, after, line = textsplice.Places(text), {}, 0, 0
+        for unit in self.units:
+            if self.line[id(unit)] != line:
+                line = self.line[id(unit)]
+                after = max(after, places.line(line))
+            pattern, names = _source_pattern(unit.sources[0])
+            found = pattern.search(text, after, min(len(text), after + 4 * len(unit.sources[0]) + 4000))
+            if found is None:
+                if id(unit) in self.filled:
+                    return super().render(filled)
+                continue
+            after = found.end()
+            if id(unit) in self.filled:
+                places.put(id(unit), found.span())
+                replacements[id(unit)] = _as_written(self.filled[id(unit)][0], found, names)
+        return places.render(replacements).encode("utf-8")
 
     def fill(self, unit: Unit, translations: List[str], mark_review: bool) -> Tuple[str, str]:
         reason = placeholders.problems(unit.sent, translations, tags=True)
@@ -142,8 +207,25 @@ class MarkdownDocument(CallbackDocument):
             reason, shown = placeholders.problem(source, text) or markdown_inline.difference(source, text), [text]
             if reason is None:
                 self.write(unit.handle, [text], mark_review)
+                self.filled[id(unit)] = [text]
                 return "filled", ""
         return rejection(reason, shown)
+
+
+def _as_written(translation: str, found: re.Match, names: List[str]) -> str:
+    """A translation in translate-toolkit's spelling as the Markdown writes it: each {n} what it
+    stood for in the file, each line break (a hard break) as the source's was written."""
+    breaks = [found.group(n) for n in names if n.startswith("s") and "\n" in found.group(n)]
+    out, k = [], 0
+    for piece in re.split(r"(\{\d+\}|\n)", translation):
+        if piece == "\n":
+            out.append(breaks[min(k, len(breaks) - 1)] if breaks else "\n")
+            k += 1
+        elif re.fullmatch(r"\{\d+\}", piece) and f"p{piece[1:-1]}" in names:
+            out.append(found.group(f"p{piece[1:-1]}"))
+        else:
+            out.append(piece)
+    return "".join(out)
 
 
 __all__ = ["HtmlDocument", "MarkdownDocument"]
