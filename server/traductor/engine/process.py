@@ -2,12 +2,12 @@
 
     front process (event loop)                 engine process (this module)
     ──────────────────────────                 ────────────────────────────
-    ("submit", [Job, ...])    ── jobs pipe ──▶ receiver thread: Scheduler.submit_many
-    ("cancel", [key, ...])    ─────────────▶   receiver thread: request.cancelled = True
+    ("submit", [Job, ...])    ── jobs pipe ──▶ before a step: Scheduler.submit_many
+    ("cancel", [key, ...])    ─────────────▶   before a step: request.cancelled = True
     ("stop", None), or EOF    ─────────────▶   the step loop ends, the process exits
                               ◀─ events pipe ─ after a step that has news: ([(key, event), ...], Report)
 
-The step loop is the engine thread's (service/engine_thread.py) with nothing beside it: ONNX
+One thread runs the steps and reads the jobs pipe before each (waiting on it when idle): ONNX
 Runtime and the scheduler's Python have this interpreter to themselves, so the front's gRPC work
 (one message per streamed token) never waits for the engine's hold on the GIL, nor the engine for
 the front's. Everything that crosses is pickled: a `Job` in, `TokenEvent`/`FinishEvent`s and a
@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import signal
-import threading
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..errors import EngineFailure, TraductorError
 from ..options import DecodingOptions
@@ -40,6 +40,7 @@ from .scheduler import Scheduler, StepStats
 
 log = logging.getLogger("traductor.engine")
 REPORT_SECONDS = 0.1  # a long decode without events still refreshes the front's gauges this often
+IDLE_WAIT_SECONDS = 0.5  # an idle engine looks up from the jobs pipe this often (nothing to do: it waits again)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class EngineSpec:
         if self.device:  # imported here: without --device the engine never imports torch
             from .torch_weights import torch_runner
 
-            runner = torch_runner(bundle, self.device, self.dtype)
+            runner = torch_runner(bundle, self.device, self.dtype, threads=self.threads)
         else:
             runner = ModelRunner(bundle, threads=self.threads, max_rows=self.max_rows, spin=self.spin)
         tokenizer = bundle.tokenizer()
@@ -95,15 +96,29 @@ class Job:
         )
 
 
-@dataclass
-class Report:
-    """The engine's state after a step, sent with the step's events (the front's metrics and queue)."""
+class Report(NamedTuple):
+    """The engine's state after a step, sent with the step's events (the front's metrics and queue).
+    A tuple, like what it holds: pickling a dataclass costs ten times as much."""
 
-    steps: list[StepStats]  # every step since the last Report, in order
+    steps: list[tuple]  # every step since the last Report, in order: StepStats's fields
     rows: int
     queued: int
     cache_bytes: int
     received: int  # jobs received so far: the front's queue depth = queued + (sent - received)
+
+    def step_stats(self) -> list[StepStats]:
+        return [StepStats(*fields) for fields in self.steps]
+
+
+def packed(key: int, event: TokenEvent | FinishEvent) -> tuple:
+    """An event as it crosses the pipe: a TokenEvent as the tuple of its fields (a stream sends one
+    per token, and a dataclass pickles ten times slower than a tuple), a FinishEvent as it is."""
+    return (key, tuple(vars(event).values()) if type(event) is TokenEvent else event)
+
+
+def unpacked(batch: list[tuple]) -> list[tuple[int, TokenEvent | FinishEvent]]:
+    """`packed`'s events back (the front's side)."""
+    return [(key, TokenEvent(*e) if type(e) is tuple else e) for key, e in batch]
 
 
 def failed(error: BaseException) -> FinishEvent:
@@ -119,8 +134,8 @@ def _portable(error: BaseException | None) -> BaseException | None:
 
 
 def step_when_work(scheduler: Scheduler, timeout: float = 0.5) -> bool:
-    """Wait up to `timeout` for work, then take one step; False when there was none. The one loop
-    body of both engine cores (this process's EngineLoop, service/engine_thread.py's thread)."""
+    """Wait up to `timeout` for work, then take one step; False when there was none. The loop
+    body of the engine thread (service/engine_thread.py)."""
     if not scheduler.wait_for_work(timeout):
         return False
     try:
@@ -140,41 +155,55 @@ def cancel(scheduler: Scheduler, requests: dict[int, Request], keys: list[int]) 
 
 
 class EngineLoop:
-    """The engine process's two threads: the step loop (main thread) and the jobs receiver."""
+    """The engine process's one thread: it waits on the jobs pipe while there is no work, and
+    takes what came on it before every step (after `before_step`, the tests' gate), so a job
+    reaches the scheduler with one wake-up of this process, not a receiver thread's and then the
+    step loop's."""
 
     def __init__(self, scheduler: Scheduler, jobs, events):
         self.scheduler, self.jobs, self.events = scheduler, jobs, events
         self.requests: dict[int, Request] = {}  # key -> request, until its FinishEvent
-        self.outbox: list[tuple[int, TokenEvent | FinishEvent]] = []
-        self.lock = threading.Lock()  # the outbox: the receiver adds refusals to it
+        self.outbox: list[tuple] = []  # the events of the steps since the last message, `packed`
         self.received = 0
-        self.stopping = threading.Event()
+        self.stopping = False
         self.steps: list[StepStats] = []  # taken since the last Report
         self.reported = (0, 0)  # (received, queued) as the front last heard them
         self.reported_at = 0.0
+        self.jobs_ready = select.poll()
+        self.jobs_ready.register(jobs.fileno(), select.POLLIN)
+        self.gate, scheduler.before_step = scheduler.before_step, self.before_step
 
     def run(self) -> None:
-        threading.Thread(target=self.receive, name="traductor-jobs", daemon=True).start()
-        while not self.stopping.is_set():
-            if step_when_work(self.scheduler):
-                self.steps.append(self.scheduler.last)
+        s = self.scheduler
+        while not self.stopping:
+            if not s.has_work():
+                self.receive(IDLE_WAIT_SECONDS)
+            if s.has_work() and not self.stopping:
+                try:
+                    s.step()
+                except Exception:  # the scheduler fails requests itself; this is the last line of defence
+                    log.exception("engine step raised; continuing")
+                self.steps.append(s.last)
             try:
                 self.send()
             except OSError:  # the front is gone: nobody is left to receive
                 return
 
+    def before_step(self) -> None:
+        if self.gate is not None:
+            self.gate()
+        self.receive(0.0)
+
     def send(self) -> None:
         """Tell the front what the steps since the last message did, when there is news for it
         (see the module docstring); otherwise the steps wait for the next message."""
         s = self.scheduler
-        received = self.received  # read before the queue: a job arriving between is counted queued twice, not 0
-        queued, now = s.queue_depth(), time.monotonic()
-        with self.lock:
-            news = self.outbox or (received, queued) != self.reported or not s.has_work()
-            if not (self.outbox or self.steps) or not (news or now - self.reported_at >= REPORT_SECONDS):
-                return
-            batch, self.outbox = self.outbox, []
-        steps, self.steps = self.steps, []
+        received, queued, now = self.received, s.queue_depth(), time.monotonic()
+        news = self.outbox or (received, queued) != self.reported or not s.has_work()
+        if not (self.outbox or self.steps) or not (news or now - self.reported_at >= REPORT_SECONDS):
+            return
+        batch, self.outbox = self.outbox, []
+        steps, self.steps = [tuple(vars(step).values()) for step in self.steps], []
         self.reported, self.reported_at = (received, queued), now
         self.events.send((batch, Report(steps, s.cache.rows, queued, s.cache.nbytes(), received)))
 
@@ -182,25 +211,23 @@ class EngineLoop:
         if isinstance(event, FinishEvent):
             self.requests.pop(key, None)
             event.error = _portable(event.error)
-        with self.lock:
-            self.outbox.append((key, event))
+        self.outbox.append(packed(key, event))
 
-    # ---- the receiver thread ------------------------------------------------------------------
-
-    def receive(self) -> None:
-        try:
-            while True:
+    def receive(self, timeout: float) -> None:
+        """Take every message waiting on the jobs pipe, waiting up to `timeout` s for the first."""
+        wait_ms = timeout * 1000
+        while not self.stopping and self.jobs_ready.poll(wait_ms):
+            wait_ms = 0
+            try:
                 kind, payload = self.jobs.recv()
-                if kind == "submit":
-                    self.submit(payload)
-                elif kind == "cancel":
-                    cancel(self.scheduler, self.requests, payload)
-                else:
-                    break
-        except (EOFError, OSError):  # the front exited (or was killed): stop too
-            pass
-        self.stopping.set()
-        self.scheduler.wake()
+            except (EOFError, OSError):  # the front exited (or was killed): stop too
+                kind = "stop"
+            if kind == "submit":
+                self.submit(payload)
+            elif kind == "cancel":
+                cancel(self.scheduler, self.requests, payload)
+            else:
+                self.stopping = True
 
     def submit(self, jobs: list[Job]) -> None:
         requests = [job.request(partial(self.sink, job.key)) for job in jobs]
@@ -212,7 +239,6 @@ class EngineLoop:
         except Exception as e:  # the front checks first; this only keeps a refusal from being lost
             for job in jobs:
                 self.sink(job.key, failed(e))
-            self.scheduler.wake()
 
 
 def main(jobs, events, spec: EngineSpec) -> None:

@@ -89,6 +89,9 @@ class ProcessCore:
             self._jobs.send(("stop", None))
         except OSError:
             pass  # already gone
+        # Nothing is read from it any more: an engine blocked sending a step's news to a full pipe
+        # gets EPIPE and ends, instead of waiting for a reader until it is killed.
+        self._events.close()
         self.process.join(timeout=10)
         if self.process.is_alive():
             log.warning("engine process did not stop within 10 s: killing it")
@@ -132,8 +135,8 @@ class ProcessCore:
             return self._lost()
         self._report = report
         if batch:
-            self._deliver(batch)
-        self.metrics.observe_steps(report.steps, report.rows, report.queued, report.cache_bytes)
+            self._deliver(process.unpacked(batch))
+        self.metrics.observe_steps(report.step_stats(), report.rows, report.queued, report.cache_bytes)
 
     def _lost(self) -> None:
         self._loop.remove_reader(self._events.fileno())
