@@ -11,6 +11,16 @@ the HTML reader, and the checks of every unit sent as HTML).
     kept_runs(tokens)     where each outermost kept element starts and ends among the tokens
     verbatim(text)        the kept elements of a text, each as its source characters, in order:
                           a translation must have exactly these
+    shown_attributes(tag, attrs)  the attributes people see or hear, translated with the text:
+                          title, alt, aria-label, aria-description, placeholder, a button's
+                          value (<input type="button|submit|reset">), <meta name="description">'s
+                          content; and the document's language, <html lang>, set to the target
+    with_attributes(tag_text, values)  a start tag as written, with some attributes' values
+                          replaced (or added), the rest of its characters kept
+
+Attributes: the service's HTML layer (/translate, DeepL's tag_handling=html, gRPC format=html)
+translates ``shown_attributes`` wherever the tag stands, and the HTML file reader sends those of
+tags outside a block's text as units of their own: one rule for every way in.
 
 The service keeps a block (``<pre>``) as a separator between sentences and an inline element
 (``<code>``, ``<xliff:g>``) as one placeholder inside its sentence; a file's HTML reader does
@@ -117,4 +127,79 @@ def verbatim(text: str) -> List[str]:
     return ["".join(raw for raw, *_ in toks[a : b + 1]) for a, b in kept_runs(toks)]
 
 
-__all__ = ["KEPT", "KEPT_BLOCKS", "VOID", "is_kept", "kept_runs", "tokens", "verbatim"]
+# the attributes whose text people see (a tooltip, a placeholder) or hear (a screen reader)
+SHOWN = ("title", "alt", "aria-label", "aria-description", "placeholder")
+_BUTTON_TYPES = frozenset({"button", "submit", "reset"})
+_ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>"']+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
+
+
+def shown_attributes(tag: str, attrs: Dict[str, str | None]) -> List[str]:
+    """The names of the element's attributes translated with the text (module docstring), in
+    the order written; those without text are left out."""
+
+    def kind(name: str) -> str:
+        return str(attrs.get(name) or "").strip().lower()
+
+    names = []
+    for name, value in attrs.items():
+        if not str(value or "").strip():
+            continue
+        if (
+            name in SHOWN
+            or (name == "value" and tag == "input" and kind("type") in _BUTTON_TYPES)
+            or (name == "content" and tag == "meta" and kind("name") == "description")
+        ):
+            names.append(name)
+    return names
+
+
+def language_attribute(tag: str) -> str:
+    """The attribute that says the document's language ("" for other elements): set to the
+    target language in a translated document."""
+    return "lang" if tag == "html" else ""
+
+
+def attribute_value(value: str, quote: str = '"') -> str:
+    """A text as an attribute's value between ``quote``s: "&" (not starting a character
+    reference), "<" and the quote escaped."""
+    value = re.sub(r"&(?![A-Za-z][A-Za-z0-9]*;|#[0-9]+;|#[xX][0-9A-Fa-f]+;)", "&amp;", value).replace("<", "&lt;")
+    return value.replace(quote, "&quot;" if quote == '"' else "&#39;")
+
+
+def with_attributes(start_tag: str, values: Dict[str, str]) -> str:
+    """The start tag as written with each named attribute's value replaced by ``values[name]``
+    (a text, escaped here, in the tag's own quotes) or added before the tag's end."""
+    if not values:
+        return start_tag
+    todo = dict(values)
+
+    def replace(match: re.Match) -> str:
+        space, name, equals, old = match.groups()
+        if name.lower() not in todo:
+            return match.group(0)
+        quote = old[0] if old and old[0] in "\"'" else '"'
+        new = attribute_value(todo.pop(name.lower()), quote)
+        return f"{space}{name}{equals or '='}{quote}{new}{quote}"
+
+    head = re.match(r"<[^\s/>]+", start_tag)
+    at = head.end() if head else 0
+    body = _ATTRIBUTE.sub(replace, start_tag[at:])
+    added = "".join(f' {name}="{attribute_value(value)}"' for name, value in todo.items())
+    end = len(body) - len(re.search(r"\s*/?>$", body)[0]) if re.search(r"\s*/?>$", body) else len(body)
+    return start_tag[:at] + body[:end] + added + body[end:]
+
+
+__all__ = [
+    "KEPT",
+    "KEPT_BLOCKS",
+    "SHOWN",
+    "VOID",
+    "attribute_value",
+    "is_kept",
+    "kept_runs",
+    "language_attribute",
+    "shown_attributes",
+    "tokens",
+    "verbatim",
+    "with_attributes",
+]

@@ -33,6 +33,7 @@ import polib
 from traductor_client import po_formats
 from traductor_client.files import po_syntax
 from traductor_client.files.errors import FileError
+from traductor_client.files.language import tag
 from traductor_client.files.units import OBSOLETE, REVIEW, TRANSLATED, Unit
 
 WRAP_WIDTH = 79  # the GNU tools' default line width
@@ -269,8 +270,12 @@ class PoDocument:
         entry.previous_msgid = entry.previous_msgid_plural = entry.previous_msgctxt = None
         return "filled", ""
 
-    def render(self, filled: List[Unit]) -> bytes:
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
+        """The catalog with the filled entries; when something was filled, PO-Revision-Date and
+        X-Generator set, and Language set to ``language`` where the header has none."""
         fields = {"PO-Revision-Date": _now(), "X-Generator": self.generator} if filled else {}
+        if filled and language and not (self.catalog.po.metadata.get("Language") or "").strip():
+            fields["Language"] = tag(language, "_")
         text = render(self.catalog, [unit.handle for unit in filled], fields)
         return text.encode(self.catalog.encoding)  # fill() kept out what the charset cannot hold
 

@@ -127,7 +127,7 @@ class StoreDocument:
     def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
         tt_unit.target = multistring(translations) if len(translations) > 1 else translations[0]
 
-    def render(self, filled: List[Unit]) -> bytes:
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
         return bytes(self.store)
 
     def from_service(self, unit: Unit, translation: str) -> str:
@@ -191,7 +191,7 @@ class SplicedDocument(StoreDocument):
         """The unit's new text as the file writes it (``original``: the stretch it replaces)."""
         return translations[0]
 
-    def render(self, filled: List[Unit]) -> bytes:
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
         text = self.text()
         places, after = textsplice.Places(text), 0
         for unit in self.units:
@@ -217,7 +217,7 @@ class XmlDocument(StoreDocument):
         super().__init__(data, name)
         self.splice = xmlsplice.splice(data, self.store.document.getroot())
 
-    def render(self, filled: List[Unit]) -> bytes:
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
         root = self.store.document.getroot()
         encoding = self.store.document.docinfo.encoding or "UTF-8"
         spliced = self.splice.render(root, encoding) if self.splice is not None else None

@@ -5,9 +5,13 @@ translate-toolkit reads these in one pass that calls back for every text and wri
 as it goes. The first pass (parse) records the texts; render runs it again, answering each text
 with its translation (or the text itself).
 
-- HTML: every block (``<p>``, ``<li>``, ``<h1>``, ``<title>``...) and the attributes people
-  read (``title``, ``alt``, ``value``; not ``lang``: a language code, which a model would
-  "translate") are sent with format=html. Which elements are never translated is
+- HTML: every block (``<p>``, ``<li>``, ``<h1>``, ``<title>``...) is sent with format=html,
+  and so are the attributes people see or hear (``traductor_client.markup.shown_attributes``:
+  ``title``, ``alt``, ``aria-label``, ``placeholder``, a button's ``value``...) of the tags
+  outside a block's text (a tag inside it goes with the block, and the service translates its
+  attributes by the same rule); ``<html lang>`` is set to the target language. Every tag is
+  written as it was (translate-toolkit rebuilds them: quotes, case, ``<br />``), with only
+  those attributes' values replaced. Which elements are never translated is
   ``traductor_client.markup``'s rule, the service's too: a kept block (``<pre>``, ``<script>``,
   ``<style>``) or any element marked ``translate="no"`` (or translate-toolkit's
   ``data-translate-ignore``) is not a unit at all; an inline one (``<code>``, ``<kbd>``) stays
@@ -28,6 +32,7 @@ from typing import Any, Callable, Dict, List, Tuple
 from traductor_client import markup
 from traductor_client.files import markdown_inline, placeholders, textsplice
 from traductor_client.files.errors import FileError
+from traductor_client.files.language import tag
 from traductor_client.files.toolkit import StoreDocument, rejection
 from traductor_client.files.units import Unit
 
@@ -41,7 +46,9 @@ class CallbackDocument(StoreDocument):
         self.translations: dict = {}
         super().__init__(data, name)
 
-    def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
+    def run(self, data: bytes, callback: Callable[[str], str], language: str = "") -> Any:
+        """Read (callback: the identity) or write (callback: the translations) the document;
+        ``language``: the target's code, where the format says the document's language."""
         raise NotImplementedError
 
     def parse(self, data: bytes) -> Any:
@@ -59,18 +66,22 @@ class CallbackDocument(StoreDocument):
     def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
         self.translations[tt_unit.source] = translations[0]
 
-    def render(self, filled: List[Unit]) -> bytes:
-        store = self.run(self.data, lambda text: self.translations.get(text, text))
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
+        store = self.run(self.data, lambda text: self.translations.get(text, text), language)
         return store.filesrc.encode("utf-8")
 
 
 class HtmlDocument(CallbackDocument):
     kind = "HTML"
 
-    def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
+        store = self.run(self.data, lambda text: self.translations.get(text, text), language)
+        return store.filesrc.encode(store.encoding, "xmlcharrefreplace")  # the charset it was read in
+
+    def run(self, data: bytes, callback: Callable[[str], str], language: str = "") -> Any:
         from translate.storage import html
 
-        name = self.name
+        name, lang = self.name, tag(language)
 
         class HtmlFile(html.htmlfile):
             """translate-toolkit's reader, which also leaves alone the blocks that are never
@@ -80,8 +91,47 @@ class HtmlDocument(CallbackDocument):
             work per element grows with the depth: 100,000 nested <div> did not end in 10 minutes)."""
 
             TRANSLATABLE_ELEMENTS = [t for t in html.htmlfile.TRANSLATABLE_ELEMENTS if t not in markup.KEPT]
-            TRANSLATABLE_ATTRIBUTES = [a for a in html.htmlfile.TRANSLATABLE_ATTRIBUTES if a != "lang"]
             kept_inline = 0  # open inline kept elements (<code>...): their text is not a unit's text
+            new_values: Dict[str, str] = {}  # the attributes of the tag being read: name -> new value
+            text, line_starts = "", [0]
+
+            def feed(self, data: str) -> None:
+                self.text, self.line_starts = data, [0] + [m.end() for m in re.finditer("\n", data)]
+                super().feed(data)
+
+            def extract_translatable_attributes(self, tag: str, attrs: list) -> list:
+                if self.is_extraction_ignored():
+                    return []
+                values = {k: v or "" for k, v in attrs}
+                units = (self.create_attribute_tu(a, values[a]) for a in markup.shown_attributes(tag, values))
+                return [unit for unit in units if unit]
+
+            def translate_attributes(self, tag: str, attrs: list) -> list:
+                """Only records the new values (`append_markup` writes them into the tag as written)."""
+                values = {k: v or "" for k, v in attrs}
+                self.new_values = {}
+                for attribute in markup.shown_attributes(tag, values):
+                    text = self.WHITESPACE_RE.sub(" ", values[attribute]).strip()
+                    new = self.translate_value(text, location=self.get_attribute_location(attribute))
+                    if new != text:
+                        self.new_values[attribute] = new
+                if markup.language_attribute(tag) and lang and not self.is_extraction_ignored():
+                    self.new_values[markup.language_attribute(tag)] = lang
+                return attrs
+
+            def append_markup(self, item: dict) -> None:
+                """Tags as written: a start tag with its new attribute values, an end tag's own
+                characters (translate-toolkit rebuilds both)."""
+                if item["type"] in ("starttag", "startendtag"):
+                    written = self.get_starttag_text() or item["untranslated_html"]
+                    item["untranslated_html"] = written
+                    item["html_content"] = markup.with_attributes(written, self.new_values)
+                    self.new_values = {}
+                elif item["type"] == "endtag":
+                    line, column = self.getpos()
+                    found = re.compile(r"</[^>]*>").match(self.text, self.line_starts[line - 1] + column)
+                    item["html_content"] = found.group(0) if found else item["html_content"]
+                super().append_markup(item)
 
             def handle_starttag(self, tag: str, attrs: list) -> None:
                 values = {k: v or "" for k, v in attrs}
@@ -158,7 +208,7 @@ class MarkdownDocument(CallbackDocument):
         self.line: Dict[int, int] = {}  # id(unit) -> the line its text begins on
         super().__init__(data, name)
 
-    def run(self, data: bytes, callback: Callable[[str], str]) -> Any:
+    def run(self, data: bytes, callback: Callable[[str], str], language: str = "") -> Any:
         from translate.storage import markdown  # needs mistletoe, only for this format
 
         return markdown.MarkdownFile(inputfile=io.BytesIO(data), callback=callback, extract_code_blocks=False)
@@ -175,7 +225,7 @@ class MarkdownDocument(CallbackDocument):
             unit.sent = [sent]
         return unit
 
-    def render(self, filled: List[Unit]) -> bytes:
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
         text = self.data.decode("utf-8")
         places, replacements, after, line = textsplice.Places(text), {}, 0, 0
         for unit in self.units:
@@ -186,7 +236,7 @@ class MarkdownDocument(CallbackDocument):
             found = pattern.search(text, after, min(len(text), after + 4 * len(unit.sources[0]) + 4000))
             if found is None:
                 if id(unit) in self.filled:
-                    return super().render(filled)
+                    return super().render(filled, language)
                 continue
             after = found.end()
             if id(unit) in self.filled:
