@@ -7,7 +7,8 @@ diff of the whole file. Here the output is the input's lines with only the chang
 replaced: their flags line (``#, fuzzy, c-format``), their ``#|`` previous-msgid lines (dropped:
 they describe the old translation) and their ``msgstr`` lines (rendered by polib). Their
 comments and msgid lines, and every other entry, stay byte for byte. In the header only
-``PO-Revision-Date`` and ``X-Generator`` are set.
+``PO-Revision-Date`` and ``X-Generator`` are set, and ``Language`` (the target, when the caller
+names it) where it is missing or empty.
 
 :class:`PoDocument` is the catalog as a file-translation document (``files.job``): its entries
 are the units (plural entries have two texts, contexts are shown in the report), fuzzy entries
