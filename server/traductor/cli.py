@@ -61,7 +61,7 @@ def _translator(args):
 
         torch_weights.check_device(args.device, args.dtype)
         bundle = load_bundle(Path(args.model) if args.model else packaged_bundle(source, target))
-        runner = torch_weights.torch_runner(bundle, args.device, args.dtype, args.weights or "")
+        runner = torch_weights.torch_runner(bundle, args.device, args.dtype, args.weights or "", threads=args.threads)
         return OnnxTranslator(bundle, max_rows=max(args.batch_size, args.beam), runner=runner)
     bundle = Path(args.model) if args.model else packaged_bundle(source, target)
     return OnnxTranslator.load(bundle, threads=args.threads)

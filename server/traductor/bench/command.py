@@ -76,6 +76,12 @@ def register(sub) -> None:
         help="export the random weights' bundles into this directory and reuse them in later runs with the same "
         "shape (and --anchors or not) instead of exporting them again",
     )
+    p.add_argument(
+        "--device",
+        help="time the PyTorch runner on this device (cuda, cuda:N, cpu) instead of ONNX Runtime: random weights "
+        "of --shape, or --bundle's model with its weights (docs/gpu.md); not with --anchors, --service, --precisions",
+    )
+    p.add_argument("--dtype", help="with --device cuda: fp16 (default), bf16 or fp32")
     p.add_argument("--out", help="write bench.json, bench.md and bench.png into this directory")
     p.add_argument(
         "--json", action="store_true", help='print {"fp32": {"1": tok/s, ...}, "int8": {...}} as the last line'
@@ -148,6 +154,8 @@ def _positive_ints(text: str, flag: str) -> list[int]:
 
 
 def run(args) -> None:
+    if args.device:
+        return _run_device(args)
     report = bench(**_plan(args), progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     report["command"] = "traductor " + " ".join(args.argv)
     from .report import ratio_table, service_table, table, write
@@ -159,3 +167,27 @@ def run(args) -> None:
         write(report, Path(args.out))
     if args.json:
         print(json.dumps(report["traductor"]))
+
+
+def _run_device(args) -> None:
+    """`bench --device`: the PyTorch runner's tokens/s (bench/device.py), printed and in --out/device.json."""
+    from . import device
+
+    others = [flag for flag, value in (("--anchors", args.anchors), ("--service", args.service)) if value]
+    others += ["--precisions"] if args.precisions else []
+    if others:
+        raise CommandError(f"--device times the PyTorch runner alone: drop {', '.join(others)}")
+    if args.bundle and args.shape:
+        raise CommandError("--bundle runs that bundle's own weights: drop --shape")
+    try:
+        shape = None if args.bundle else parse_shape(args.shape or DEFAULT_SHAPE)
+        batches = _positive_ints(args.batches, "--batches")
+    except ValueError as e:
+        raise CommandError(str(e)) from e
+    if args.runs < 1:
+        raise CommandError("--runs must be at least 1")
+    report = device.run(args, shape, batches)
+    print(device.show(report))
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "device.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -72,20 +72,29 @@ def make_bundle(shape, quantize: str | None, out: Path, hf_dir: Path | None = No
 
 def run_engine(bundle_dir: Path, batches: list[int], runs: int, threads: int) -> dict[str, float]:
     from traductor.engine.bundle import load_bundle
-    from traductor.engine.request import FinishReason
     from traductor.engine.runner import ModelRunner
+
+    bundle = load_bundle(bundle_dir, verify=False, tokenizer=False)
+    return time_runner(ModelRunner(bundle, threads=threads, max_rows=max(batches)), batches, runs)
+
+
+def time_runner(runner, batches: list[int], runs: int, sources_for=None) -> dict[str, float]:
+    """Output tokens/s of a runner (ONNX Runtime's, or PyTorch's for `bench --device`) through the
+    serving scheduler at each batch size: {"1": tok/s, ...}. `sources_for(batch)` gives a batch's
+    sources (default: the bench's random ids, the anchors' for a Marian layout)."""
+    from traductor.engine.request import FinishReason
     from traductor.engine.scheduler import Scheduler
     from traductor.engine.translator import drive
     from traductor.options import DecodingOptions
 
-    bundle = load_bundle(bundle_dir, verify=False, tokenizer=False)
-    runner = ModelRunner(bundle, threads=threads, max_rows=max(batches))
+    model = runner.model
     options = DecodingOptions(max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS)
     results = {}
     for batch in batches:
-        srcs = (
-            anchor_sources(bundle.model, batch) if is_marian_layout(bundle.model) else sources(bundle.vocab_size, batch)
-        )
+        if sources_for is not None:
+            srcs = sources_for(batch)
+        else:
+            srcs = anchor_sources(model, batch) if is_marian_layout(model) else sources(model.vocab_size, batch)
 
         # One scheduler for every run of a batch size, as a server keeps one: its cache's memory
         # is allocated in the warm-up and kept (engine/cache.py).

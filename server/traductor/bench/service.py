@@ -85,10 +85,12 @@ def run_service(
     texts: Path,
     progress=print,
     engine_process: bool = True,
+    serve_flags: tuple[str, ...] = (),
 ) -> dict:
     """Serve `bundle_dir` (which must hold its tokenizer) and load it at every level with the texts
     of the file `texts` (prepare_inputs), unary then streams; `engine_process`: the server runs its
-    model in a process of its own (serve's default; False: `serve --no-engine-process`).
+    model in a process of its own (serve's default; False: `serve --no-engine-process`); `serve_flags`:
+    more flags of `traductor serve` (`--device cuda`, scripts/measure/gpu_bench.py).
     Returns {"levels": [{"level", "unary": summary, "stream": summary}], and the setup}."""
     port = _free_port()
     flags = f"--host 127.0.0.1 --port {port} --metrics-port 0 --threads {threads} --max-active-sequences {max(levels)} "
@@ -96,7 +98,7 @@ def run_service(
     flags += "" if engine_process else " --no-engine-process"
     # (the model path stays one list item: it may hold spaces)
     server = subprocess.Popen(
-        [sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle_dir), *flags.split()]
+        [sys.executable, "-m", "traductor.cli", "serve", "--model", str(bundle_dir), *flags.split(), *serve_flags]
     )
     warmup = min(WARMUP_SECONDS, duration)
     try:

@@ -62,11 +62,15 @@ class TorchRunner:
         dtype: str = "",
         cuda_graphs: bool = True,
         fixed_shapes: bool = False,
+        threads: int = 0,
     ):
         """Takes `transformer` over (moved to the device, cast to the dtype). dtype: fp32, fp16,
-        bf16, or "" for fp16 on CUDA and fp32 on the CPU."""
+        bf16, or "" for fp16 on CUDA and fp32 on the CPU. threads: on the CPU, PyTorch's intra-op
+        threads (the process's setting; 0: PyTorch's default, every core)."""
         self.device = torch.device(device)
         cuda = self.device.type == "cuda"
+        if threads and not cuda:
+            torch.set_num_threads(threads)
         self.dtype = DTYPES[dtype or ("fp16" if cuda else "fp32")]
         self.net = transformer.eval().to(device=self.device, dtype=self.dtype)
         self.model, self.generation = transformer.cfg, generation  # runner_protocol.Runner

@@ -98,7 +98,8 @@ def load_transformer(bundle: Bundle, weights: Path):
 
 
 def torch_runner(bundle: Bundle, device: str, dtype: str = "", weights: str | Path = "", **options):
-    """A TorchRunner of the bundle's model on `device` (checked first); options: cuda_graphs, fixed_shapes."""
+    """A TorchRunner of the bundle's model on `device` (checked first); options: cuda_graphs,
+    fixed_shapes, threads."""
     check_device(device, dtype)
     from .torch_runner import TorchRunner
 
