@@ -204,10 +204,15 @@ def test_markdown_broken_emphasis_and_rewritten_code_are_rejected():
         (b'msgid "a"\nmsgstr "" junk\n', "line 2: not a PO file (text after the string)"),
         (b'msgid "a"\n', "not a PO file (the last entry ends after its msgid, without msgstr)"),
         (b'msgid "a"\nmsgstr "\\q"\n', "line 2: not a PO file (an escape sequence msgfmt does not know)"),
-        (b'msgid "a"\nmsgstr ""\nmsgid "a"\nmsgstr "b"\n', "line 4: not a PO file (a second definition"),
+        (b'msgid "a"\nmsgstr ""\nmsgid "a"\nmsgstr "b"\n', "line 3: not a PO file (a second definition"),
+        (
+            b'msgid "a"\nmsgstr ""\n\nmsgctxt "m"\nmsgid "a"\nmsgstr ""\n\n#: x.c:1\nmsgctxt "m"\n'
+            b'msgid "a"\nmsgstr ""\n',
+            "line 10: not a PO file (a second definition of msgid 'a', first defined at line 5)",
+        ),
         (b'msgid "a"\nmsgstr[0] ""\n', "line 2: not a PO file (msgstr[0] after msgid)"),
     ],
-    ids=["unterminated", "junk after", "no msgstr", "bad escape", "duplicate", "plural without msgid_plural"],
+    ids=["unterminated", "junk after", "no msgstr", "bad escape", "duplicate", "duplicate in a context", "plural"],
 )
 def test_a_malformed_po_is_not_a_po_file_as_msgfmt_says(tmp_path, data, message):
     with pytest.raises(FileError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):

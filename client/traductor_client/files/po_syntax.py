@@ -59,7 +59,8 @@ def _problem(line: str) -> str:
 
 def check(text: str, path: str) -> None:
     """Raise FileError at the first line msgfmt would refuse (see the module docstring)."""
-    state, seen, entry, part = "", set(), {}, ""
+    state, seen, entry, part = "", {}, {}, ""  # seen: (msgctxt, msgid) -> the line of its msgid
+    msgid_line = 0
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         where = f"{path}: line {number}: not a PO file"
@@ -85,11 +86,16 @@ def check(text: str, path: str) -> None:
             raise FileError(f"{where} ({name} after {state or 'the previous entry'})")
         if new in ("msgctxt", "msgid") and not state.startswith("msg") or new == "msgid" and state != "msgctxt":
             entry = {}  # a new entry begins
+        if new == "msgid":
+            msgid_line = number
         if new.startswith("msgstr") and state in ("msgid", "msgid_plural") and not obsolete:
             key = (entry.get("msgctxt"), entry.get("msgid", ""))
-            if key in seen:
-                raise FileError(f"{where} (a second definition of msgid {key[1][:40]!r})")
-            seen.add(key)
+            if key in seen:  # named at its msgid line, as msgfmt names it
+                raise FileError(
+                    f"{path}: line {msgid_line}: not a PO file (a second definition of msgid {key[1][:40]!r}, "
+                    f"first defined at line {seen[key]})"
+                )
+            seen[key] = msgid_line
         state, part = new, keyword
         entry[part] = match.group(3)[1:-1]
     if not (state in _ENDS or state.startswith("msgstr[")):
