@@ -1,0 +1,258 @@
+"""What one short call costs around the model: the engine alone against gRPC and both HTTP APIs.
+
+    python scripts/measure/per_call.py [--bundle DIR] [--seconds 6] [--rounds 3] [--out FILE.json]
+        [--server-python PYTHONPATH] ...
+
+1. The engine alone, in this process: the bundle's Scheduler with 1 ONNX Runtime thread (serve's
+   default on 2 cores), each short text's source ids submitted and stepped until it finishes,
+   one at a time (batch 1): the engine's own time per text.
+2. `traductor serve` (translation memory off, every call decodes; gRPC and HTTP ports), one
+   client at a time, each call sent as soon as the last one answered:
+   - gRPC `Translate` through a bare stub (the request built once per text),
+   - LibreTranslate's `POST /translate` (JSON) and DeepL's `POST /v2/translate` (form) through
+     http.client on one kept-alive connection.
+   Per protocol: calls/s and the mean call time over the same texts as 1., whose ratio to the
+   engine's mean time is the cost around the model.
+
+Rounds alternate the protocols; the figures are each protocol's median over the rounds.
+`--server-pythonpath` serves another checkout (its server/ and client/ directories first on
+PYTHONPATH: an old commit's worktree), for before/after runs in one go (`--compare`).
+The texts: the load generator's shipped sentences shorter than 40 characters that the text
+layer keeps as one segment (UI messages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+
+def cpu_ns(pid: int) -> int:
+    """CPU time of every thread of process `pid` so far (ns; 0 once it is gone)."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+    except OSError:
+        pass
+    return total
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            found += [int(c) for c in f.read().split()]
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def short_texts() -> list[str]:
+    from traductor.text import plan
+    from traductor.text.segment import Kind
+    from traductor_client.loadtest.inputs import load_texts
+
+    def one(text: str) -> bool:
+        return sum(p.kind is Kind.TRANSLATE for p in plan(text).pieces) == 1
+
+    return [t for t in load_texts() if len(t) < 40 and one(t)]
+
+
+def engine_alone(bundle_dir: str, texts: list[str], seconds: float) -> dict:
+    """Mean time and CPU per text of the scheduler alone at batch 1 (ids ready, nothing else)."""
+    from traductor.engine.bundle import load_bundle
+    from traductor.engine.runner import ModelRunner
+    from traductor.engine.scheduler import Scheduler
+    from traductor.engine.translator import drive
+    from traductor.options import DecodingOptions, Limits, resolve
+
+    bundle = load_bundle(bundle_dir)
+    tokenizer = bundle.tokenizer()
+    runner = ModelRunner(bundle, threads=1, max_rows=64)
+    scheduler = Scheduler(runner, tokenizer, 64, 256)
+    limits = Limits(max_input_tokens=200, max_new_tokens=200, max_beam_size=8)
+    work = []
+    for t in texts:
+        ids, values = tokenizer.encode(t)
+        work.append((ids, values, resolve(DecodingOptions(), len(ids), limits)))
+    drive(scheduler, work[:4])  # warm-up
+    calls, tokens, begin, cpu = 0, 0, time.perf_counter(), cpu_ns(os.getpid())
+    while time.perf_counter() - begin < seconds:
+        for w in work:
+            (event,) = drive(scheduler, [w])
+            tokens += len(event.token_ids)
+            calls += 1
+    elapsed, cpu = time.perf_counter() - begin, cpu_ns(os.getpid()) - cpu
+    return {
+        "calls_per_s": calls / elapsed,
+        "ms_per_call": 1000 * elapsed / calls,
+        "cpu_us": cpu / 1000 / calls,
+        "tokens_per_call": tokens / calls,
+    }
+
+
+class Server:
+    def __init__(self, bundle: str, pythonpath: str | None, max_input_tokens: int = 200):
+        self.grpc_port, self.http_port = free_port(), free_port()
+        env = dict(os.environ)
+        if pythonpath:
+            env["PYTHONPATH"] = f"{pythonpath}/server:{pythonpath}/client"
+        cmd = [sys.executable, "-c", "from traductor.cli import main; main()", "serve", "--model", bundle]
+        cmd += ["--host", "127.0.0.1", "--port", str(self.grpc_port), "--http-port", str(self.http_port)]
+        cmd += [
+            "--metrics-port",
+            "0",
+            "--no-memory",
+            "--log-level",
+            "WARNING",
+            "--max-input-tokens",
+            str(max_input_tokens),
+        ]
+        self.process = subprocess.Popen(cmd, env=env)
+        self.wait()
+        engine = [c for c in children(self.process.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        self.pids = {"front": self.process.pid, "engine": engine[-1] if engine else 0, "client": os.getpid()}
+
+    def cpu(self) -> dict[str, int]:
+        return {name: cpu_ns(pid) for name, pid in self.pids.items()}
+
+    def wait(self) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=2)
+                c.request("GET", "/languages")
+                if c.getresponse().status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.3)
+        raise SystemExit("the server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+
+def grpc_calls(port: int, texts: list[str], seconds: float) -> tuple[int, float]:
+    import grpc
+
+    from traductor_client.v1 import translator_pb2 as pb
+    from traductor_client.v1 import translator_pb2_grpc as pb_grpc
+
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    stub = pb_grpc.TranslatorStub(channel)
+    requests = [pb.TranslateRequest(text=t) for t in texts]
+    for r in requests[:4]:
+        stub.Translate(r)
+    return _loop(lambda i: stub.Translate(requests[i]), len(texts), seconds)
+
+
+def http_calls(port: int, texts: list[str], seconds: float, api: str) -> tuple[int, float]:
+    c = http.client.HTTPConnection("127.0.0.1", port)
+    if api == "libre":
+        path, headers = "/translate", {"Content-Type": "application/json"}
+        bodies = [json.dumps({"q": t, "source": "en", "target": "es"}).encode() for t in texts]
+    else:
+        path, headers = "/v2/translate", {"Content-Type": "application/x-www-form-urlencoded"}
+        bodies = [urllib.parse.urlencode({"text": t, "target_lang": "ES"}).encode() for t in texts]
+
+    def call(i: int) -> None:
+        c.request("POST", path, bodies[i], headers)
+        r = c.getresponse()
+        body = r.read()
+        if r.status != 200:
+            raise SystemExit(f"{path}: {r.status} {body[:200]!r}")
+
+    for i in range(4):
+        call(i)
+    return _loop(call, len(texts), seconds)
+
+
+def _loop(call, n: int, seconds: float) -> tuple[int, float]:
+    calls, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds:
+        for i in range(n):
+            call(i)
+            calls += 1
+    return calls, time.perf_counter() - begin
+
+
+PROTOCOLS = ("grpc", "libre", "deepl")
+PROCESSES = ("front", "engine", "client")
+
+
+def serve_round(server: Server, texts: list[str], seconds: float) -> dict:
+    out = {}
+    for name in PROTOCOLS:
+        before = server.cpu()
+        if name == "grpc":
+            calls, elapsed = grpc_calls(server.grpc_port, texts, seconds)
+        else:
+            calls, elapsed = http_calls(server.http_port, texts, seconds, name)
+        cpu = {k: (v - before[k]) / 1000 / calls for k, v in server.cpu().items()}  # us a call (warm-up in)
+        out[name] = {"calls_per_s": calls / elapsed, "ms_per_call": 1000 * elapsed / calls, "cpu_us": cpu}
+    return out
+
+
+def median_of(rounds: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in rounds)
+
+
+def main() -> None:
+    from traductor.engine.bundle import default_bundle
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundle", default=str(default_bundle()))
+    ap.add_argument("--seconds", type=float, default=6.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--compare", metavar="CHECKOUT", help="also serve this checkout (its server/, client/), alternated")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    texts = short_texts()
+    variants = {"this tree": None} if not args.compare else {"base": args.compare, "this tree": None}
+    results: dict = {"texts": len(texts), "engine": [], **{v: [] for v in variants}}
+    for r in range(args.rounds):
+        results["engine"].append(engine_alone(args.bundle, texts, args.seconds))
+        for name, path in variants.items():
+            server = Server(args.bundle, path)
+            try:
+                results[name].append(serve_round(server, texts, args.seconds))
+            finally:
+                server.stop()
+        print(f"round {r + 1}: {json.dumps({k: v[-1] for k, v in results.items() if k != 'texts'})}", flush=True)
+    engine_ms = median_of(results["engine"], "ms_per_call")
+    tokens = median_of(results["engine"], "tokens_per_call")
+    print(f"\n{len(texts)} short texts, {tokens:.1f} output tokens each on average; medians of {args.rounds} rounds")
+    engine_cpu = median_of(results["engine"], "cpu_us")
+    print(f"engine alone, batch 1: {engine_ms:.2f} ms a text ({1000 / engine_ms:.0f}/s), CPU {engine_cpu:.0f} us")
+    for name in variants:
+        for p in PROTOCOLS:
+            ms = statistics.median(r[p]["ms_per_call"] for r in results[name])
+            cpu = {
+                k: statistics.median(r[p]["cpu_us"][k] for r in results[name]) for k in ("front", "engine", "client")
+            }
+            usage = ", ".join(f"{k} {v:.0f} us" for k, v in cpu.items())
+            ratio = f"x{ms / engine_ms:.2f} the engine's"
+            print(f"{name:>10} {p:>6}: {ms:.2f} ms a call ({1000 / ms:.0f}/s), {ratio}; CPU {usage}")
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
