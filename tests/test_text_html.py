@@ -48,7 +48,7 @@ def test_inline_tags_stay_inside_their_sentence():
 def test_block_elements_split_segments_and_markup_comes_back_unchanged():
     text = (
         '<div class="note">\n  <h1 id="t">Title here</h1>\n  <p>First sentence. Second &amp; last.</p>'
-        '<!-- a comment --><ul><li>One</li><li><a href="https://x.org/?a=1&amp;b=2" title="Not this">Two</a></li></ul>'
+        '<!-- a comment --><ul><li>One</li><li><a href="https://x.org/?a=1&amp;b=2" data-n="Not this">Two</a></li></ul>'
         "<br/>After break</div>"
     )
     p = plan(text, "html")
@@ -63,8 +63,47 @@ def test_block_elements_split_segments_and_markup_comes_back_unchanged():
     assert p.assemble([s.text for s in p.segments]) == text
     out = upper(p)
     assert tags(out) == tags(text)
-    assert 'title="Not this"' in out and "SECOND &amp; LAST." in out and ">TWO</a>" in out
+    assert 'data-n="Not this"' in out and "SECOND &amp; LAST." in out and ">TWO</a>" in out
     well_formed(out)
+
+
+PAGE = (
+    '<head><meta name="description" content="A page &amp; more"><meta name="keywords" content="kept words"></head>'
+    '<button aria-label="Close the dialog" title=\'Close it\' class="big">X</button>'
+    '<input type=submit value=Send><input type="text" value="typed text" placeholder="Your name">'
+    '<p>See <img src="cat.png" alt="A cat"> here.</p><div translate="no" title="Brand title">Brand</div>'
+)
+
+
+def test_the_attributes_people_see_or_hear_are_translated_where_they_stand():
+    """issue 45: title, alt, aria-label, placeholder, a button's value and the page description,
+    by markup.shown_attributes (the file readers' rule too); not a text field's value, other
+    meta content, classes, or anything in a translate="no" element."""
+    p = plan(PAGE, "html")
+    assert [s.text for s in p.segments] == [
+        "A page & more",  # references read: the model gets the text
+        "Close the dialog",
+        "Close it",
+        "X",
+        "Send",
+        "Your name",
+        "See",  # an inline tag with a shown attribute ends the sentence around it
+        "A cat",
+        "here.",
+    ]
+    out = p.assemble(
+        ["Une page & plus", 'Fermer "le" dialogue', "L'ouvrir", "X", "Envoyer", "Votre nom", "Voir", "Un chat", "ici."]
+    )
+    assert '<meta name="description" content="Une page &amp; plus">' in out
+    assert 'aria-label="Fermer &quot;le&quot; dialogue" title=\'L&#39;ouvrir\' class="big">X</button>' in out
+    assert '<input type=submit value="Envoyer">' in out  # an unquoted value gets quotes
+    assert '<input type="text" value="typed text" placeholder="Votre nom">' in out
+    assert '<p>Voir <img src="cat.png" alt="Un chat"> ici.</p>' in out
+    assert '<meta name="keywords" content="kept words">' in out and 'title="Brand title">Brand</div>' in out
+    # the values changed, nothing else: the tags without attributes are the same
+    assert [t for t in tags(out) if "=" not in t] == [t for t in tags(PAGE) if "=" not in t]
+    identity = p.assemble([s.text for s in p.segments])
+    assert identity == PAGE.replace("value=Send", 'value="Send"')
 
 
 @pytest.mark.parametrize(

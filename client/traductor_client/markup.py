@@ -130,7 +130,8 @@ def verbatim(text: str) -> List[str]:
 # the attributes whose text people see (a tooltip, a placeholder) or hear (a screen reader)
 SHOWN = ("title", "alt", "aria-label", "aria-description", "placeholder")
 _BUTTON_TYPES = frozenset({"button", "submit", "reset"})
-_ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>"']+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
+# an attribute in a start tag: (space, name, "=" with its spaces, value as written)
+ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>"']+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 
 
 def shown_attributes(tag: str, attrs: Dict[str, str | None]) -> List[str]:
@@ -183,13 +184,14 @@ def with_attributes(start_tag: str, values: Dict[str, str]) -> str:
 
     head = re.match(r"<[^\s/>]+", start_tag)
     at = head.end() if head else 0
-    body = _ATTRIBUTE.sub(replace, start_tag[at:])
+    body = ATTRIBUTE.sub(replace, start_tag[at:])
     added = "".join(f' {name}="{attribute_value(value)}"' for name, value in todo.items())
     end = len(body) - len(re.search(r"\s*/?>$", body)[0]) if re.search(r"\s*/?>$", body) else len(body)
     return start_tag[:at] + body[:end] + added + body[end:]
 
 
 __all__ = [
+    "ATTRIBUTE",
     "KEPT",
     "KEPT_BLOCKS",
     "SHOWN",
