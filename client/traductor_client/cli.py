@@ -50,18 +50,21 @@ def _input_texts(args: argparse.Namespace) -> Iterable[str]:
 _NOTES = {
     "untranslated": "a sentence came back with nothing in it; its source was kept",
     "length": "cut short at the token limit (--max-new-tokens)",
+    "loop": "cut short: the translation kept repeating itself and was stopped",
 }
 
 
-def _note(finish_reason: str) -> None:
-    """A translation that did not end normally says so on stderr (never silently)."""
+def _note(finish_reason: str, low_confidence: bool = False, confidence: Optional[float] = None) -> None:
+    """A translation that did not end normally, or of low confidence, says so on stderr (never silently)."""
     if finish_reason in _NOTES:
         print(f"{PROG}: note: {_NOTES[finish_reason]} (finish_reason {finish_reason})", file=sys.stderr)
+    if low_confidence:
+        print(f"{PROG}: note: low confidence ({confidence:.2f}): review this translation", file=sys.stderr)
 
 
 def _print_translation(result: Translation, args: argparse.Namespace) -> None:
     if not args.json:
-        _note(result.finish_reason)
+        _note(result.finish_reason, result.low_confidence, result.confidence)
     if args.json:
         print(json.dumps(dataclasses.asdict(result), ensure_ascii=False), flush=True)
     elif result.score is not None:
@@ -98,7 +101,7 @@ def _stream_one(client: TranslatorClient, text: str, args: argparse.Namespace, o
             print(json.dumps(record, ensure_ascii=False), flush=True)
         elif isinstance(event, StreamFinal):
             print(event.text, flush=True)
-            _note(event.finish_reason)
+            _note(event.finish_reason, event.low_confidence, event.confidence)
         else:
             sys.stdout.write(event.text)
             sys.stdout.flush()

@@ -56,11 +56,47 @@ class Timings:
 
 
 @dataclass(frozen=True)
+class Segment:
+    """One segment of a translated text (a sentence, a line): what became of it, how much to trust it.
+
+    ``finish_reason`` "length" or "loop" means the translation was cut short (``cut_short``);
+    ``confidence`` is 0..1 (docs/confidence.md) and ``low_confidence`` whether it is under the
+    server's threshold."""
+
+    source: str
+    text: str
+    finish_reason: str
+    cut_short: bool
+    confidence: float
+    low_confidence: bool
+
+    @classmethod
+    def from_pb(cls, message: translator_pb2.SegmentResult) -> "Segment":
+        return cls(
+            source=message.source,
+            text=message.text,
+            finish_reason=finish_reason_name(message.finish_reason),
+            cut_short=message.cut_short,
+            confidence=message.confidence,
+            low_confidence=message.low_confidence,
+        )
+
+
+def _quality(segments: List[Segment], confidence: float) -> Tuple[Optional[float], bool, bool]:
+    """(confidence, cut_short, low_confidence) of a text; confidence None from a server that sends
+    no segments (one older than them, or a text with nothing translated)."""
+    if not segments:
+        return None, False, False
+    return confidence, any(s.cut_short for s in segments), any(s.low_confidence for s in segments)
+
+
+@dataclass(frozen=True)
 class Translation:
     """One translated text.
 
     ``token_logprobs`` is empty and ``score`` is None unless the call asked for
-    ``return_scores=True``.
+    ``return_scores=True``. ``confidence`` is the lowest of its segments' (None when the server
+    sent none); ``cut_short`` and ``low_confidence`` whether any segment is.
     """
 
     text: str
@@ -71,10 +107,16 @@ class Translation:
     token_logprobs: List[float] = field(default_factory=list)
     score: Optional[float] = None
     request_id: str = ""
+    confidence: Optional[float] = None
+    cut_short: bool = False
+    low_confidence: bool = False
+    segments: List[Segment] = field(default_factory=list)
 
     @classmethod
     def from_pb(cls, message: translator_pb2.TranslateResponse) -> "Translation":
         logprobs = list(message.token_logprobs)
+        segments = [Segment.from_pb(s) for s in message.segments]
+        confidence, cut, low = _quality(segments, message.confidence)
         return cls(
             text=message.text,
             token_ids=list(message.token_ids),
@@ -84,6 +126,10 @@ class Translation:
             token_logprobs=logprobs,
             score=message.score if logprobs else None,
             request_id=message.request_id,
+            confidence=confidence,
+            cut_short=cut,
+            low_confidence=low,
+            segments=segments,
         )
 
 
@@ -109,6 +155,10 @@ class StreamFinal:
     request_id: str
     num_tokens: int
     text: str = ""
+    confidence: Optional[float] = None  # as in Translation
+    cut_short: bool = False
+    low_confidence: bool = False
+    segments: List[Segment] = field(default_factory=list)
 
 
 StreamEvent = Union[StreamToken, StreamFinal]
@@ -117,6 +167,8 @@ StreamEvent = Union[StreamToken, StreamFinal]
 def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse, with_scores: bool = False) -> StreamEvent:
     """The final message is recognised by ``token_id == -1``, as the proto specifies."""
     if message.token_id < 0:
+        segments = [Segment.from_pb(s) for s in message.segments]
+        confidence, cut, low = _quality(segments, message.confidence)
         return StreamFinal(
             finish_reason=finish_reason_name(message.finish_reason),
             usage=Usage.from_pb(message.usage),
@@ -124,6 +176,10 @@ def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse, with_s
             request_id=message.request_id,
             num_tokens=message.index,
             text=message.text_delta,
+            confidence=confidence,
+            cut_short=cut,
+            low_confidence=low,
+            segments=segments,
         )
     return StreamToken(
         text=message.text_delta,

@@ -24,6 +24,7 @@ from traductor_client.files import formats
 from traductor_client.files.errors import FileError
 from traductor_client.files.job import Document, Job, Outcome, outcome
 from traductor_client.files.output import check_writable, write_atomic
+from traductor_client.results import Translation
 from traductor_client.sync_client import TranslatorClient
 
 DEFAULT_BATCH = 32
@@ -66,6 +67,10 @@ def progress_bar(total: int, enabled: bool) -> Any:
 
 
 # -- translating ------------------------------------------------------------------------------------
+def _outcome(result: Translation) -> Outcome:
+    return outcome(result.text, result.finish_reason, result.confidence, result.low_confidence)
+
+
 def translate_texts(
     client: TranslatorClient, texts: Sequence[str], fmt: str, options: Dict[str, Any], batch_size: int, bar: Any
 ) -> Dict[Tuple[str, str], Outcome]:
@@ -75,14 +80,14 @@ def translate_texts(
         chunk = list(texts[begin : begin + batch_size])
         try:
             results = client.translate_batch(chunk, format=fmt, **options)
-            outcomes.update(((fmt, t), outcome(r.text, r.finish_reason)) for t, r in zip(chunk, results))
+            outcomes.update(((fmt, t), _outcome(r)) for t, r in zip(chunk, results))
         except InvalidArgument:
             for text in chunk:
                 try:
                     result = client.translate(text, format=fmt, **options)
-                    outcomes[(fmt, text)] = outcome(result.text, result.finish_reason)
+                    outcomes[(fmt, text)] = _outcome(result)
                 except InvalidArgument as error:
-                    outcomes[(fmt, text)] = (None, f"the service refused it: {error.details}")
+                    outcomes[(fmt, text)] = (None, f"the service refused it: {error.details}", "")
         bar.update(len(chunk))
     return outcomes
 

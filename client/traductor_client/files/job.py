@@ -7,6 +7,11 @@ client command through gRPC ``TranslateBatch``, the HTTP server through its engi
     (the caller translates them its own way, into {(format, text): Outcome})
     job.finish(outcomes, mark_review=True) -> the units filled; job.report says what happened
 
+A translation the service cut short (at its length limit, or stopped looping) or gave with low
+confidence is written marked for review (po fuzzy, XLIFF needs-review, Qt unfinished) whatever
+``mark_review`` says, counted apart from the filled units and listed with why (``Report.review``);
+a format that cannot mark a translation for review does not get a cut-short one at all (skipped).
+
 A text's leading and trailing whitespace and newlines ("Usage:\\n", "Name: ") are not sent:
 they are copied from the source onto the translation (msgfmt requires it for newlines, and
 subtitles and Markdown depend on it). Everything in between is sent whole.
@@ -21,7 +26,11 @@ from typing import Dict, List, Mapping, Optional, Protocol, Tuple
 
 from traductor_client.files.units import FIXED, OBSOLETE, REVIEW, TRANSLATED, Report, Unit
 
-Outcome = Tuple[Optional[str], str]  # (translation, "") or (None, why there is none)
+# (translation, "") or (None, why there is none); a third item, when there is one, says why the
+# translation needs review ("" when it does not; `outcome` writes CUT_SHORT or LOW_CONFIDENCE notes)
+Outcome = Tuple[Optional[str], ...]
+CUT_SHORT = "cut short"
+LOW_CONFIDENCE = "low confidence"
 
 
 class Document(Protocol):
@@ -49,16 +58,27 @@ def split_edges(text: str) -> Tuple[str, str, str]:
     return text[:start], core, text[start + len(core) :]
 
 
-def outcome(text: str, finish_reason: str) -> Outcome:
-    """A service answer as an Outcome: a sentence cut short, a text with a part left untranslated
-    or an empty text is not written."""
+_CUTS = {
+    "length": "the service stopped it at its length limit",
+    "loop": "the service stopped it repeating itself",
+}
+
+
+def outcome(text: str, finish_reason: str, confidence: Optional[float] = None, low: bool = False) -> Outcome:
+    """A service answer as an Outcome: a text with a part left untranslated, an empty text or one
+    that ended for another reason is not written; a sentence cut short, or a translation of low
+    `confidence` (the service's `low` flag), is written for review."""
     if finish_reason == "untranslated":
-        return None, "the service could not translate part of it (nothing came back for a sentence)"
-    if finish_reason != "eos":
-        return None, f"the service stopped before the end of the sentence ({finish_reason})"
+        return None, "the service could not translate part of it (nothing came back for a sentence)", ""
+    if finish_reason not in ("eos", *_CUTS):
+        return None, f"the service stopped before the end of the sentence ({finish_reason})", ""
     if not text.strip():
-        return None, "the service returned an empty translation"
-    return text.strip(), ""
+        return None, "the service returned an empty translation", ""
+    if finish_reason in _CUTS:
+        return text.strip(), "", f"{CUT_SHORT}: {_CUTS[finish_reason]}"
+    if low:
+        return text.strip(), "", f"{LOW_CONFIDENCE} ({confidence:.2f})" if confidence is not None else LOW_CONFIDENCE
+    return text.strip(), "", ""
 
 
 class Job:
@@ -92,18 +112,27 @@ class Job:
         return sum(len(texts) for texts in self.requests.values())
 
     def finish(self, outcomes: Mapping[Tuple[str, str], Outcome], mark_review: bool = True) -> List[Unit]:
-        """Write every translation that passes its checks; returns the units filled."""
+        """Write every translation that passes its checks; returns the units written (those
+        needing review among them, marked so)."""
         filled = []
         for unit in self.todo:
-            translations, reason = [], ""
+            translations, reason, notes = [], "", []
             for source in unit.requests:
                 lead, core, trail = split_edges(source)
-                text, reason = outcomes.get((unit.format, core), (None, "not translated"))
+                text, reason, note = (*outcomes.get((unit.format, core), (None, "not translated")), "")[:3]
                 if text is None:
                     break
+                notes += [note] if note and note not in notes else []
                 translations.append(lead + text + trail)
-            result, reason = ("skipped", reason) if reason else self.document.fill(unit, translations, mark_review)
-            if result == "filled":
+            cut = next((n for n in notes if n.startswith(CUT_SHORT)), "")
+            if not reason and cut and not self.document.review_word:
+                reason = f"{cut}; a {self.document.kind} file cannot mark it for review"
+            review = mark_review or bool(notes)
+            result, reason = ("skipped", reason) if reason else self.document.fill(unit, translations, review)
+            if result == "filled" and notes:
+                self.report.review.append((unit, "; ".join(notes)))
+                filled.append(unit)
+            elif result == "filled":
                 self.report.filled += 1
                 filled.append(unit)
             else:

@@ -63,10 +63,14 @@ class Report:
     not_translatable: int = 0
     rejected: List[Tuple[Unit, str]] = field(default_factory=list)  # (unit, reason)
     skipped: List[Tuple[Unit, str]] = field(default_factory=list)
+    # written but marked for review whatever the caller asked (not counted in `filled`): cut short, low confidence
+    review: List[Tuple[Unit, str]] = field(default_factory=list)
 
     def lines(self, marked: bool) -> List[str]:
+        mark = f"marked {self.review_word}" if self.review_word else "listed below: the format cannot mark them"
         rows = [
             ("filled", self.filled, f"marked {self.review_word} for review" if marked and self.review_word else ""),
+            ("needs review", len(self.review), f"written, {mark}: cut short or low confidence"),
             ("rejected", len(self.rejected), "placeholders or markup do not match: not written"),
             ("skipped", len(self.skipped), "not translated"),
             ("already translated", self.already_translated, "untouched"),
@@ -77,7 +81,7 @@ class Report:
             rows.append(("not translatable", self.not_translatable, "untouched"))
         width = max(19, *(len(name) + 1 for name, _, _ in rows))
         out = [f"  {name:<{width}}{count:>6}" + (f"  ({note})" if count and note else "") for name, count, note in rows]
-        for title, items in (("rejected", self.rejected), ("skipped", self.skipped)):
+        for title, items in (("needs review", self.review), ("rejected", self.rejected), ("skipped", self.skipped)):
             if items:
                 out.append(f"{title}:")
                 out.extend(f"  {unit.label()}: {reason}" for unit, reason in sorted(items, key=_order))
@@ -95,6 +99,7 @@ class Report:
             "notTranslatable": self.not_translatable,
             "rejected": listed(self.rejected),
             "skipped": listed(self.skipped),
+            "needsReview": listed(self.review),
         }
 
 

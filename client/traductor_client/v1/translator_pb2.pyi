@@ -20,6 +20,7 @@ class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FINISH_REASON_CANCELLED: _ClassVar[FinishReason]
     FINISH_REASON_DEADLINE: _ClassVar[FinishReason]
     FINISH_REASON_UNTRANSLATED: _ClassVar[FinishReason]
+    FINISH_REASON_LOOP: _ClassVar[FinishReason]
 FORMAT_TEXT: Format
 FORMAT_HTML: Format
 FINISH_REASON_UNSPECIFIED: FinishReason
@@ -28,6 +29,7 @@ FINISH_REASON_LENGTH: FinishReason
 FINISH_REASON_CANCELLED: FinishReason
 FINISH_REASON_DEADLINE: FinishReason
 FINISH_REASON_UNTRANSLATED: FinishReason
+FINISH_REASON_LOOP: FinishReason
 
 class DecodingOptions(_message.Message):
     __slots__ = ("max_new_tokens", "min_new_tokens", "beam_size", "temperature", "top_k", "top_p", "seed", "return_scores")
@@ -79,6 +81,22 @@ class TranslateRequest(_message.Message):
     glossary: _containers.RepeatedCompositeFieldContainer[GlossaryEntry]
     def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ...) -> None: ...
 
+class SegmentResult(_message.Message):
+    __slots__ = ("source", "text", "finish_reason", "cut_short", "confidence", "low_confidence")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
+    CUT_SHORT_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    LOW_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    text: str
+    finish_reason: FinishReason
+    cut_short: bool
+    confidence: float
+    low_confidence: bool
+    def __init__(self, source: _Optional[str] = ..., text: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., cut_short: _Optional[bool] = ..., confidence: _Optional[float] = ..., low_confidence: _Optional[bool] = ...) -> None: ...
+
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens")
     INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -102,7 +120,7 @@ class Timings(_message.Message):
     def __init__(self, queue_seconds: _Optional[float] = ..., encode_seconds: _Optional[float] = ..., decode_seconds: _Optional[float] = ..., total_seconds: _Optional[float] = ..., time_to_first_token_seconds: _Optional[float] = ...) -> None: ...
 
 class TranslateResponse(_message.Message):
-    __slots__ = ("text", "token_ids", "finish_reason", "usage", "timings", "token_logprobs", "score", "request_id")
+    __slots__ = ("text", "token_ids", "finish_reason", "usage", "timings", "token_logprobs", "score", "request_id", "confidence", "segments")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     TOKEN_IDS_FIELD_NUMBER: _ClassVar[int]
     FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
@@ -111,6 +129,8 @@ class TranslateResponse(_message.Message):
     TOKEN_LOGPROBS_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SEGMENTS_FIELD_NUMBER: _ClassVar[int]
     text: str
     token_ids: _containers.RepeatedScalarFieldContainer[int]
     finish_reason: FinishReason
@@ -119,10 +139,12 @@ class TranslateResponse(_message.Message):
     token_logprobs: _containers.RepeatedScalarFieldContainer[float]
     score: float
     request_id: str
-    def __init__(self, text: _Optional[str] = ..., token_ids: _Optional[_Iterable[int]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprobs: _Optional[_Iterable[float]] = ..., score: _Optional[float] = ..., request_id: _Optional[str] = ...) -> None: ...
+    confidence: float
+    segments: _containers.RepeatedCompositeFieldContainer[SegmentResult]
+    def __init__(self, text: _Optional[str] = ..., token_ids: _Optional[_Iterable[int]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprobs: _Optional[_Iterable[float]] = ..., score: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ...) -> None: ...
 
 class TranslateStreamResponse(_message.Message):
-    __slots__ = ("text_delta", "token_id", "index", "finish_reason", "usage", "timings", "token_logprob", "request_id")
+    __slots__ = ("text_delta", "token_id", "index", "finish_reason", "usage", "timings", "token_logprob", "request_id", "confidence", "segments")
     TEXT_DELTA_FIELD_NUMBER: _ClassVar[int]
     TOKEN_ID_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -131,6 +153,8 @@ class TranslateStreamResponse(_message.Message):
     TIMINGS_FIELD_NUMBER: _ClassVar[int]
     TOKEN_LOGPROB_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SEGMENTS_FIELD_NUMBER: _ClassVar[int]
     text_delta: str
     token_id: int
     index: int
@@ -139,7 +163,9 @@ class TranslateStreamResponse(_message.Message):
     timings: Timings
     token_logprob: float
     request_id: str
-    def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ...) -> None: ...
+    confidence: float
+    segments: _containers.RepeatedCompositeFieldContainer[SegmentResult]
+    def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
     __slots__ = ("texts", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary")

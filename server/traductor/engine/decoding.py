@@ -42,13 +42,11 @@ def choose_plain(
     n_rows: int,
     constraints: Constraints,
     generation: GenerationConfig | None = None,
-) -> list[tuple[int, float | None]]:
-    """(token, log p or None) for each plain request. Masks `logits` in place (the step's buffer,
-    ours until the next step)."""
+) -> list[tuple[int, float]]:
+    """(token, log p) for each plain request. Masks `logits` in place (the step's buffer, ours
+    until the next step). Every token's log p is kept (the segment's confidence reads them)."""
     rows = np.fromiter((r.state.rows[0] for r in plain), dtype=np.int64, count=len(plain))
-    scored = [i for i, r in enumerate(plain) if r.options.return_scores]
-    if scored:  # log p under the unconstrained softmax, as the reference reports it
-        original = logits[rows[scored]].copy()
+    original = logits[rows]  # a copy: log p under the unconstrained softmax, as the reference reports it
     missing = [r.state.missing for r in plain]
     too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
     outputs, limits = [r.state.tokens for r in plain], [r.state.repeat_limit for r in plain]
@@ -64,11 +62,7 @@ def choose_plain(
         if r.options.sampling:
             o = r.options
             tokens[i] = selection.sample(logits[rows[i]], o.temperature, o.top_k, o.top_p, r.state.rng)
-    logps: list[float | None] = [None] * len(plain)
-    if scored:
-        for j, lp in zip(scored, selection.token_logprobs(original, tokens[scored])):
-            logps[j] = float(lp)
-    return list(zip(tokens.tolist(), logps))
+    return list(zip(tokens.tolist(), selection.token_logprobs(original, tokens).tolist()))
 
 
 def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_id: int):

@@ -57,11 +57,19 @@ class FinishEvent:
     reason: FinishReason
     text: str
     token_ids: list[int]
-    logprobs: list[float]
+    logprobs: list[float]  # with return_scores, else empty
     input_tokens: int
     timings: Timings
     final_delta: str = ""  # text not yet sent in a TokenEvent (held back bytes, beam output)
     error: BaseException | None = None
+    confidence: float = 0.0  # how much to trust the translation, 0..1 (engine/confidence.py)
+    segments: list[FinishEvent] = field(default_factory=list)  # a whole text's: each segment's own event
+    source: str = ""  # in a text's `segments`: the segment's source text
+
+    @property
+    def cut_short(self) -> bool:
+        """Whether the output was stopped before the model ended it: at the length limit, or looping."""
+        return self.reason in (FinishReason.LENGTH, FinishReason.LOOP)
 
 
 # The end of a masked text that may still grow into a placeholder token ("<", "<p", "<ph1").
@@ -173,7 +181,7 @@ class RequestState:
     status: Status = Status.WAITING
     rows: list[int] = field(default_factory=list)  # its rows in the cache, in beam order
     tokens: list[int] = field(default_factory=list)  # output so far (EOS excluded)
-    logprobs: list[float] = field(default_factory=list)  # when return_scores
+    logprobs: list[float] = field(default_factory=list)  # of every token (the confidence reads them)
     required: Counter = field(default_factory=Counter)  # the source's placeholder tokens, with counts
     missing: Counter = field(default_factory=Counter)  # those not generated yet (EOS waits for them)
     repeat_limit: int = 0  # times in a row a unit may repeat before the output loops (Constraints.repeat_limit)

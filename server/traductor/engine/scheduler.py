@@ -33,6 +33,7 @@ from ..model.constraints import Constraints, looping
 from ..model.tokenizer import Tokenizer
 from . import beams, decoding
 from .batch import Batch
+from .confidence import confidence
 from .request import Detokenizer, FinishEvent, FinishReason, Request, Status, TokenEvent
 from .runner_protocol import Runner
 from .waiting import WaitingQueue
@@ -189,7 +190,7 @@ class Scheduler(WaitingQueue):
                 log.exception("request %s failed", req.id)
                 self._finish(req, FinishReason.ERROR, error=e)
 
-    def _apply_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
+    def _apply_token(self, req: Request, token: int, logp: float, now: float) -> None:
         self.batch.tokens[req.state.rows[0]] = token
         if token == self.eos_id:
             return self._finish(req, self._ended(req, req.state.tokens))
@@ -204,25 +205,25 @@ class Scheduler(WaitingQueue):
             return
         tokens, logprobs, ended = hypothesis
         for t, logp in zip(tokens, logprobs):  # the hypothesis, streamed at once
-            self._emit_token(req, t, logp if req.options.return_scores else None, now)
+            self._emit_token(req, t, logp, now)
         self._finish(req, self._ended(req, tokens) if ended else FinishReason.LENGTH)
 
     def _ended(self, req: Request, tokens: list[int]) -> FinishReason:
         """Why an output that ended with EOS ended: LOOP when the loop rule forced its EOS, else EOS."""
         return FinishReason.LOOP if looping(tokens, req.state.repeat_limit) else FinishReason.EOS
 
-    def _emit_token(self, req: Request, token: int, logp: float | None, now: float) -> None:
+    def _emit_token(self, req: Request, token: int, logp: float, now: float) -> None:
+        """A token out: kept with its log p (the confidence reads them; the caller sees them with return_scores)."""
         st = req.state
         st.tokens.append(token)
         if st.missing[token] > 0:
             st.missing[token] -= 1
-        if logp is not None:
-            st.logprobs.append(logp)
+        st.logprobs.append(logp)
         if not st.first_token:
             st.first_token = now
         if req.stream:
             delta = st.detokenizer.push(token)
-            req.sink(TokenEvent(len(st.tokens) - 1, token, delta, logp if logp is not None else 0.0))
+            req.sink(TokenEvent(len(st.tokens) - 1, token, delta, logp if req.options.return_scores else 0.0))
 
     # ---- leaving --------------------------------------------------------------------------
 
@@ -244,9 +245,10 @@ class Scheduler(WaitingQueue):
         except Exception as e:  # the request fails, but it still gets its finish event
             log.exception("request %s failed while finishing", req.id)
             reason, error = FinishReason.ERROR, e
-        event = FinishEvent(
-            reason, text, list(st.tokens), list(st.logprobs), len(req.source_ids), req.timings(now), rest, error
-        )
+        scores = list(st.logprobs) if req.options.return_scores else []
+        event = FinishEvent(reason, text, list(st.tokens), scores, len(req.source_ids), req.timings(now), rest, error)
+        if error is None:
+            event.confidence = confidence(req.source_ids, st.tokens, st.logprobs, self.eos_id, event.cut_short)
         try:
             req.sink(event)
         except Exception:

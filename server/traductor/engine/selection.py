@@ -20,10 +20,13 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
 
 
 def token_logprobs(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
-    """log p(token) under each row's softmax, without materialising the full log-softmax."""
+    """log p(token) under each row's softmax, without materialising the full log-softmax.
+    Overwrites `logits` (the caller's scratch copy): the engine computes this every step."""
     m = logits.max(axis=-1)
-    lse = m + np.log(np.exp(logits - m[:, None]).sum(axis=-1))
-    return logits[np.arange(len(tokens)), tokens] - lse
+    chosen = logits[np.arange(len(tokens)), tokens] - m
+    np.subtract(logits, m[:, None], out=logits)
+    np.exp(logits, out=logits)
+    return chosen - np.log(logits.sum(axis=-1))
 
 
 def sample(logits: np.ndarray, temperature: float, top_k: int, top_p: float, rng: np.random.Generator) -> int:

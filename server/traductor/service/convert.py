@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from traductor_client.v1 import translator_pb2 as pb
 
+from ..engine.confidence import low
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from ..errors import InvalidInput
 from ..options import DecodingOptions
@@ -14,6 +15,7 @@ FINISH_TO_PB = {
     FinishReason.CANCELLED: pb.FINISH_REASON_CANCELLED,
     FinishReason.DEADLINE: pb.FINISH_REASON_DEADLINE,
     FinishReason.UNTRANSLATED: pb.FINISH_REASON_UNTRANSLATED,
+    FinishReason.LOOP: pb.FINISH_REASON_LOOP,
 }
 
 
@@ -67,6 +69,18 @@ def usage_to_pb(e: FinishEvent) -> pb.Usage:
     return pb.Usage(input_tokens=e.input_tokens, output_tokens=len(e.token_ids))
 
 
+def segment_to_pb(e: FinishEvent) -> pb.SegmentResult:
+    """One segment of a text's event (FinishEvent.segments)."""
+    return pb.SegmentResult(
+        source=e.source,
+        text=e.text,
+        finish_reason=FINISH_TO_PB[e.reason],
+        cut_short=e.cut_short,
+        confidence=e.confidence,
+        low_confidence=low(e.confidence),
+    )
+
+
 def response_to_pb(e: FinishEvent, request_id: str, scores: bool) -> pb.TranslateResponse:
     r = pb.TranslateResponse(
         text=e.text,
@@ -75,6 +89,8 @@ def response_to_pb(e: FinishEvent, request_id: str, scores: bool) -> pb.Translat
         usage=usage_to_pb(e),
         timings=timings_to_pb(e.timings),
         request_id=request_id,
+        confidence=e.confidence,
+        segments=[segment_to_pb(s) for s in e.segments],
     )
     if scores:
         r.token_logprobs.extend(e.logprobs)
@@ -97,4 +113,6 @@ def final_to_pb(e: FinishEvent, request_id: str) -> pb.TranslateStreamResponse:
         usage=usage_to_pb(e),
         timings=timings_to_pb(e.timings),
         request_id=request_id,
+        confidence=e.confidence,
+        segments=[segment_to_pb(s) for s in e.segments],
     )

@@ -20,9 +20,12 @@ longer sentence is cut by the text layer, not refused. Per text: `engine.text_li
 
 The joined result of a text: the assembled text; its finish reason: `untranslated` when a
 segment came back with nothing in it (no letter outside placeholders: its source is kept in its
-place, `Plan.finished`), else `length` when a segment was cut short, else `eos`; token ids and
-log-probabilities concatenated in segment order; usage summed; timings of the request (queue, encode, decode, total: the
-longest segment's, as the segments run side by side; first token: the earliest). A text with
+place, `Plan.finished`), else `loop` when a segment was stopped looping, else `length` when a
+segment was cut at the length limit, else `eos`; token ids and log-probabilities concatenated in
+segment order; usage summed; timings of the request (queue, encode, decode, total: the
+longest segment's, as the segments run side by side; first token: the earliest); `segments`, each
+segment's own event in text order (its reason `untranslated` when it came back with nothing, its
+confidence then 0), and the text's confidence, the lowest of its segments' (1 with none). A text with
 nothing to translate (only numbers, punctuation, placeholders) comes back as it is, with no
 model call and zero usage.
 
@@ -44,7 +47,7 @@ This module knows nothing about gRPC, HTTP, metrics or logging (the engine recor
 from __future__ import annotations
 
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import AsyncIterator
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
@@ -52,6 +55,7 @@ from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
 from ..glossary import Glossary, masking
 from ..options import DecodingOptions, resolve
 from ..text import DeltaStream, Plan, plan
+from ..text.pieces import Kind
 from . import glossed
 from .async_engine import AsyncEngine
 
@@ -82,8 +86,9 @@ class Prepared:
 
 
 def remembered(text: str) -> FinishEvent:
-    """A segment translated from the memory: no tokens, no usage, no time."""
-    return FinishEvent(FinishReason.EOS, text, [], [], 0, Timings())
+    """A segment translated from the memory: no tokens, no usage, no time; a person's translation
+    (confidence 1)."""
+    return FinishEvent(FinishReason.EOS, text, [], [], 0, Timings(), confidence=1.0)
 
 
 def check_finish(event: FinishEvent) -> FinishEvent:
@@ -129,6 +134,10 @@ def prepare(
     return Prepared(p, inputs, segments, known, terms, options)
 
 
+# A text's finish reason: the first of these that one of its segments has, else EOS.
+JOINED_REASONS = (FinishReason.UNTRANSLATED, FinishReason.LOOP, FinishReason.LENGTH)
+
+
 def segment_id(request_id: str, index: int, count: int) -> str:
     """A segment's request id in the engine (and its log line): the text's own when it is alone."""
     return request_id if count == 1 else f"{request_id}:{index}"
@@ -136,9 +145,16 @@ def segment_id(request_id: str, index: int, count: int) -> str:
 
 def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
     """The segments' finish events as the text's one (see the module docstring)."""
-    reason = FinishReason.LENGTH if any(e.reason is FinishReason.LENGTH for e in events) else FinishReason.EOS
-    if p.untranslated([e.text for e in events]):
-        reason = FinishReason.UNTRANSLATED
+    empty = set(p.untranslated([e.text for e in events]))
+    todo = [piece for piece in p.pieces if piece.kind is Kind.TRANSLATE]
+    segments = [
+        replace(e, source=piece.original, text=p.finished(piece, e.text))
+        if i not in empty
+        else replace(e, source=piece.original, text=piece.original, reason=FinishReason.UNTRANSLATED, confidence=0.0)
+        for i, (e, piece) in enumerate(zip(events, todo, strict=True))
+    ]
+    reasons = {e.reason for e in segments}
+    reason = next((r for r in JOINED_REASONS if r in reasons), FinishReason.EOS)
     slowest = {
         name: max((getattr(e.timings, name) for e in events), default=0.0)
         for name in ("queue", "encode", "decode", "total")
@@ -151,6 +167,8 @@ def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
         [x for e in events for x in e.logprobs],
         sum(e.input_tokens for e in events),
         Timings(first_token=first, **slowest),
+        confidence=min((e.confidence for e in segments), default=1.0),
+        segments=segments,
     )
 
 

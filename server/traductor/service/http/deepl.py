@@ -15,6 +15,8 @@ target) and `target_lang`, DeepL's codes read by deepl_params. `tag_handling` ht
 markup (the HTML text layer); `glossary_id` is looked up in the server's store and applied as on
 gRPC (`glossary_use.for_model`). Answers: `{"translations": [{"detected_source_language": "EN",
 "text": ..., "billed_characters": N}]}`, one per text in order; an empty text comes back empty.
+Each translation object also carries traductor's additions (quality.py: finish_reason, cut_short,
+confidence, low_confidence, segments), which DeepL's clients ignore.
 
 This module knows neither how glossaries are stored nor how texts are cut: it reads a call and
 hands it to the shared text path.
@@ -33,6 +35,7 @@ from ...options import DecodingOptions
 from .. import glossary_use
 from ..models import Model
 from ..texts import translate_many
+from . import quality
 from .deepl_documents import Documents
 from .deepl_glossaries import Glossaries
 from .deepl_params import (
@@ -130,6 +133,7 @@ class DeepL:
         glossary = self.glossary(values.one("glossary_id"), bool(source), call)
         todo = [i for i, t in enumerate(texts) if t.strip()]  # an empty text comes back empty, as DeepL's
         out = list(texts)
+        reports = [quality.deepl(quality.kept(t)) for t in texts]
         if todo:
             options = DecodingOptions(target_language=call.target, source_language=call.source)
             marked, unmark = ignore([texts[i] for i in todo], tag_names(values, "ignore_tags") if fmt == "html" else [])
@@ -144,6 +148,7 @@ class DeepL:
             )
             for i, event in zip(todo, events):
                 out[i] = unmark(event.text)
+                reports[i] = quality.deepl(event)
         detected = [source_code(call.source)] * len(texts)
         if not source:  # each text's own language, as LibreTranslate's detectedLanguage
             found = [self.api.source("auto", call.target, t) if t.strip() else call.source for t in texts]
@@ -152,8 +157,8 @@ class DeepL:
         return json_response(
             {
                 "translations": [
-                    {"detected_source_language": d, "text": t, "billed_characters": len(s)}
-                    for d, t, s in zip(detected, out, texts)
+                    {"detected_source_language": d, "text": t, "billed_characters": len(s), **r}
+                    for d, t, s, r in zip(detected, out, texts, reports)
                 ]
             }
         )

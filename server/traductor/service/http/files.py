@@ -33,6 +33,8 @@ from aiohttp import web
 
 from traductor_client import files
 
+from ...engine.confidence import low
+from ...engine.request import FinishEvent
 from ...errors import InvalidInput, NotFound, QueueFull
 from ...glossary import Glossary
 from ...options import DecodingOptions
@@ -105,6 +107,11 @@ def upload(values, field: str = "file") -> tuple[str, bytes]:
     return name, data
 
 
+def _outcome(event: FinishEvent) -> files.Outcome:
+    """A text's event as the files' Outcome: cut short or of low confidence, written for review."""
+    return files.outcome(event.text, event.reason.value, event.confidence, low(event.confidence))
+
+
 async def _translate_texts(
     engine: AsyncEngine,
     texts: list[str],
@@ -123,14 +130,14 @@ async def _translate_texts(
             events = await translate_many(
                 engine, chunk, options, f"{rid}-{begin}", format=fmt, max_texts=batch, glossary=glossary
             )
-            outcomes.update(((fmt, t), files.outcome(e.text, e.reason.value)) for t, e in zip(chunk, events))
+            outcomes.update(((fmt, t), _outcome(e)) for t, e in zip(chunk, events))
         except InvalidInput:
             for i, text in enumerate(chunk):
                 try:
                     event = await translate(engine, text, options, f"{rid}-{begin + i}", format=fmt, glossary=glossary)
-                    outcomes[(fmt, text)] = files.outcome(event.text, event.reason.value)
+                    outcomes[(fmt, text)] = _outcome(event)
                 except InvalidInput as error:
-                    outcomes[(fmt, text)] = (None, f"the service refused it: {error}")
+                    outcomes[(fmt, text)] = (None, f"the service refused it: {error}", "")
     return outcomes
 
 

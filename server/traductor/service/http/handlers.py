@@ -1,6 +1,8 @@
 """The LibreTranslate endpoints: each reads its parameters, calls the service layer, answers JSON.
 
-    POST /translate          -> texts.translate / translate_many (the gRPC Translate path)
+    POST /translate          -> texts.translate / translate_many (the gRPC Translate path); beside
+                                translatedText, traductor's additions of quality.py (finish,
+                                cutShort, confidence, lowConfidence, segments)
     POST /detect             -> detect.detect among the models' source languages (see there)
     GET  /languages          -> every language of the models, each with all its targets
     GET  /frontend/settings  -> what LibreTranslate's web page asks a server (the default model's
@@ -44,6 +46,7 @@ from ..models import Model
 from ..registry import Registry
 from ..settings import Settings
 from ..texts import prepare, stream, translate, translate_many
+from . import quality
 from .cors import CORS_HEADERS
 from .detect import detect
 from .files import Results, translate_upload, upload
@@ -150,9 +153,11 @@ class Handlers:
             limit = self.api.settings.max_batch_texts
             events = await translate_many(engine, p.texts, options, rid, None, p.format, limit, glossary)
             answer: dict = {"translatedText": [e.text for e in events]}
+            reports = [quality.libre(e) for e in events]  # traductor's additions, one list per key
+            answer.update({key: [r[key] for r in reports] for key in reports[0]})
         else:
             event = await translate(engine, p.texts[0], options, rid, format=p.format, glossary=glossary)
-            answer = {"translatedText": event.text}
+            answer = {"translatedText": event.text, **quality.libre(event)}
         if p.auto:
             found = [self.api.detect(t, p.target) for t in p.texts]
             answer["detectedLanguage"] = found if p.batch else found[0]
@@ -163,7 +168,8 @@ class Handlers:
     async def translate_stream(self, request: web.Request) -> web.StreamResponse:
         """/translate's parameters (one text), answered as server-sent events while it decodes:
         `data: {"delta": "..."}` for each piece of text that became final, in order, then
-        `event: done` with `{"translatedText": ..., "finish": ...}`. The deltas join to exactly
+        `event: done` with `{"translatedText": ..., "finish": ...}` and /translate's other
+        additions (quality.py: cutShort, confidence, lowConfidence, segments). The deltas join to exactly
         /translate's text. A refusal before the first event is an ordinary JSON error with its
         status; an error after it is an `event: error` with `{"error": ...}`."""
         values = await read_values(request)
@@ -184,7 +190,7 @@ class Handlers:
                 if isinstance(event, FinishEvent):
                     if event.final_delta:
                         await response.write(_sse({"delta": event.final_delta}))
-                    await response.write(_sse({"translatedText": event.text, "finish": event.reason.value}, "done"))
+                    await response.write(_sse({"translatedText": event.text, **quality.libre(event)}, "done"))
                 elif event.text_delta:
                     await response.write(_sse({"delta": event.text_delta}))
         except TraductorError as error:  # after the headers: the status cannot change any more

@@ -100,6 +100,7 @@ async function translate() {
     format: document.querySelector("input[name=format]:checked").value, api_key: keyValue(), glossary,
   };
   $("output").textContent = "";
+  $("quality").replaceChildren();
   setStatus("translating…");
   try {
     const answer = await fetch("/translate_stream", {
@@ -112,7 +113,7 @@ async function translate() {
       return;
     }
     await readEvents(answer.body, (event, data) => {
-      if (event === "done") { $("output").textContent = data.translatedText; setStatus(data.finish === "eos" ? "" : `stopped: ${data.finish}`); }
+      if (event === "done") { $("output").textContent = data.translatedText; setStatus(""); showQuality(data); }
       else if (event === "error") setStatus(data.error, true);
       else $("output").textContent += data.delta;
     });
@@ -187,8 +188,30 @@ function fileStatus(text, error) {
   $("file-status").classList.toggle("error", Boolean(error));
 }
 
+// What the server says about a translation (docs/confidence.md): its confidence, and the segments
+// cut short (the length limit, a loop stopped) or of low confidence, each with its source.
+const CUT = { length: "cut short at the length limit", loop: "cut short: it kept repeating itself" };
+
+function showQuality(data) {
+  const line = document.createElement("p");
+  const doubtful = (data.segments || []).filter((s) => s.cutShort || s.lowConfidence);
+  const percent = Math.round((data.confidence ?? 1) * 100);
+  line.textContent = `Confidence ${percent}%` + (doubtful.length ? ` · ${doubtful.length} to review:` : "");
+  line.className = data.cutShort || data.lowConfidence ? "doubt" : "";
+  const list = document.createElement("ul");
+  for (const s of doubtful) {
+    const row = document.createElement("li");
+    const why = CUT[s.finish] || `low confidence (${Math.round(s.confidence * 100)}%)`;
+    row.textContent = `${why}: “${s.source}” → “${s.translatedText}”`;
+    list.append(row);
+  }
+  $("quality").replaceChildren(line, ...(doubtful.length ? [list] : []));
+}
+
 function showReport(report) {
   const parts = [`${report.filled} filled`, `${report.alreadyTranslated} already translated`];
+  const review = report.needsReview || [];
+  if (review.length) parts.push(`${review.length} written for review (cut short or low confidence)`);
   if (report.reviewKept) parts.push(`${report.reviewKept} waiting for review, kept`);
   if (report.notTranslatable) parts.push(`${report.notTranslatable} not translatable`);
   const left = [...report.rejected, ...report.skipped];
@@ -196,12 +219,12 @@ function showReport(report) {
   const summary = document.createElement("p");
   summary.textContent = parts.join(" · ");
   const list = document.createElement("ul");
-  for (const item of left) {
+  for (const item of [...review, ...left]) {
     const row = document.createElement("li");
     row.textContent = `${item.unit}: ${item.reason}`;
     list.append(row);
   }
-  $("report").replaceChildren(summary, ...(left.length ? [list] : []));
+  $("report").replaceChildren(summary, ...(left.length || review.length ? [list] : []));
 }
 
 function uploadFile(event) {
