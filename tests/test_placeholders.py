@@ -207,6 +207,7 @@ def test_verbatim_spans_are_found_whole_and_masked(text, kind, span):
         "Time is 12:30:45",
         "Press OK to continue",
         "Hello...world",
+        "an </unknown> closing tag",
     ],
 )
 def test_ordinary_words_are_not_verbatim_spans(text):

@@ -142,6 +142,7 @@ class PieceTokenizer:
         self.unk_id, self.eos_id = config.unk_id, config.eos_id
         self.special_ids = frozenset(config.special_ids)
         self.placeholder_ids: frozenset[int] = frozenset()
+        self.controls = False  # no <formal>, <term> ... (model/controls.py)
         self.languages = dict(config.languages)
         self.codes = CodeTable(self.languages)
         # the own codes a call may name as its source (empty: the model has no source token)

@@ -85,7 +85,7 @@ _EMAIL = r"(?<![\w.+-])[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[
 _SEGMENT = r"[\w.+@%,=-]*[\w+@%=-]"  # one component of a path, not ending in sentence punctuation
 _EXTENSION = r"\.[A-Za-z][A-Za-z0-9]{0,9}(?![\w-])"
 _PATH = (
-    rf"(?<![\w.~/\\-])(?:~[\w.-]*|\.\.?|\$\{{?[A-Za-z_]\w*\}}?)?/(?:{_SEGMENT}/)*(?:{_SEGMENT}/?)"  # /a, ~/a, ./a, $X/a
+    rf"(?<![\w.~/\\<-])(?:~[\w.-]*|\.\.?|\$\{{?[A-Za-z_]\w*\}}?)?/(?:{_SEGMENT}/)*(?:{_SEGMENT}/?)"  # /a ~/a ./a $X/a
     rf"|(?<![\w.\\-])[A-Za-z]:\\(?:[\w .+@-]*[\w+@-]\\)*(?:[\w.+@-]*[\w+@-])?"  # C:\Users\me
     rf"|(?<![\w.~/\\-])\w[\w.+@-]*/(?:{_SEGMENT}/)+(?:{_SEGMENT}/?)?"  # relative, two slashes or more
     rf"|(?<![\w.~/\\-])\w[\w.+@-]*/(?:{_SEGMENT}/)*[\w+@-][\w.+@-]*{_EXTENSION}"  # relative, to a file

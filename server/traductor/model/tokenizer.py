@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Iterable
 
 import sentencepiece as spm
+from sentencepiece import sentencepiece_model_pb2
 
-from . import placeholders
+from . import controls, placeholders
 from .imported_tokenizer import PieceTokenizer, TokenizerConfig
 from .token_ids import BOS_ID, EOS_ID, FILENAME, PAD_ID, UNK_ID
 
@@ -63,6 +64,22 @@ def train_sentencepiece(lines: Iterable[str], out_file: Path, vocab_size: int) -
     Path(out_file).write_bytes(model.getvalue())
 
 
+_USER_DEFINED = sentencepiece_model_pb2.ModelProto.SentencePiece.USER_DEFINED
+
+
+def with_symbols(model: bytes, symbols) -> bytes:
+    """A SentencePiece model (its bytes) with `symbols` it lacks appended as user-defined pieces:
+    their ids follow the vocabulary's, so every other piece keeps its id (a warm start carries
+    the weights over; training/state.py)."""
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(model)
+    have = {p.piece for p in proto.pieces}
+    for symbol in symbols:
+        if symbol not in have:
+            proto.pieces.add(piece=symbol, score=0.0, type=_USER_DEFINED)
+    return proto.SerializeToString()
+
+
 class Tokenizer:
     def __init__(self, model_file: str | Path):
         model_file = Path(model_file)
@@ -71,7 +88,10 @@ class Tokenizer:
         self.sp = spm.SentencePieceProcessor(model_file=str(model_file))
         self.vocab_size = self.sp.get_piece_size()
         self.pad_id, self.unk_id, self.bos_id, self.eos_id = PAD_ID, UNK_ID, BOS_ID, EOS_ID
-        self.special_ids = {PAD_ID, BOS_ID, EOS_ID}
+        self.controls = controls.supported(self.sp.piece_to_id, UNK_ID)
+        # control tokens are input only: never rendered should a model produce one
+        control_ids = {self.sp.piece_to_id(t) for t in controls.TOKENS} if self.controls else set()
+        self.special_ids = {PAD_ID, BOS_ID, EOS_ID} | control_ids
         self.placeholder_ids = frozenset(self.sp.piece_to_id(t) for t in placeholders.TOKENS)
         self.languages: dict[str, int] = {}  # one target: no language tokens
         self.source_languages: frozenset[str] = frozenset()  # no source token: the bundle's one source

@@ -15,10 +15,13 @@ from ..model.generate import pad_batch
 from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 
 
-def encode_pairs(tokenizer: Tokenizer, pairs, max_len: int) -> list[tuple[list[int], list[int]]]:
+def encode_pairs(tokenizer: Tokenizer, pairs, max_len: int, augment=None) -> list[tuple[list[int], list[int]]]:
+    """(source ids, target ids) of each pair that fits `max_len`; `augment(source, target)`, when
+    given, is the source the model is trained on (training/augment.py)."""
     out = []
     for p in pairs:
-        m, target = placeholders.mask_pair(p.source, p.target)
+        source = augment(p.source, p.target) if augment is not None else p.source
+        m, target = placeholders.mask_pair(source, p.target)
         src = tokenizer.encode_masked(m.text) + [EOS_ID]
         tgt = tokenizer.encode_masked(target) + [EOS_ID]
         if len(src) <= max_len and len(tgt) + 1 <= max_len:

@@ -40,6 +40,10 @@ class TrainConfig:
     # with init_from: "init" keeps its tokenizer; "own" trains one on this corpus and carries over the
     # embedding rows of the pieces both vocabularies have (state.transfer_weights), the rest start fresh
     init_vocab: str = "init"
+    # control tokens (model/controls.py, training/augment.py): the share of pairs whose reference has
+    # a register that get its tag, and of pairs with a dictionary term that get it annotated; 0: none
+    register_tags: float = 0.0
+    term_annotations: float = 0.0
     device: str = "cpu"  # where the updates run: "cpu", or "cuda" / "cuda:N" on a machine with an NVIDIA GPU
 
     @classmethod

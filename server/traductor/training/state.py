@@ -1,7 +1,7 @@
 """A training run's state: how it starts (SentencePiece trained on the corpus or taken from
---init-from, weights new, --init-from's, carried across vocabularies, or those of train_state.pt
-when resuming) and what is saved after each evaluation so that it can resume (train_state.pt,
-history.json).
+--init-from, with the control tokens added when the run teaches them; weights new, --init-from's, carried across
+vocabularies, or those of train_state.pt when resuming) and what is saved after each
+evaluation so that it can resume (train_state.pt, history.json).
 
 Owns the files of a run but the checkpoint and the plot; knows nothing of the batches, the loss
 or the schedule (batches.py, train.py).
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import torch
 
-from ..model import checkpoint, placeholders
+from ..model import checkpoint, controls, placeholders
 from ..model.tokenizer import FILENAME as TOKENIZER_FILE
-from ..model.tokenizer import Tokenizer, train_sentencepiece
+from ..model.tokenizer import Tokenizer, train_sentencepiece, with_symbols
 from ..model.transformer import Transformer
 from .config import TrainConfig
 
@@ -50,6 +50,9 @@ def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool)
             m, target = placeholders.mask_pair(p.source, p.target)
             lines += [m.text, target]
         train_sentencepiece(lines, tok_file, cfg.model.vocab_size)
+    if fresh and (cfg.register_tags > 0 or cfg.term_annotations > 0):
+        # a run that teaches the control tokens: appended after every piece, which keep their ids
+        tok_file.write_bytes(with_symbols(tok_file.read_bytes(), controls.TOKENS))
     return Tokenizer(tok_file)
 
 
@@ -79,7 +82,7 @@ def prepare_model(cfg: TrainConfig, tokenizer: Tokenizer, state: dict | None, ou
     model.to(device)  # before the optimizer is made, so that its state lives on the same device
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     if state is None:
-        if base is not None and cfg.init_vocab == "init":
+        if base is not None and cfg.init_vocab == "init" and base.cfg.vocab_size == tokenizer.vocab_size:
             model.load_state_dict(base.state_dict())
         elif base is not None:
             shared = transfer_weights(base, base_tokenizer, model, tokenizer)

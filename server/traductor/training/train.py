@@ -29,6 +29,7 @@ from ..model import checkpoint
 from ..model.tokenizer import FILENAME as TOKENIZER_FILE
 from ..model.tokenizer import PAD_ID, Tokenizer
 from ..model.translator import TorchTranslator
+from .augment import Augmenter
 from .batches import encode_pairs, make_batches, tensors
 from .config import INIT_VOCABS, PRECISIONS, TrainConfig
 from .corpus import CorpusError, languages, load_split
@@ -168,9 +169,14 @@ def train_in_group(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bo
     tokenizer = Tokenizer(out_dir / TOKENIZER_FILE)
     model, optimizer, progress = prepare_model(cfg, tokenizer, state, out_dir, device)
     torch.manual_seed(cfg.seed * 1000 + group.rank)  # own dropout masks per worker (weights: DDP copies rank 0's)
-    train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len)
-    dev = (dev_pairs, encode_pairs(tokenizer, dev_pairs, cfg.model.max_len))
     pair = languages(corpus_dir)
+    augment = None
+    if cfg.register_tags > 0 or cfg.term_annotations > 0:
+        if not tokenizer.controls:
+            raise CommandError("--register-tags/--term-annotations: the tokenizer has no control tokens")
+        augment = Augmenter(train_pairs, pair["target"], cfg.register_tags, cfg.term_annotations, cfg.seed).source
+    train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len, augment)
+    dev = (dev_pairs, encode_pairs(tokenizer, dev_pairs, cfg.model.max_len))
     return loop(model, optimizer, tokenizer, cfg, out_dir, (train_data, dev, pair), progress, device, group, quiet)
 
 

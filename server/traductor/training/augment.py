@@ -1,0 +1,125 @@
+"""Training sources that teach the control tokens (model/controls.py): a register tag before
+sources whose reference addresses the reader in one register, and glossary terms annotated in
+sources whose reference uses a known translation of them.
+
+    register   the reference's pronouns say it: German du/dich/dein... against Sie/Ihnen/Ihr...
+               (a capital "Sie" inside a sentence), French tu/te/ton... against vous/votre/vos,
+               Spanish tú/te/ti/tu... against usted/ustedes. A reference with both, or neither,
+               says nothing and gets no tag, so no tag keeps meaning "the register catalogs use".
+    terms      a dictionary made from the corpus itself: short messages ("Folder" -> "Carpeta",
+               "folder" -> "directorio" in another package) give each source word the target
+               words packages use for it. A longer pair whose source has such a word and whose
+               reference has one of its translations (or an inflected form: "Dateien" for
+               "Datei") gets that word annotated with the reference's own form. Different packages
+               translate a word differently, with other genders, so the words around the term in
+               the references agree with the annotated term and the model learns to follow it.
+
+Which share of the pairs get each is the run's setting (TrainConfig.register_tags,
+term_annotations); the choice is seeded, so a run's data are the same on every restart.
+This module knows text only: not tokens, batches nor models.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter, defaultdict
+
+from ..model import controls
+
+_INFORMAL = {
+    "de": re.compile(r"\b(?:du|dich|dir|dein|deine|deinen|deinem|deiner|deines)\b", re.IGNORECASE),
+    "fr": re.compile(r"\b(?:tu|toi|ton|tes)\b|\bt'", re.IGNORECASE),
+    "es": re.compile(r"\b(?:tú|ti|contigo|tus)\b", re.IGNORECASE),
+}
+_FORMAL = {
+    "de": re.compile(r"\b(?:Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|(?<=[\w,] )Sie\b"),
+    "fr": re.compile(r"\b(?:vous|votre|vos)\b", re.IGNORECASE),
+    "es": re.compile(r"\b(?:usted|ustedes)\b", re.IGNORECASE),
+}
+
+
+def register(target: str, language: str) -> str | None:
+    """ "formal", "informal" or None (both, neither, or a language without rules) for a reference."""
+    informal, formal = _INFORMAL.get(language), _FORMAL.get(language)
+    if informal is None:
+        return None
+    a, b = bool(informal.search(target)), bool(formal.search(target))
+    return "informal" if a and not b else "formal" if b and not a else None
+
+
+_SHORT = re.compile(r"[^\W\d_]{4,}(?: [^\W\d_]+)?")  # one or two words, letters only, the first of 4 or more
+# English words that are no one's glossary term
+_FUNCTION_WORDS = frozenset(
+    "about above after again also back been before being below both does down during each else from have here "
+    "into just last like many more most much must next only other over same should some such than that their "
+    "them then there these they this those through under until very what when where which while will with "
+    "would your yours".split()
+)
+_TARGET = re.compile(r"[^\W\d_]+(?:[ '-][^\W\d_]+){0,2}")
+_CLEAN = re.compile(r"[_&]|\.\.\.$|…$|:$")
+
+
+def term_dictionary(pairs, min_count: int = 2) -> dict[str, set[str]]:
+    """source word(s), lower case -> the target words packages translate it with, as written: from
+    the pairs whose source is one or two words and whose target is at most three."""
+    counts: Counter = Counter()
+    for p in pairs:
+        source, target = _CLEAN.sub("", p.source).strip(), _CLEAN.sub("", p.target).strip()
+        if (
+            _SHORT.fullmatch(source)
+            and _TARGET.fullmatch(target)
+            and source.lower() != target.lower()
+            and source.split()[0].lower() not in _FUNCTION_WORDS
+        ):
+            counts[source.lower(), target.lower()] += 1
+    out: dict[str, set[str]] = defaultdict(set)
+    for (source, target), n in counts.items():
+        if n >= min_count:
+            out[source].add(target)
+    return dict(out)
+
+
+def _form_in(reference: str, target: str) -> tuple[int, int] | None:
+    """Where the reference uses `target` or an inflected form of it (the same word with up to three
+    letters more or one less at its end, for a word of five letters or more)."""
+    exact = re.search(rf"(?<![\w-]){re.escape(target)}(?![\w-])", reference, re.IGNORECASE)
+    if exact or " " in target or len(target) < 5:
+        return exact.span() if exact else None
+    stem = re.escape(target[:-1])
+    m = re.search(rf"(?<![\w-]){stem}\w{{0,4}}(?![\w-])", reference, re.IGNORECASE)
+    return m.span() if m else None
+
+
+class Augmenter:
+    """Turns a training pair's source into what the model is trained on (see the module's docstring)."""
+
+    def __init__(self, pairs, language: str, register_tags: float, term_annotations: float, seed: int):
+        self.language, self.register_tags, self.term_annotations = language, register_tags, term_annotations
+        self.terms = term_dictionary(pairs) if term_annotations > 0 else {}
+        words = "|".join(sorted((re.escape(t) for t in self.terms), key=len, reverse=True))
+        self.find = re.compile(rf"(?<![\w<>-])(?:{words})s?(?![\w>-])", re.IGNORECASE) if words else None
+        self.seed = seed
+
+    def source(self, source: str, target: str) -> str:
+        rng = random.Random(f"{self.seed}\t{source}\t{target}")  # the same choice on every run and worker
+        text = source
+        if self.find is not None and rng.random() < self.term_annotations and source.count(" ") >= 2:
+            text = self.annotate(source, target, rng)
+        tag = register(target, self.language) if self.register_tags > 0 else None
+        if tag and rng.random() < self.register_tags:
+            text = controls.with_register(text, tag)
+        return text
+
+    def annotate(self, source: str, target: str, rng: random.Random) -> str:
+        spans = []
+        for m in self.find.finditer(source):
+            word = m.group(0).lower()
+            options = self.terms.get(word) or self.terms.get(word[:-1], ())
+            found = [span for t in sorted(options) if (span := _form_in(target, t))]
+            if found:
+                start, end = rng.choice(found)
+                spans.append((m.start(), m.end(), target[start:end]))
+        if len(spans) > 2:
+            spans = sorted(rng.sample(spans, 2))
+        return controls.annotate(source, spans) if spans else source

@@ -1,0 +1,111 @@
+"""Control tokens (model/controls.py) and the training sources that teach them (training/augment.py):
+a base tokenizer grows the tokens without moving a piece, a warm start keeps every weight, register
+tags and term annotations land where the references say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from test_training import small_corpus, tiny_config  # noqa: F401  (the module's fixture)
+
+from traductor.model import checkpoint, controls
+from traductor.model.tokenizer import Tokenizer, with_symbols
+from traductor.training import train as train_module
+from traductor.training.augment import Augmenter, register, term_dictionary
+from traductor.training.corpus import Pair
+from traductor.training.train import train
+
+PACKAGED = Path(__file__).resolve().parents[1] / "server/traductor/checkpoints/en-es/tokenizer.model"
+
+
+def test_a_tokenizer_grows_the_control_tokens_without_moving_a_piece(tmp_path):
+    base = Tokenizer(PACKAGED)
+    grown_file = tmp_path / "tokenizer.model"
+    grown_file.write_bytes(with_symbols(PACKAGED.read_bytes(), controls.TOKENS))
+    grown = Tokenizer(grown_file)
+    assert grown.vocab_size == base.vocab_size + len(controls.TOKENS)
+    assert all(grown.sp.id_to_piece(i) == base.sp.id_to_piece(i) for i in range(base.vocab_size))
+    assert grown.controls and not base.controls
+    text = "Open the folder %s"
+    assert grown.encode(text) == base.encode(text)  # a text without controls: the same ids
+    ids = grown.encode(controls.with_register(controls.annotate(text, [(9, 15, "Verzeichnis")]), "formal"))[0]
+    assert {grown.sp.piece_to_id(t) for t in controls.TOKENS if t != controls.INFORMAL} <= set(ids)
+    assert grown.decode(ids, ["%s"]).count("<") == 0  # control tokens are never rendered
+    assert with_symbols(grown_file.read_bytes(), controls.TOKENS) == grown_file.read_bytes()
+
+
+def test_annotations_and_tags_are_written_around_the_words():
+    text = "Open the folder now"
+    assert controls.annotate(text, [(9, 15, "Verzeichnis")]) == "Open the <term> folder <to> Verzeichnis </term> now"
+    assert controls.with_register("Open", "informal") == "<informal> Open"
+    assert controls.with_register("Open", None) == "Open"
+
+
+def test_register_is_read_from_the_pronouns_and_mixed_says_nothing():
+    assert register("Prüfe deine Internetverbindung", "de") == "informal"
+    assert register("Prüfen Sie Ihre Internetverbindung", "de") == "formal"
+    assert register("Sie ist leer", "de") is None  # "she" at the start of a sentence
+    assert register("Prüfen Sie deine Verbindung", "de") is None
+    assert register("Vérifiez votre connexion", "fr") == "formal"
+    assert register("Vérifie ta connexion, tu verras", "fr") == "informal"
+    assert register("¿Desea usted continuar?", "es") == "formal"
+    assert register("Datei nicht gefunden", "de") is None
+    assert register("anything", "it") is None
+
+
+def _pairs():
+    short = [("Folder", "Ordner", "a"), ("Folder", "Ordner", "b"), ("Folder", "Verzeichnis", "c")]
+    short += [("folder", "Verzeichnis", "d"), ("and", "und", "e"), ("and", "und", "f")]
+    long = [
+        ("The folder is empty", "Der Ordner ist leer", "g"),
+        ("The folder is empty", "Das Verzeichnis ist leer", "h"),
+        ("Open the folders here now", "Die Verzeichnisse hier öffnen", "i"),
+        ("Check your connection and retry", "Prüfen Sie Ihre Verbindung", "j"),
+    ]
+    return [Pair(s, t, c) for s, t, c in short + long]
+
+
+def test_the_term_dictionary_comes_from_short_messages_and_leaves_function_words_out():
+    terms = term_dictionary(_pairs())
+    assert terms == {"folder": {"ordner", "verzeichnis"}}
+
+
+def test_each_pair_is_annotated_with_the_word_its_own_reference_uses():
+    pairs = _pairs()
+    augment = Augmenter(pairs, "de", register_tags=1.0, term_annotations=1.0, seed=3)
+    assert (
+        augment.source("The folder is empty", "Der Ordner ist leer") == "The <term> folder <to> Ordner </term> is empty"
+    )
+    assert (
+        augment.source("The folder is empty", "Das Verzeichnis ist leer")
+        == "The <term> folder <to> Verzeichnis </term> is empty"
+    )
+    # an inflected form and a plural source word
+    assert "<term> folders <to> Verzeichnisse </term>" in augment.source(pairs[8].source, pairs[8].target)
+    assert augment.source(pairs[9].source, pairs[9].target) == "<formal> Check your connection and retry"
+    # the same choice every time (workers, restarts)
+    again = Augmenter(pairs, "de", register_tags=1.0, term_annotations=1.0, seed=3)
+    assert all(again.source(p.source, p.target) == augment.source(p.source, p.target) for p in pairs)
+    none = Augmenter(pairs, "de", register_tags=0.0, term_annotations=0.0, seed=3)
+    assert all(none.source(p.source, p.target) == p.source for p in pairs)
+
+
+def test_a_warm_start_grows_the_base_vocabulary_and_keeps_every_weight(small_corpus, tmp_path):  # noqa: F811
+    """--init-from with its own vocabulary predating the control tokens: the run's tokenizer is the
+    base's plus the tokens, every base weight is carried over (rows keep their ids), and the run
+    trains on augmented sources."""
+    base_dir = tmp_path / "base"
+    cfg = tiny_config(2)
+    train(small_corpus, base_dir, cfg, quiet=True)
+    base, base_tokenizer, _ = checkpoint.load(base_dir)
+    assert not base_tokenizer.controls  # a run that does not teach them does not have them
+    run = tmp_path / "run"
+    run.mkdir()
+    warm = tiny_config(1)
+    warm.init_from, warm.register_tags, warm.term_annotations = str(base_dir), 1.0, 1.0
+    tokenizer = train_module.prepare_tokenizer(warm, run, train_module.load_split(small_corpus / "train.tsv"), True)
+    model = train_module.prepare_model(warm, tokenizer, None, run)[0]
+    n = base_tokenizer.vocab_size
+    assert tokenizer.vocab_size == n + len(controls.TOKENS)
+    assert torch.equal(model.embedding.weight[:n], base.embedding.weight)
