@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Install traductor and everything its commands and tests need, on a fresh Python 3.11.
+# Install traductor and everything its commands and tests need into a virtual environment,
+# .venv in the repository root (git-ignored): nothing is installed into, upgraded in or removed
+# from the Python it is made with. Run it again at any time: it reuses .venv and installs what
+# changed. Afterwards run the commands as .venv/bin/traductor, .venv/bin/python -m pytest, or
+# `source .venv/bin/activate` first.
+#   python    $PYTHON (default: python3.11 if there is one, else python3), Python 3.11 or newer,
+#             makes .venv once (delete .venv to make it again with another Python)
 #   torch     first, pinned: on these machines `torch==2.13.0` is a local CPU wheel, while a bare
 #             `torch` requirement would pull gigabytes of CUDA packages
 #   client    the traductor-client distribution (generated gRPC code, client library, CLI)
-#   server    the traductor distribution with the training/export and test extras
+#   server    the traductor distribution with the training/export and test extras (ruff, pytest)
 #   export    the traductor-export distribution (export/): the exporter, its commands registered
 #             through entry points (traductor export, traductor import)
 #   system    Debian packages the tests use, when run as root with apt-get (CI): GNU gettext
@@ -12,6 +18,7 @@
 #             that need them skip, naming the package to install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+VENV=.venv
 APT_PACKAGES="gettext qt6-l10n-tools chromium chromium-driver"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     missing=""
@@ -24,6 +31,17 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
     fi
 fi
-python -m pip install --quiet --upgrade pip
-python -m pip install --quiet "torch==2.13.0"
-python -m pip install --quiet -e "./client[files]" -e ".[train,test]" -e ./export
+if [ ! -x "$VENV/bin/python" ]; then
+    python="${PYTHON:-$(command -v python3.11 || command -v python3 || true)}"
+    if [ -z "$python" ] || ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "setup.sh: needs Python 3.11 or newer to make $VENV (found: ${python:-no python3}); set PYTHON=/path/to/python3.11" >&2
+        exit 1
+    fi
+    echo "setup.sh: making the virtual environment $VENV with $python" >&2
+    "$python" -m venv "$VENV"
+fi
+pip=("$VENV/bin/python" -m pip install --quiet)
+"${pip[@]}" --upgrade pip
+"${pip[@]}" "torch==2.13.0"
+"${pip[@]}" -e "./client[files]" -e ".[train,test]" -e ./export
+echo "setup.sh: installed in $VENV (run .venv/bin/traductor, or source .venv/bin/activate)" >&2
