@@ -9,6 +9,16 @@ import pytest
 from tiny_task import synthetic_pairs, write_corpus  # noqa: F401  (re-exported for fixtures)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _user_data_folder(tmp_path_factory):
+    """Servers the tests start keep glossaries and DeepL documents in a temporary user data folder
+    (their default without --glossary-dir is $XDG_DATA_HOME/traductor), never the user's own."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(scope="session")
 def tiny_checkpoint(tmp_path_factory) -> Path:
     """A tiny model trained on the synthetic task (about 15 s on one core)."""

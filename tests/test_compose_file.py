@@ -385,15 +385,20 @@ def test_serving_image_pins_every_runtime_dependency():
 
 
 def test_file_uploads_and_downloads_reach_the_same_replica(tmp_path):
-    """/translate_file and DeepL's /v2/document keep their result in one replica's memory: the
-    balancer sends the upload, the status requests and the download by the client's address to the
-    same replica (entrypoint.sh's sticky upstream, rendered here from two addresses), and the
-    page's stream is not buffered."""
+    """/translate_file keeps its result in one replica's memory: the balancer sends the upload and
+    the download by the client's address to the same replica (entrypoint.sh's sticky upstream,
+    rendered here from two addresses); DeepL's /v2/document keeps its documents on the shared
+    glossary volume, so it is balanced like any call (not pinned); the page's stream is not
+    buffered."""
     import subprocess
 
     conf = (DEPLOY / "lb" / "nginx.conf.template").read_text()
-    files = re.search(r"location ~ \^/\(translate_file\|download_file/\|v2/document\) \{(.*?)\}", conf, re.S)
+    files = re.search(r"location ~ \^/\(translate_file\|download_file/\) \{(.*?)\}", conf, re.S)
     assert files and "proxy_pass http://translator_http_files;" in files[1] and "Host $http_host" in files[1]
+    pinned = re.findall(r"location ~ (\S+) \{[^}]*proxy_pass http://translator_http_files;", conf)
+    assert pinned == ["^/(translate_file|download_file/)"], "only /translate_file's upload and download are pinned"
+    assert not re.search(r"location[^{]*document", conf), "/v2/document takes the balanced location /"
+    assert re.search(r"location / \{[^}]*proxy_pass http://translator_http;", conf)
     assert re.search(r"location = /translate_stream \{[^}]*proxy_buffering off;", conf)
     entrypoint = (DEPLOY / "lb" / "entrypoint.sh").read_text()
     functions = "\n".join(re.findall(r"^(\w+\(\) \{.*?^\})", entrypoint, re.S | re.M))

@@ -5,9 +5,11 @@ points at the same directory (replicas on one volume, a restarted server).
                             creation time, entry count), then a line of its entries (a listing
                             reads only the first line)
     <dir>/.lock             held (flock) while a glossary is counted and written
+    <dir>/documents/        DeepL API documents (documents.py): servers that share their
+                            glossaries share their documents
 
-- Written atomically (a temporary file in the directory, fsync, `os.replace`, fsync of the
-  directory): a reader sees a whole glossary or none, a crash leaves at most a `.tmp-*` file.
+- Written atomically (shared_dir.write_atomically: a temporary file in the directory, fsync,
+  `os.replace`): a reader sees a whole glossary or none, a crash leaves at most a `.tmp-*` file.
 - Concurrent creates and deletes lose nothing, in threads or processes: a glossary's file is named
   by a fresh uuid4 (DeepL's ids have that form), a delete is one `unlink`, and the count checked
   against `--max-glossaries` is taken under the lock, so two servers cannot both take the last place.
@@ -24,16 +26,13 @@ This module knows nothing about HTTP, gRPC or how a glossary is applied to a tra
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
 import re
-import tempfile
 import threading
 import uuid
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,6 +42,7 @@ from traductor_client import glossary as glossary_files
 from ..errors import InvalidInput, TraductorError
 from ..glossary import Glossary, GlossaryNotFound
 from .settings import Settings
+from .shared_dir import locked, write_atomically
 
 log = logging.getLogger("traductor.glossaries")
 
@@ -183,45 +183,18 @@ class GlossaryStore:
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            with self._locked():
+            with locked(self.directory):
                 count = len(self._files())
                 if count >= self.limits.glossaries:
                     raise TooManyGlossaries(
                         f"this server holds {count} glossaries, its limit (--max-glossaries {self.limits.glossaries}):"
                         f" delete one first"
                     )
-                self._write(self._path(info.glossary_id), data)
+                write_atomically(self._path(info.glossary_id), data)
         except OSError as error:
             raise self._storage_error(error, "written") from None
         self._remember(info)
         return info
-
-    @contextmanager
-    def _locked(self):
-        """An exclusive flock of the lock file: between threads (each its own descriptor) and processes."""
-        fd = os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # releases the lock
-
-    def _write(self, path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        directory = os.open(self.directory, os.O_RDONLY)  # the rename itself, durable
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
 
     def delete(self, glossary_id: str) -> None:
         path = self._path(glossary_id)

@@ -10,11 +10,18 @@
 
 The upload is checked at once (key, languages, format, size: the checks of /translate_file), then
 translated in the background by `files.translate_upload`, the /translate_file machinery (its texts
-through the engine's queue like any call); a status request arriving while it runs waits for it a
-moment (`STATUS_WAIT` seconds) before answering, so a small document is `done` at the first check
-and the client's 5-second polling never starts. A result is kept in memory until its download or
-`--file-ttl-seconds` after it is done; at most `CAPACITY` documents are held (beyond: 429). Nothing
-is written to disk. `billed_characters` counts the characters of the uploaded file.
+through the engine's queue like any call); a status request arriving while it runs on this server
+waits for it a moment (`STATUS_WAIT` seconds) before answering, so a small document is `done` at
+the first check and the client's 5-second polling never starts. `billed_characters` counts the
+characters of the uploaded file.
+
+Documents and their status are files of the shared document store (service/documents.py:
+`<glossary directory>/documents`), not this server's memory: with the replicas of a stack on one
+volume, the upload, its status requests and its download may each reach a different replica, and
+a done document survives the restart of the replica that translated it. A result waits for its one
+download until `--file-ttl-seconds` after it is done; at most `CAPACITY` documents are held
+(beyond: 429). The uploaded file itself stays in the memory of the replica translating it: if that
+replica stops first, the status says so (an error) and the document is uploaded again.
 
 This module knows no file format (traductor_client.files does) and no language code form
 (deepl_params reads DeepL's).
@@ -23,75 +30,44 @@ This module knows no file format (traductor_client.files does) and no language c
 from __future__ import annotations
 
 import asyncio
-import hmac
-import secrets
-import time
-from dataclasses import dataclass, field
+import logging
 from urllib.parse import quote
 
 from aiohttp import web
 
 from traductor_client import files as file_formats
 
-from ...errors import InvalidInput, NotFound, QueueFull
+from ...errors import InvalidInput
 from ...glossary import Glossary
 from ...options import DecodingOptions
 from .. import glossary_use
+from ..documents import HEARTBEAT, DocumentStore, Record, document_dir
 from .deepl_params import check_auth, check_formality, deepl_errors, message, read, served
 from .files import translate_upload, upload
 from .handlers import HttpApi, json_response, request_id
 from .params import SourceNotServed, check_pair, known_codes
 
+log = logging.getLogger("traductor.http")
+
 CAPACITY = 64  # documents held (running, or waiting for their download)
-STATUS_WAIT = 2.0  # seconds a status request waits for a running translation
+STATUS_WAIT = 2.0  # seconds a status request waits for a translation running on this server
 
 
 class SourceNeeded(InvalidInput):
     """A document without source_lang where several served languages translate into its target."""
 
 
-@dataclass
-class Job:
-    document_id: str
-    key: str
-    name: str
-    characters: int
-    status: str = "queued"
-    result: bytes = b""
-    error: str = ""
-    finished: float = 0.0  # time.monotonic() when done or failed
-    over: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task | None = None
-
-    def as_json(self) -> dict:
-        answer = {"document_id": self.document_id, "status": self.status}
-        if self.status == "translating":
-            answer["seconds_remaining"] = 1
-        if self.status == "done":
-            answer["billed_characters"] = self.characters
-        if self.status == "error":
-            answer["error_message"] = self.error
-        return answer
-
-
 class Documents:
-    def __init__(self, api: HttpApi, usage):
+    def __init__(self, api: HttpApi, usage, store: DocumentStore | None = None):
         self.api, self.usage = api, usage  # usage: deepl.Usage, characters billed so far
-        self.jobs: dict[str, Job] = {}
+        s = api.settings
+        self.store = store or DocumentStore(document_dir(s), s.file_ttl_seconds, CAPACITY)
+        self.running: dict[str, asyncio.Task] = {}  # document_id -> its translation, on this server
 
-    def _expire(self) -> None:
-        ttl, now = self.api.settings.file_ttl_seconds, time.monotonic()
-        for key in [k for k, j in self.jobs.items() if j.finished and j.finished + ttl <= now]:
-            del self.jobs[key]
-
-    def _job(self, request: web.Request, values) -> Job:
-        """The job of the path's id whose document_key the request gives (404 otherwise)."""
-        self._expire()
-        job = self.jobs.get(request.match_info["document_id"])
-        given = values.one("document_key")
-        if job is None or not isinstance(given, str) or not hmac.compare_digest(given.encode(), job.key.encode()):
-            raise NotFound("Document not found: unknown document_id, a wrong document_key, or already downloaded")
-        return job
+    async def _record(self, request: web.Request, values) -> Record:
+        """The record of the path's id whose document_key the request gives (404 otherwise)."""
+        document_id, key = request.match_info["document_id"], values.one("document_key")
+        return await asyncio.to_thread(self.store.status, document_id, key)
 
     def _source(self, values, target: str, pairs: dict[str, list[str]]) -> str:
         known = known_codes(pairs)
@@ -131,17 +107,15 @@ class Documents:
         wanted = values.text("output_format", "")
         if wanted and wanted.lower().lstrip(".") != file_formats.formats.extension(name).lstrip("."):
             raise InvalidInput("Value for 'output_format' not supported: a document comes back in its own format")
-        self._expire()
-        if len(self.jobs) >= CAPACITY:
-            raise QueueFull(f"{CAPACITY} documents are being translated or waiting for download")
         characters = len(data.decode("utf-8", "replace"))
-        job = Job(secrets.token_hex(16).upper(), secrets.token_hex(32).upper(), name, characters)
         model = self.api.route(source, target)
         glossary = self.glossary(values, model, target)
         options = DecodingOptions(target_language=values.text("target_lang"), source_language=source)
-        job.task = asyncio.ensure_future(self._run(job, model.engine, data, options, glossary, request_id()))
-        self.jobs[job.document_id] = job
-        return json_response({"document_id": job.document_id, "document_key": job.key})
+        record, key = await asyncio.to_thread(self.store.add, name, characters)
+        task = asyncio.ensure_future(self._run(record, model.engine, data, options, glossary, request_id()))
+        self.running[record.document_id] = task
+        task.add_done_callback(lambda _: self.running.pop(record.document_id, None))
+        return json_response({"document_id": record.document_id, "document_key": key})
 
     def glossary(self, values, model, target: str) -> Glossary | None:
         """The stored glossary of `glossary_id` for the model (its pair must be the document's)."""
@@ -154,54 +128,63 @@ class Documents:
             raise InvalidInput("Use of a glossary requires the source_lang parameter to be specified.")
         return glossary_use.for_model(self.api.glossaries.get(glossary_id), model, target)
 
-    async def _run(self, job: Job, engine, data: bytes, options: DecodingOptions, glossary, rid: str) -> None:
+    async def _run(self, record: Record, engine, data: bytes, options: DecodingOptions, glossary, rid: str) -> None:
         s = self.api.settings
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
-        job.status = "translating"
+        beat = asyncio.ensure_future(self._heartbeat(record.document_id))
+        result, error = None, ""
         try:
             batch = s.max_batch_texts
-            job.result, _ = await translate_upload(engine, job.name, data, limits, rid, batch, options, glossary)
-            job.status = "done"
-            self.usage.characters += job.characters
+            result, _ = await translate_upload(engine, record.name, data, limits, rid, batch, options, glossary)
         except asyncio.CancelledError:
-            job.status, job.error = "error", "the server stopped before the document was translated"
+            error = "the server stopped before the document was translated"
             raise
-        except InvalidInput as error:
-            job.status, job.error = "error", str(error)
-        except Exception as error:  # the engine stopped, the server drains: said, not raised
-            job.status, job.error = "error", f"the document could not be translated ({type(error).__name__}: {error})"
+        except InvalidInput as refused:
+            error = str(refused)
+        except Exception as failure:  # the engine stopped, the server drains: said, not raised
+            error = f"the document could not be translated ({type(failure).__name__}: {failure})"
         finally:
-            job.finished = time.monotonic()
-            job.over.set()
+            beat.cancel()
+            try:
+                await asyncio.shield(asyncio.to_thread(self.store.finish, record, result, error))
+            except Exception:  # the store's directory failed: the status will say the server stopped
+                log.exception("document %s: its outcome could not be stored", record.document_id)
+        if result is not None:
+            self.usage.characters += record.characters
+
+    async def _heartbeat(self, document_id: str) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            await asyncio.to_thread(self.store.touch, document_id)
 
     @deepl_errors
     async def status(self, request: web.Request) -> web.Response:
         check_auth(request, self.api.settings.token)
-        job = self._job(request, await read(request))
-        if not job.over.is_set():
-            try:
-                await asyncio.wait_for(job.over.wait(), STATUS_WAIT)
-            except TimeoutError:
-                pass
-        return json_response(job.as_json())
+        values = await read(request)
+        record = await self._record(request, values)
+        running = self.running.get(record.document_id)
+        if running is not None:  # translated here: wait a moment for it, then read it again
+            await asyncio.wait([running], timeout=STATUS_WAIT)
+            record = await self._record(request, values)
+        return json_response(record.as_json())
 
     @deepl_errors
     async def result(self, request: web.Request) -> web.Response:
         check_auth(request, self.api.settings.token)
-        job = self._job(request, await read(request))
-        if job.status in ("queued", "translating"):
+        record = await self._record(request, await read(request))
+        if record.status == "translating":
             return message(503, "Document not ready")
-        del self.jobs[job.document_id]
-        if job.status == "error":
-            return message(400, f"Document translation failed: {job.error}")
-        disposition = f"attachment; filename*=UTF-8''{quote(job.name)}"
+        body = await asyncio.to_thread(self.store.take, record)
+        if body is None:
+            return message(400, f"Document translation failed: {record.error}")
+        disposition = f"attachment; filename*=UTF-8''{quote(record.name)}"
         return web.Response(
-            body=job.result, content_type="application/octet-stream", headers={"Content-Disposition": disposition}
+            body=body, content_type="application/octet-stream", headers={"Content-Disposition": disposition}
         )
 
     async def close(self, app: web.Application = None) -> None:
-        """Cancel the translations still running (the server is stopping)."""
-        running = [j.task for j in self.jobs.values() if j.task is not None and not j.task.done()]
+        """Cancel the translations still running on this server (it is stopping); each records its error."""
+        running = list(self.running.values())
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
