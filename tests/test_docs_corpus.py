@@ -272,3 +272,35 @@ def test_bad_page_is_a_corpus_error(tmp_path):
     with pytest.raises(CorpusError):
         docs_align.xml_blocks(b"")
     assert docs_align.man_sections(".Dd today\n.Sh NAME\n") == []  # mdoc pages are not read
+
+
+def test_another_version_of_a_page_pairs_only_before_and_after_the_difference():
+    english = [("/page/title[]", "Title"), ("/page/p[]", "One."), ("/page/p[]", "New two."), ("/page/p[]", "Three.")]
+    english += [("/page/note/p[gui]", "Click Save.")]
+    translated = [("/page/title[]", "Título"), ("/page/p[]", "Uno."), ("/page/p[]", "Tres.")]
+    translated += [("/page/note/p[gui]", "Pulse Guardar.")]
+    # in a run of look-alike paragraphs one went missing somewhere: none of the run is paired
+    assert docs_align.align_blocks(english, translated) == [("Title", "Título"), ("Click Save.", "Pulse Guardar.")]
+    changed = english[:1] + [("/page/p[]", "One.")] + english[-1:]
+    assert docs_align.align_blocks(changed, translated[:2] + [("/page/list[]", "Lista")] + translated[-1:]) == [
+        ("Title", "Título"),
+        ("One.", "Uno."),
+        ("Click Save.", "Pulse Guardar."),
+    ]
+    same = [("/page/p[]", "Uno."), ("/page/p[]", "Dos."), ("/page/p[]", "Tres."), ("/page/note/p[gui]", "Pulse")]
+    assert len(docs_align.align_blocks(english[1:], same)) == 4  # same paths: block by block
+    same[1] = ("/page/p[em]", "Dos.")
+    assert len(docs_align.align_blocks(english[1:], same)) == 3  # but not a block whose markup changed
+    credited = same + [("/page/p[email]", "Traducido por Ana ana@example.org")]
+    assert len(docs_align.align_blocks(english[1:], credited)) == 3  # a translator's credit changes nothing
+
+
+def test_sentences_pair_one_by_one_only_when_they_agree():
+    first = "Use the --all option to list every file of the project in the current folder. "
+    second = "If pattern is preceded by # it must match at the start of the value of the parameter. "
+    third = "This is the last sentence of the paragraph, about as long as the others here. "
+    en = (first + second + third) * 2
+    fr = (first.replace("Use", "Utilisez") + second.replace("If", "Si") + third.replace("This", "Ceci")) * 2
+    assert len(docs_corpus.units(en, fr)) == 6
+    shuffled = (second.replace("If", "Si") + first.replace("Use", "Utilisez") + third) * 2  # same count, other order
+    assert docs_corpus.units(en, shuffled) == [(en.strip(), shuffled.strip())]  # kept whole

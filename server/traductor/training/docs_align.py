@@ -2,9 +2,9 @@
 
     help pages    Mallard (.page) and DocBook (.xml, .docbook) translated with itstool or po4a keep the
                   English element tree. Each block (p, title, desc, para, term, entry, ...; not code,
-                  screen or synopsis) becomes one text, inline markup reduced to its text; the two
-                  documents' blocks are matched by their element paths (difflib on the path
-                  sequences, so a translator's credit in one of them shifts nothing)
+                  screen or synopsis) becomes one text, inline markup reduced to its text; blocks
+                  are paired when both documents have the same element paths, else only those
+                  before the first and after the last difference (align_blocks)
     man pages     groff `man` pages (not mdoc): sections (.SH) of paragraphs (.PP, .TP, .IP, blank
                   lines; a .TP tag is a paragraph of its own; .nf/.EX blocks skipped), formatting
                   stripped to plain text; sections paired in order when both pages have as many,
@@ -18,7 +18,6 @@ docs_corpus.py's business, and so is which package a document belongs to.
 
 from __future__ import annotations
 
-import difflib
 import gzip
 import re
 from pathlib import Path
@@ -67,8 +66,20 @@ def _text(el) -> str:
     return " ".join("".join(parts).split())
 
 
+def _inline(el) -> str:
+    """The inline elements and entities of a block, as a sorted list: a translation keeps them
+    (in its own order), an outdated one that says something else mostly does not."""
+    found = []
+    for child in el:
+        if isinstance(child, etree._Entity):
+            found.append(child.text or "")
+        elif _name(child) and _name(child) not in BLOCKS:
+            found += [_name(child)] + _inline(child).split(",")
+    return ",".join(sorted(f for f in found if f))
+
+
 def xml_blocks(data: bytes) -> list[tuple[str, str]]:
-    """(element path, text) of every block of a help page, in document order."""
+    """(element path and inline markup, text) of every block of a help page, in document order."""
     try:
         root = etree.fromstring(data, etree.XMLParser(**_PARSER))
     except etree.XMLSyntaxError as e:
@@ -87,7 +98,7 @@ def xml_blocks(data: bytes) -> list[tuple[str, str]]:
             holes = any(_name(d) == "link" and not "".join(d.itertext()).strip() for d in el.iter())
             text = "" if holes else _text(el)
             if holes or any(c.isalpha() for c in text):
-                out.append((path, text))
+                out.append((f"{path}[{_inline(el)}]", text))
         for child in el:
             visit(child, path)
 
@@ -95,14 +106,39 @@ def xml_blocks(data: bytes) -> list[tuple[str, str]]:
     return out
 
 
+def _credit(block: tuple[str, str]) -> bool:
+    """A paragraph with an e-mail address: who wrote or translated the page (a translation adds its own)."""
+    return "email" in block[0].split("[", 1)[-1].split(",") or "@" in block[1]
+
+
 def align_blocks(english: list[tuple[str, str]], translated: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Pair blocks whose element paths line up (the runs difflib finds equal)."""
-    a, b = [p for p, _ in english], [p for p, _ in translated]
-    pairs = []
-    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            pairs += [(english[i1 + k][1], translated[j1 + k][1]) for k in range(i2 - i1)]
-    return [(s, t) for s, t in pairs if s and t]
+    """Pair the blocks of a page and its translation.
+
+    Blocks are compared by element path, leaving out the credits (`_credit`). The same paths
+    throughout (itstool's output for the same version of a page): block i is paired with block i.
+    Otherwise the translation is of another version of the page, and where the two differ a run of
+    look-alike paragraphs can pair the wrong ones: only the blocks before the first difference and
+    after the last one are paired, less a run of blocks of one path that reaches the difference.
+    In all cases a pair whose inline markup differs is left out (the translation says something else)."""
+    english = [x for x in english if not _credit(x)]
+    translated = [x for x in translated if not _credit(x)]
+    a, b = [p.split("[", 1)[0] for p, _ in english], [p.split("[", 1)[0] for p, _ in translated]
+    shorter = min(len(a), len(b))
+    head = next((i for i in range(shorter) if a[i] != b[i]), shorter)
+    tail = 0
+    if a != b:
+        tail = next((i for i in range(shorter - head) if a[len(a) - 1 - i] != b[len(b) - 1 - i]), shorter - head)
+        if head and (a[head - 1] in a[head : head + 1] or a[head - 1] in b[head : head + 1]):
+            run = a[head - 1]
+            while head and a[head - 1] == run:
+                head -= 1
+        if tail and a[len(a) - tail] in a[len(a) - tail - 1 : len(a) - tail] + b[len(b) - tail - 1 : len(b) - tail]:
+            run = a[len(a) - tail]
+            while tail and a[len(a) - tail] == run:
+                tail -= 1
+    chosen = list(zip(english[:head], translated[:head]))
+    chosen += list(zip(english[len(a) - tail :], translated[len(b) - tail :])) if tail else []
+    return [(s, t) for (ps, s), (pt, t) in chosen if ps == pt and s and t]
 
 
 def align_help(english: Path, translated: Path) -> list[tuple[str, str]]:
