@@ -94,6 +94,8 @@ class Metrics:
             "traductor_model_serving", "1 while the model takes calls, 0 while it restarts", ["model"], registry=r
         )
 
+        self._request_series: dict[tuple, tuple] = {}  # record_request's series, by their labels
+
     def for_model(self, model: str) -> ModelMetrics:
         """What one model's engine records, under its name."""
         return ModelMetrics(self, model)
@@ -110,9 +112,15 @@ class Metrics:
         start_http_server(port, addr=host, registry=self.registry)
 
     def record_request(self, protocol: str, rpc: str, code: str, seconds: float, model: str = "") -> None:
-        """Called once per gRPC call or HTTP request when it ends (code: a gRPC status code name)."""
-        self.requests.labels(protocol, rpc, code, model).inc()
-        self.request_duration.labels(protocol, rpc, model).observe(seconds)
+        """Called once per gRPC call or HTTP request when it ends (code: a gRPC status code name).
+        The two series of a (protocol, rpc, code, model) are looked up once (the labels are few)."""
+        key = (protocol, rpc, code, model)
+        series = self._request_series.get(key)
+        if series is None:
+            series = (self.requests.labels(*key), self.request_duration.labels(protocol, rpc, model))
+            self._request_series[key] = series
+        series[0].inc()
+        series[1].observe(seconds)
 
     def record_shed(self, protocol: str, rpc: str, stage: str, model: str = "") -> None:
         """Called once per call refused for overload, besides `record_request`."""
@@ -120,34 +128,43 @@ class Metrics:
 
 
 class ModelMetrics:
-    """One model's engine metrics: what its core records after each step and each request."""
+    """One model's engine metrics: what its core records after each step and each request. Each
+    metric's series of this model is looked up once (`labels` takes a lock and builds a key: a
+    dozen times a call), when first recorded, so no series appears before it has a value."""
 
     def __init__(self, metrics: Metrics, model: str):
         self.metrics, self.model = metrics, model
+        self._series: dict[int, object] = {}
+
+    def _of(self, metric):
+        series = self._series.get(id(metric))
+        if series is None:
+            series = self._series[id(metric)] = metric.labels(self.model)
+        return series
 
     def observe_steps(self, steps: list, rows: int, queued: int, cache_bytes: int) -> None:
         """Called by the engine core with the steps since its last call (engine.scheduler.StepStats)
         and the engine's state after them."""
-        m, name = self.metrics, self.model
+        m, of = self.metrics, self._of
         for stats in steps:
             if stats.rows:
-                m.step.labels(name).observe(stats.step_seconds)
-                m.batch_size.labels(name).observe(stats.rows)
+                of(m.step).observe(stats.step_seconds)
+                of(m.batch_size).observe(stats.rows)
             if stats.admitted:
-                m.encoder.labels(name).observe(stats.encode_seconds)
-        m.active.labels(name).set(rows)
-        m.queue_depth.labels(name).set(queued)
-        m.kv_cache_bytes.labels(name).set(cache_bytes)
+                of(m.encoder).observe(stats.encode_seconds)
+        of(m.active).set(rows)
+        of(m.queue_depth).set(queued)
+        of(m.kv_cache_bytes).set(cache_bytes)
 
     def observe_finish(self, event) -> None:
         """Called once per finished request."""
-        m, name, t = self.metrics, self.model, event.timings
-        m.input_tokens.labels(name).inc(event.input_tokens)
-        m.output_tokens.labels(name).inc(len(event.token_ids))
-        m.queue_wait.labels(name).observe(t.queue)
+        m, of, t = self.metrics, self._of, event.timings
+        of(m.input_tokens).inc(event.input_tokens)
+        of(m.output_tokens).inc(len(event.token_ids))
+        of(m.queue_wait).observe(t.queue)
         if event.token_ids:
-            m.ttft.labels(name).observe(t.first_token)
-            m.tpot.labels(name).observe(t.decode / len(event.token_ids))
+            of(m.ttft).observe(t.first_token)
+            of(m.tpot).observe(t.decode / len(event.token_ids))
 
     def set_serving(self, serving: bool) -> None:
         self.metrics.serving.labels(self.model).set(1 if serving else 0)
