@@ -169,7 +169,8 @@ def attribute_value(value: str, quote: str = '"') -> str:
 
 def with_attributes(start_tag: str, values: Dict[str, str]) -> str:
     """The start tag as written with each named attribute's value replaced by ``values[name]``
-    (a text, escaped here, in the tag's own quotes) or added before the tag's end."""
+    (a text, escaped here, in the tag's own quotes; an unquoted value stays unquoted where it
+    can) or added before the tag's end."""
     if not values:
         return start_tag
     todo = dict(values)
@@ -178,9 +179,11 @@ def with_attributes(start_tag: str, values: Dict[str, str]) -> str:
         space, name, equals, old = match.groups()
         if name.lower() not in todo:
             return match.group(0)
+        value = todo.pop(name.lower())
+        if old and old[0] not in "\"'" and re.fullmatch(r"[^\s\"'=<>`&]+", value):
+            return f"{space}{name}{equals}{value}"  # unquoted it was, unquoted it can stay
         quote = old[0] if old and old[0] in "\"'" else '"'
-        new = attribute_value(todo.pop(name.lower()), quote)
-        return f"{space}{name}{equals or '='}{quote}{new}{quote}"
+        return f"{space}{name}{equals or '='}{quote}{attribute_value(value, quote)}{quote}"
 
     head = re.match(r"<[^\s/>]+", start_tag)
     at = head.end() if head else 0

@@ -226,22 +226,44 @@ class MarkdownDocument(CallbackDocument):
         return unit
 
     def render(self, filled: List[Unit], language: str = "") -> bytes:
+        """Each unit found from where the one before it ended (or, a link's title inside the text
+        before it, from its line's start); a filled unit inside another filled one's text is
+        written inside that one's link (`_as_written`)."""
         text = self.data.decode("utf-8")
-        places, replacements, after, line = textsplice.Places(text), {}, 0, 0
+        places = textsplice.Places(text)
+        found: List[Tuple[Unit, re.Match, List[str]]] = []
+        after, line = 0, 0
         for unit in self.units:
             if self.line[id(unit)] != line:
                 line = self.line[id(unit)]
                 after = max(after, places.line(line))
             pattern, names = _source_pattern(unit.sources[0])
-            found = pattern.search(text, after, min(len(text), after + 4 * len(unit.sources[0]) + 4000))
-            if found is None:
+            limit = min(len(text), after + 4 * len(unit.sources[0]) + 4000)
+            match = pattern.search(text, after, limit) or pattern.search(text, places.line(line), limit)
+            if match is None:
                 if id(unit) in self.filled:
                     return super().render(filled, language)
                 continue
-            after = found.end()
-            if id(unit) in self.filled:
-                places.put(id(unit), found.span())
-                replacements[id(unit)] = _as_written(self.filled[id(unit)][0], found, names)
+            after = max(after, match.end())
+            found.append((unit, match, names))
+        edited = [(unit, match, names) for unit, match, names in found if id(unit) in self.filled]
+        replacements = {}
+        same_line: Dict[int, list] = {}  # a unit can be inside another only on its line
+        for item in edited:
+            same_line.setdefault(self.line[id(item[0])], []).append(item)
+        for unit, match, names in edited:
+            around = same_line[self.line[id(unit)]]
+            if any(
+                m.span() != match.span() and m.start() <= match.start() and match.end() <= m.end() for _, m, _ in around
+            ):
+                continue  # written with the text it is in
+            inner = [
+                (m.span(), _as_written(self.filled[id(u)][0], m, n, []))
+                for u, m, n in around
+                if m.span() != match.span() and match.start() <= m.start() and m.end() <= match.end()
+            ]
+            places.put(id(unit), match.span())
+            replacements[id(unit)] = _as_written(self.filled[id(unit)][0], match, names, inner)
         return places.render(replacements).encode("utf-8")
 
     def fill(self, unit: Unit, translations: List[str], mark_review: bool) -> Tuple[str, str]:
@@ -262,9 +284,10 @@ class MarkdownDocument(CallbackDocument):
         return rejection(reason, shown)
 
 
-def _as_written(translation: str, found: re.Match, names: List[str]) -> str:
+def _as_written(translation: str, found: re.Match, names: List[str], inner: List[Tuple[Tuple[int, int], str]]) -> str:
     """A translation in translate-toolkit's spelling as the Markdown writes it: each {n} what it
-    stood for in the file, each line break (a hard break) as the source's was written."""
+    stood for in the file (with the ``inner`` units' new texts in it: a link's title), each line
+    break (a hard break) as the source's was written."""
     breaks = [found.group(n) for n in names if n.startswith("s") and "\n" in found.group(n)]
     out, k = [], 0
     for piece in re.split(r"(\{\d+\}|\n)", translation):
@@ -272,7 +295,14 @@ def _as_written(translation: str, found: re.Match, names: List[str]) -> str:
             out.append(breaks[min(k, len(breaks) - 1)] if breaks else "\n")
             k += 1
         elif re.fullmatch(r"\{\d+\}", piece) and f"p{piece[1:-1]}" in names:
-            out.append(found.group(f"p{piece[1:-1]}"))
+            name = f"p{piece[1:-1]}"
+            start, stop = found.span(name)
+            edits = sorted((a - start, b - start, new) for (a, b), new in inner if start <= a and b <= stop)
+            group, at, pieces = found.group(name), 0, []
+            for a, b, new in edits:
+                pieces += [group[at:a], new]
+                at = b
+            out.append("".join(pieces) + group[at:])
         else:
             out.append(piece)
     return "".join(out)
