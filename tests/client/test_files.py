@@ -234,6 +234,16 @@ def test_translate_file_command(fake, tmp_path, capsys):
     assert main(["translate-file", str(tmp_path / "missing.json"), "--target", fake.address]) == 2
 
 
+def test_translate_file_names_the_target_in_a_catalog_without_language(fake, tmp_path, capsys):
+    from traductor_client.cli import main
+
+    source = tmp_path / "messages.pot"
+    source.write_bytes(SAMPLES["messages.po"])
+    assert main(["translate-file", str(source), "--to", "es", "--target", fake.address]) == 0
+    out = (tmp_path / "messages.es.pot").read_text()
+    assert '"Language: es\\n"' in out and 'msgstr "[es] Open %s"' in out
+
+
 def test_translate_file_sends_html_units_as_html(fake, tmp_path, capsys):
     from traductor_client.cli import main
 

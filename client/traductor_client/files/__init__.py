@@ -8,13 +8,18 @@ One package serves both ways in: ``traductor-client translate-file`` and ``tradu
     job = Job(document)                     job.py: units to fill, distinct texts to send
     outcomes = <the caller translates job.requests>
     filled = job.finish(outcomes)           placeholders checked, translations written, review marked
-    document.render(filled) -> bytes        the file, everything not filled kept as read
+    document.render(filled, language)       the file's bytes: everything not filled kept as read
     job.report                              units.py: filled, rejected, skipped... and why
 
 Formats: gettext .po/.pot (gettext.py, polib; po_syntax.py refuses what msgfmt would), and
 through translate-toolkit (toolkit.py, the base) XLIFF 1.2 and 2.0 and Qt .ts (bilingual.py),
 Android strings.xml (android.py), JSON, SubRip .srt and text (monolingual.py), HTML and
 Markdown (webpage.py; markdown_inline.py sends Markdown as HTML). docs/files.md describes each.
+
+A file comes back as it was read but for its translated texts (and what its format adds around
+them: a new <target>, a review mark): XML through xmlsplice.py, the text formats through
+textsplice.py, gettext line by line (gettext.py); translate-toolkit's own rewriting is only the
+fallback of a file whose texts cannot be found in it.
 """
 
 from __future__ import annotations

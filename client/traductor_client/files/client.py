@@ -188,7 +188,7 @@ def run_file(
     filled = job.finish(outcomes, mark_review)
     write = not args.dry_run and (filled or output != path)
     if write:
-        write_atomic(output, document.render(filled))
+        write_atomic(output, document.render(filled, getattr(args, "to", None) or ""))
     where = f"written to {output}" if write else "dry run, nothing written" if args.dry_run else "nothing to write"
     print(f"{path}: {len(job.todo)} to translate, {job.text_count} distinct texts sent ({where})")
     print("\n".join(job.report.lines(marked=mark_review)))

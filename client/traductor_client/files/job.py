@@ -45,8 +45,10 @@ class Document(Protocol):
         """Check and write the translations of ``unit``: ("filled", "") or ("rejected" or
         "skipped", why)."""
 
-    def render(self, filled: List[Unit]) -> bytes:
-        """The file with the filled units, everything else as read."""
+    def render(self, filled: List[Unit], language: str = "") -> bytes:
+        """The file with the filled units, everything else as read byte for byte; ``language``
+        (the target's code, when known) where the format says the file's language (.po
+        ``Language:`` when missing, ``<html lang>``)."""
 
 
 def split_edges(text: str) -> Tuple[str, str, str]:

@@ -163,7 +163,8 @@ async def translate_upload(
         outcomes.update(await _translate_texts(engine, texts, fmt, rid, batch, options, glossary))
     # the placeholder checks of thousands of units, and rendering, also off the event loop
     filled = await asyncio.to_thread(job.finish, outcomes, True)
-    rendered = await asyncio.to_thread(document.render, filled)
+    # the target named where the format says the file's language (.po Language:, <html lang>)
+    rendered = await asyncio.to_thread(document.render, filled, options.target_language or "")
     summary = request_summary.get()
     if summary is not None:
         summary.update({"file": files.formats.extension(name), "units": len(document.units), "filled": len(filled)})
