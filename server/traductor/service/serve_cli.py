@@ -1,20 +1,90 @@
-"""`traductor serve`: flags and environment variables -> Settings -> server.serve()."""
+"""`traductor serve`: flags and environment variables -> Settings -> server.serve().
+
+Every Settings field is a flag (`--max-input-chars`) and an environment variable
+(`TRADUCTOR_MAX_INPUT_CHARS`); `HELP` holds the line `--help` shows for each (tests check that every
+field has one). docs/service.md's settings table says the same at more length.
+"""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 
 from .settings import Settings
 
+DESCRIPTION = """\
+Serve the models over gRPC (--port), with Prometheus metrics (--metrics-port) and, with
+--http-port, the LibreTranslate-compatible HTTP API, DeepL's API v2 and the translation page.
+
+Defaults a user should know:
+  - it listens on 127.0.0.1 only: --host 0.0.0.0 serves every interface (the container image
+    sets TRADUCTOR_HOST=0.0.0.0);
+  - glossaries and DeepL API documents are kept in --glossary-dir, by default
+    <model repository>/glossaries, else $XDG_DATA_HOME/traductor/glossaries
+    (~/.local/share/traductor/glossaries): a folder of this user that every server on the
+    machine started without --glossary-dir shares;
+  - no --token: any caller may translate.
+
+Every flag also reads TRADUCTOR_<FLAG> from the environment (TRADUCTOR_MAX_INPUT_CHARS for
+--max-input-chars); a flag wins over the variable. docs/service.md describes each setting."""
+
+HELP = {
+    "model": "one bundle directory (traductor export), served alone; default: the packaged models",
+    "model_repository": "a directory of bundles, one model per subdirectory; default: the packaged models",
+    "default_model": "the model of calls that name none; default: see docs/service.md (Models)",
+    "host": "address gRPC, the HTTP API and metrics listen on (0.0.0.0: every interface)",
+    "port": "gRPC port (0: any free port)",
+    "metrics_port": "Prometheus /metrics port (0: no metrics server)",
+    "http_port": "port of the LibreTranslate and DeepL HTTP APIs and the translation page (0: off)",
+    "threads": "ONNX Runtime intra-op threads of each model (0: all the cores it may use)",
+    "cpu_sharing": "shared: every model's engine may use every core; split: each model its own cores",
+    "spin": "let idle ONNX Runtime threads busy-wait (faster steps, takes CPU from the gRPC threads)",
+    "device": "run each model in PyTorch on this device (cuda, cuda:N, cpu) instead of ONNX Runtime",
+    "dtype": "with --device: fp16 (CUDA's default), bf16 or fp32",
+    "engine_process": "run each model on a thread of the server process, not in a process of its own",
+    "max_restarts": "times in a row a model's dead engine process is restarted; its next failure stops serve",
+    "restart_backoff_seconds": "wait before restarting a dead engine process; doubles per failure in a row",
+    "max_active_sequences": "rows decoded together (a beam request uses beam_size rows)",
+    "max_queued_requests": "waiting requests beyond which new ones are refused (RESOURCE_EXHAUSTED, HTTP 429)",
+    "retry_pushback_ms": "retry hint sent with an overload refusal (trailer grpc-retry-pushback-ms)",
+    "max_pending_calls": "calls gRPC core may hold before the server picks them up",
+    "max_input_tokens": "source tokens of one segment; a longer sentence is cut, not refused",
+    "max_input_chars": "characters of one text, refused before any work beyond it",
+    "max_segments": "segments to translate in one text (pass-through ones do not count)",
+    "max_new_tokens": "cap of a call's max_new_tokens",
+    "max_beam_size": "cap of a call's beam_size (and at most --max-active-sequences)",
+    "max_batch_texts": "texts in one batch call (TranslateBatch, a list q)",
+    "max_message_bytes": "gRPC message and HTTP body limit",
+    "max_file_bytes": "an uploaded file (/translate_file, DeepL documents) over this is refused",
+    "max_file_units": "units (messages, strings, cues) of one uploaded file",
+    "file_ttl_seconds": "a translated file or DeepL document waits this long for its one download",
+    "prestop_seconds": "on SIGTERM: NOT_SERVING at once, calls still served this long, then the port closes",
+    "drain_seconds": "then: grace for the calls in flight",
+    "start_report_seconds": "a start not serving after this long logs what it waits for (and goes on)",
+    "token": "bearer token required on translation calls (health stays open); default: none, anyone may call",
+    "tls_cert": "PEM server certificate chain: serve TLS (with --tls-key)",
+    "tls_key": "PEM private key of --tls-cert",
+    "tls_client_ca": "PEM CA: clients must present a certificate it signed (mutual TLS)",
+    "reflection": "enable gRPC server reflection (for grpcurl)",
+    "glossary_dir": "where glossaries and DeepL documents are kept; default: <model repository>/glossaries, "
+    "else $XDG_DATA_HOME/traductor/glossaries, shared by every server of this user without the flag",
+    "max_glossaries": "glossaries in the glossary directory (shared by every server using it)",
+    "max_glossary_entries": "entries of one glossary",
+    "max_glossary_bytes": "the entries of one glossary as sent (TSV or CSV)",
+    "use_memory": "do not answer segments from the bundle's translation memory",
+    "log_level": "Python log level (DEBUG, INFO, WARNING, ERROR)",
+}
+
 
 def register(sub) -> None:
     p = sub.add_parser(
         "serve",
-        help="serve a bundle over gRPC (Prometheus metrics on --metrics-port)",
-        description="Every flag also reads TRADUCTOR_<FLAG> from the environment.",
+        help="serve the models over gRPC and HTTP (listens on 127.0.0.1 unless --host says otherwise)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    Settings.add_arguments(p)
+    Settings.add_arguments(p, HELP)
     p.set_defaults(func=run)
 
 
@@ -22,9 +92,5 @@ def run(args) -> None:
     from .server import serve
 
     settings = Settings.from_args(args)
-    if settings.device:  # torch and the device checked here, so that a missing one is one line at start
-        from ..engine.torch_weights import check_device
-
-        check_device(settings.device, settings.dtype)
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     asyncio.run(serve(settings))

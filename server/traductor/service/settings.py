@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 
@@ -16,7 +17,7 @@ class Settings:
     model: str = ""  # one bundle directory, served alone (exclusive with model_repository)
     model_repository: str = ""  # a directory of bundles, one model per subdirectory; empty: the packaged models
     default_model: str = ""  # the model of calls that name none (docs/service.md: how it is chosen when empty)
-    host: str = "0.0.0.0"
+    host: str = "127.0.0.1"  # this machine only; the container image sets 0.0.0.0 (TRADUCTOR_HOST)
     port: int = 50051
     metrics_port: int = 9090  # 0: no metrics server
     http_port: int = 0  # LibreTranslate-compatible HTTP API, same engine and TLS as gRPC (0: off)
@@ -57,20 +58,23 @@ class Settings:
     log_level: str = "INFO"
 
     @classmethod
-    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+    def add_arguments(cls, parser: argparse.ArgumentParser, helps: Mapping[str, str] = {}) -> None:
+        """A flag per field; `helps` gives each its line of --help (serve_cli.HELP)."""
         for f in fields(cls):
             flag = "--" + f.name.replace("_", "-")
             env = "TRADUCTOR_" + f.name.upper()
+            said = helps.get(f.name, "")
             if f.type in ("bool", bool) and f.default:
                 off = "--no-" + f.name.removeprefix("use_").replace("_", "-")
-                parser.add_argument(off, dest=f.name, action="store_false", default=None, help=f"(env {env}=0)")
+                help = f"{said} (env {env}=0)".strip()
+                parser.add_argument(off, dest=f.name, action="store_false", default=None, help=help)
             elif f.type in ("bool", bool):
-                parser.add_argument(flag, action="store_true", default=None, help=f"(env {env})")
+                parser.add_argument(flag, action="store_true", default=None, help=f"{said} (env {env})".strip())
             else:
                 kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-                parser.add_argument(
-                    flag, type=kind, default=None, metavar=f.name.upper(), help=f"default {f.default!r} (env {env})"
-                )
+                shown = "" if "default" in said else f"; default {f.default!r}" if f.default != "" else "; default none"
+                help = f"{said}{shown} (env {env})".removeprefix("; ")
+                parser.add_argument(flag, type=kind, default=None, metavar=f.name.upper(), help=help)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, environ=os.environ) -> "Settings":
