@@ -22,6 +22,7 @@ This module knows nothing of gRPC, asyncio or metrics; `EngineSpec` is all it is
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import os
 import select
@@ -246,6 +247,7 @@ def main(jobs, events, spec: EngineSpec) -> None:
     Signals are the front's business: it drains, then stops this process."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # a stuck front asks for our stacks (service/stall.py)
     logging.basicConfig(level=spec.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     if spec.cpus:  # before ONNX Runtime makes its threads: they inherit it
         os.sched_setaffinity(0, spec.cpus)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 
 from .settings import Settings
 
@@ -89,8 +90,18 @@ def register(sub) -> None:
 
 
 def run(args) -> None:
+    # Until serve() installs its handlers (after the imports below, about a second): SIGTERM or
+    # SIGINT ends the process at once with status 0. A process that is PID 1 (a container without
+    # an init) would otherwise ignore SIGTERM then (the kernel drops a signal PID 1 does not handle)
+    # and be killed at the end of its grace period.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_at_once)
     from .server import serve
 
     settings = Settings.from_args(args)
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     asyncio.run(serve(settings))
+
+
+def _exit_at_once(signum, _frame) -> None:
+    raise SystemExit(0)

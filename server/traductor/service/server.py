@@ -10,7 +10,11 @@ SIGTERM/SIGINT when serving -> health NOT_SERVING at once -> calls still served 
 (while balancers and DNS drop this replica) -> the gRPC listener closes and connections get GOAWAY
 (a new call is refused at connect time, so a balancer or client retries it elsewhere; no call that
 never started gets an UNAVAILABLE from us) -> calls in flight finish (up to drain_seconds, then
-cancelled); HTTP: new requests 503 while its in-flight ones finish -> engine thread stops -> exit 0
+cancelled); HTTP: new requests 503 while its in-flight ones finish -> the connections left are
+closed (an idle one, a balancer's or a scraper's, does not hold the stop: with nothing in flight
+it ends at once) -> engines stop -> exit 0. A start not SERVING within start_report_seconds, or a
+stop still running STOP_MARGIN_SECONDS after its grace period, writes where it waits to the log
+(service/stall.py)
 a model's engine process dies -> its calls fail UNAVAILABLE, that model is NOT_SERVING and started
 again with backoff (registry.Registry._watch); the other models never notice; a model that cannot
 be kept running (it failed again after max_restarts restarts in a row) stops the server -> exit 2
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import signal
 import time
 from dataclasses import dataclass
@@ -47,9 +52,11 @@ from .overload import Admission
 from .registry import Registry, off_loop
 from .servicer import TranslatorServicer
 from .settings import Settings
+from .stall import STOP_MARGIN_SECONDS, Deadline
 
 log = logging.getLogger("traductor.server")
 SERVICE_NAME = translator_pb2.DESCRIPTOR.services_by_name["Translator"].full_name
+SETTLE_SECONDS = 0.05  # drain: no Translator call for this long after the listener closed: none is left
 WARMUP_TEXTS = ["Warming up the translation engine.", "file not found: %s"]
 
 
@@ -63,6 +70,7 @@ class Service:
     metrics: Metrics
     port: int
     settings: Settings
+    calls: CallsInFlight | None = None  # the Translator calls in progress (the drain waits for them)
     http: HttpServer | None = None  # the LibreTranslate-compatible HTTP API, when settings.http_port
     glossaries: GlossaryStore | None = None  # the stored glossaries (glossaries.py), shared by both protocols
     watcher: asyncio.Future | None = None  # set when a model cannot be restarted (registry.fatal)
@@ -114,16 +122,75 @@ class Service:
             s.drain_seconds,
         )
         end = time.monotonic() + s.drain_seconds
-        await self.server.stop(grace=s.drain_seconds)  # cancels what is left at the end of the grace
-        self.registry.set_draining()  # the HTTP API (still listening) answers 503 from now on
-        if not await self.registry.wait_idle(max(0.0, end - time.monotonic())):
-            log.warning("grace period over with %d request(s) in flight: cancelling them", self.registry.in_flight)
+        closing = asyncio.ensure_future(self.server.stop(grace=s.drain_seconds))  # listener closed, GOAWAY
+        finished = await self._calls_done(end)
+        self.registry.set_draining()  # gRPC calls done: the HTTP API (still listening) answers 503 from now on
+        finished = await self.registry.wait_idle(max(0.0, end - time.monotonic())) and finished
+        if not finished:
+            log.warning(
+                "grace period over with %d call(s) and %d engine request(s) in flight: cancelling them",
+                self.calls.count if self.calls else 0,
+                self.registry.in_flight,
+            )
+        drained = time.monotonic()
+        await self.server.stop(None)  # what is left: health watches, idle connections
+        await closing
         if self.http is not None:
             await self.http.stop()
+        closed = time.monotonic()
         self.registry.stop()
         if self.watcher is not None:
             self.watcher.cancel()
-        log.info("stopped")
+        log.info(
+            "stopped: drained in %.2f s, connections closed in %.2f s, engines stopped in %.2f s",
+            drained - (end - s.drain_seconds),
+            closed - drained,
+            time.monotonic() - closed,
+        )
+
+    async def _calls_done(self, end: float) -> bool:
+        """Wait (until `end`) for the Translator calls in progress to end: True if none is left. A
+        call accepted just before the listener closed reaches the count within a turn or two of the
+        loop, so no call for SETTLE_SECONDS in a row is what says none is left."""
+        if self.calls is None:
+            return True
+        while await _wait(self.calls.idle, max(0.0, end - time.monotonic())):
+            await asyncio.sleep(SETTLE_SECONDS)
+            if self.calls.idle.is_set():
+                return True
+        return False
+
+
+async def _wait(event: asyncio.Event, timeout: float) -> bool:
+    try:
+        await asyncio.wait_for(event.wait(), timeout)
+    except TimeoutError:
+        pass
+    return event.is_set()
+
+
+class CallsInFlight(grpc.aio.ServerInterceptor):
+    """Counts the Translator calls from the moment gRPC hands one to the server until its task ends
+    (whatever ends it), so that the drain waits for these and for nothing else: gRPC's own stop
+    also waits for every connection to close, and an idle one (a balancer's, a client that ignores
+    GOAWAY) would hold it for the whole grace period. Health and reflection calls are not counted."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    async def intercept_service(self, continuation, details):
+        if details.method.startswith(f"/{SERVICE_NAME}/"):
+            self.count += 1
+            self.idle.clear()
+            asyncio.current_task().add_done_callback(self._ended)
+        return await continuation(details)
+
+    def _ended(self, _task) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self.idle.set()
 
 
 def health_name(model: str) -> str:
@@ -184,7 +251,8 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     admission = Admission(
         registry, settings.max_active_sequences + settings.max_queued_requests, settings.retry_pushback_ms
     )
-    interceptors = [ErrorInterceptor(metrics, admission)]
+    calls = CallsInFlight()
+    interceptors = [calls, ErrorInterceptor(metrics, admission)]
     quiet_ended_calls()  # grpcio's traceback for an answer to a call core had just ended: INFO
     server = _grpc_server(settings, interceptors + ([AuthInterceptor(settings.token)] if settings.token else []))
     health_servicer = health.aio.HealthServicer()
@@ -195,7 +263,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     address = f"{settings.host}:{settings.port}"
     creds = _credentials(settings)
     port = server.add_secure_port(address, creds) if creds else server.add_insecure_port(address)
-    service = Service(server, registry, health_servicer, metrics, port, settings, glossaries=glossaries)
+    service = Service(server, registry, health_servicer, metrics, port, settings, calls, glossaries=glossaries)
     try:
         await service.set_serving(False)
         await server.start()
@@ -223,7 +291,8 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
 async def serve(settings: Settings) -> None:
     """`traductor serve`: run until SIGTERM/SIGINT, then drain and return (exit 0). The handlers are
     installed first: a signal during start-up (loading, warm-up) stops the process at once. A
-    second signal ends the pre-stop window early."""
+    second signal ends the pre-stop window early. A start or a stop that overruns its time says
+    where it waits (service/stall.py)."""
     stop, prestop_over = asyncio.Event(), asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -234,13 +303,18 @@ async def serve(settings: Settings) -> None:
     metrics = Metrics()
     if settings.metrics_port:
         metrics.serve(settings.metrics_port, settings.host)
+    started = Deadline("start (SERVING)", settings.start_report_seconds, loop, logging.WARNING)
     starting = asyncio.ensure_future(start(settings, metrics))
     stopping = asyncio.ensure_future(stop.wait())
     await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    started.done()
     if not starting.done():
         log.info("signal during start-up: stopping")
+        stopped = Deadline("stop (signal during start-up)", STOP_MARGIN_SECONDS, loop)
         starting.cancel()
         await asyncio.gather(starting, return_exceptions=True)
+        end_children()
+        stopped.done()
         return
     service = starting.result()  # a failed start raises here
 
@@ -255,5 +329,19 @@ async def serve(settings: Settings) -> None:
     if not stopping.done():  # a model cannot be restarted: stop now, exit non-zero
         stopping.cancel()
         await service.abort()
+        end_children()
         raise service.registry.fatal_error
+    # Not disarmed on return: the interpreter's own exit (threads, atexit) is part of the stop.
+    Deadline("stop (SIGTERM)", settings.prestop_seconds + settings.drain_seconds + STOP_MARGIN_SECONDS, loop)
     await service.drain(prestop_over)
+    end_children()
+
+
+def end_children() -> None:
+    """Kill the engine processes still alive once the models are stopped (one started by a restart
+    or a reload that the stop cut short): they ignore SIGTERM (the front drains, then stops them), so
+    multiprocessing's exit, which sends SIGTERM and then waits for them, would wait for ever."""
+    for process in multiprocessing.active_children():
+        log.warning("engine process %d (%s) still alive after the stop: killing it", process.pid, process.name)
+        process.kill()
+        process.join(5)

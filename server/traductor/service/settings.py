@@ -45,6 +45,7 @@ class Settings:
     file_ttl_seconds: float = 600.0  # a translated file waits this long for its one download
     prestop_seconds: float = 2.0  # on SIGTERM: NOT_SERVING at once, calls still served this long, then the port closes
     drain_seconds: float = 8.0  # then: grace for the calls in flight (compose stops at 10 s)
+    start_report_seconds: float = 60.0  # a start not SERVING after this long logs where it waits (it goes on)
     token: str = ""  # bearer token required on Translator calls (health stays open)
     tls_cert: str = ""  # PEM server certificate chain: enables TLS
     tls_key: str = ""
