@@ -366,3 +366,39 @@ def test_a_link_title_is_translated_inside_its_link():
     out, report = fill("README.md", MARKDOWN.encode())
     assert f'[{cyrillic("a link")}](https://example.org "{cyrillic("the title")}")' in out.decode()
     assert "[ref]: https://example.org/ref" in out.decode()  # a reference's label is a name, not text
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("strings.xml", ANDROID),
+        ("en.json", JSON),
+        ("movie.srt", SRT),
+        ("notes.txt", TEXT),
+        ("page.html", HTML),
+        ("README.md", MARKDOWN),
+        ("fr.po", PO),
+        ("app.xlf", XLIFF1),
+        ("app.xliff", XLIFF2),
+        ("app_fr.ts", TS),
+    ],
+)
+def test_no_break_spaces_of_a_translation_are_written_in_every_format(name, text):
+    """issue 45: French puts U+00A0 or U+202F before "?", "!", ":" and ";"; every one written."""
+    out, report = fill(name, text.encode(), lambda t: t + "\u00a0!")
+    assert report.filled and not report.rejected, report.lines(True)
+    written = out.decode()
+    expected = sum(len(forms) for forms in _filled_forms(name, text))  # (a Qt numerus message: each form)
+    assert written.count("\u00a0!") == expected + (name.endswith(".ts")), name
+
+
+def _filled_forms(name: str, text: str):
+    document = read(name, text.encode())
+    job = Job(document)
+    return [unit.sources for unit in job.todo]
+
+
+def test_html_keeps_the_no_break_spaces_of_its_source():
+    data = "<p>Bonjour le monde\u00a0! Vraiment\u202f?</p><img alt='une image\u00a0!'>\n".encode()
+    out, _ = fill("page.html", data)
+    assert latin(out) == data

@@ -91,6 +91,10 @@ class HtmlDocument(CallbackDocument):
             work per element grows with the depth: 100,000 nested <div> did not end in 10 minutes)."""
 
             TRANSLATABLE_ELEMENTS = [t for t in html.htmlfile.TRANSLATABLE_ELEMENTS if t not in markup.KEPT]
+            # HTML's whitespace (its "\\s+" also took a no-break space, which HTML shows)
+            WHITESPACE_RE = re.compile(r"[ \t\n\r\f]+")
+            LEADING_WHITESPACE_RE = re.compile(r"^([ \t\n\r\f]+)")
+            TRAILING_WHITESPACE_RE = re.compile(r"([ \t\n\r\f]+)$")
             kept_inline = 0  # open inline kept elements (<code>...): their text is not a unit's text
             new_values: Dict[str, str] = {}  # the attributes of the tag being read: name -> new value
             text, line_starts = "", [0]
@@ -161,7 +165,7 @@ class HtmlDocument(CallbackDocument):
         return HtmlFile(inputfile=io.BytesIO(data), callback=callback)
 
 
-_PLACEHOLDER_OR_SPACE = re.compile(r"\{(\d+)\}|\s+")
+_PLACEHOLDER_OR_SPACE = re.compile(r"\{(\d+)\}|[ \t\r\n]+")
 # what translate-toolkit's {n} stands for: a link's (target "title") or [reference], an autolink
 # or a piece of inline HTML
 _STANDS_FOR = r"\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\]\n]*\]|<[^<>\n]*>"
@@ -180,7 +184,7 @@ def _source_pattern(source: str) -> Tuple[re.Pattern, List[str]]:
             out.append(f"(?P<{name}>{_STANDS_FOR})" if name not in names else f"(?P={name})")
         else:
             name = f"s{len(names)}"
-            out.append(f"(?P<{name}>[ \\t]*\\\\?\\r?\\n[ \\t>]*|[ \\t]+)")
+            out.append(f"(?P<{name}>[^\\S\\r\\n]*\\\\?\\r?\\n[ \\t>]*|[^\\S\\r\\n]+)")  # a no-break space too
         names.append(name)
         at = match.end()
     out.extend(_literal(ch) for ch in source[at:])
