@@ -195,9 +195,34 @@ def shape_figures(name: str, spec, batches, runs: int, device: str, dtype: str, 
     out["tokens_per_second"] = speeds(runner, model, batches, runs, device, progress, name)
     tps = out["tokens_per_second"]
     out["ratio"] = {b: round(tps["traductor"][b] / tps["transformers"][b], 2) for b in tps["traductor"]}
+    # where a step's time goes: the runner's step alone (graph replay, logits to the host) against a
+    # whole scheduler step (that, plus the decoding rules in numpy and the bookkeeping; encoder included)
+    out["milliseconds_per_step"] = {
+        "runner_step": {str(b): step_ms(runner, model, b, device) for b in batches},
+        "scheduler_step": {b: round(1000 * int(b) / v, 3) for b, v in tps["traductor"].items()},
+    }
     if device.startswith("cuda"):
         torch.cuda.empty_cache()
     return out
+
+
+def step_ms(runner: TorchRunner, model, batch: int, device: str, steps: int = 20) -> float:
+    """Milliseconds of one runner.step over `batch` rows (after two warm-up steps), positions moving on."""
+    sources = np.asarray(make_sources(model, batch))
+    padding = sources == model.config.pad_token_id
+    cache = runner.new_cache(batch)
+    cache.add_rows(runner.encode(sources, padding), padding, [1] * batch)
+    tokens = np.full((batch, 1), runner.model.bos_id, dtype=np.int64)
+    times = []
+    for position in range(steps + 2):
+        positions = np.full(batch, position, dtype=np.int64)
+        cache.ensure_positions(position)
+        past, cross, source_padding = cache.views()
+        sync(device)
+        t0 = time.perf_counter()
+        runner.step(tokens, positions, source_padding, past, cross)
+        times.append(time.perf_counter() - t0)
+    return round(1000 * statistics.median(times[2:]), 3)
 
 
 def speeds(runner, model, batches, runs: int, device: str, progress, name: str) -> dict:
