@@ -177,7 +177,26 @@ def test_memory_is_kept_and_cleared_when_the_batch_empties_and_grows_again():
         else:
             assert all(np.shares_memory(new, old) for new, old in zip(buffers, seen, strict=True))
         cache.remove_rows([0, 1])
-        assert (cache.T, cache.N) == (MIN_T, MIN_N) and np.all(cache.self_kv == 0)
+        assert (cache.T, cache.N) == (MIN_T, MIN_N)
+
+
+def test_a_row_taken_again_sees_nothing_of_the_row_before():
+    """A row freed in a batch that goes on, or in one that emptied (its memory kept, not cleared),
+    is written whole when a request takes it: zero self K/V, its own source, padding past it."""
+    cache = KVCache(L, H, DK, max_rows=3)
+    cache.add_rows(*cross_for([1.0, 2.0], 6), [1, 1])
+    write_self(cache, {0: 1.0, 1: 2.0}, position=0)
+    write_self(cache, {0: 1.0, 1: 2.0}, position=5)
+    cache.remove_rows([1])  # the batch goes on with row 0
+    for emptied in (False, True):
+        (row,) = cache.add_rows(*cross_for([3.0], 3), [1])
+        assert np.all(cache.self_kv[:, row] == 0) and row_value(cache, row) == 3.0
+        assert np.all(cache.cross_kv[:, row, :, 3:] == 0) and cache.padding[row, 2:].all()
+        assert not cache.padding[row, :2].any()
+        if not emptied:
+            assert np.all(cache.self_kv[:, 0, :, 5] == 1.0)  # the row that stayed keeps its data
+            write_self(cache, {0: 1.0, row: 3.0}, position=7)
+            cache.remove_rows([0, row])  # empties the batch: the memory is kept as it is
 
 
 def test_memory_over_the_keep_limit_is_given_back_when_the_batch_empties(monkeypatch):

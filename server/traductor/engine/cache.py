@@ -18,7 +18,10 @@ window that fits the batch rather than over the maximum length.
 The memory under the buffers is kept (two arenas per buffer, up to KEEP_BYTES each once the batch
 empties, see `_Arena`): a buffer of tens of megabytes freed and allocated again would fault
 every page in again, which on a virtual machine cost more than the copy itself (at batch 32 of
-the bench's model, 3 to 4 ms per step).
+the bench's model, 3 to 4 ms per step). Only the rows in use are ever written in bulk: a row is
+written whole when it is admitted, growth copies and fills the rows in use, and the rest of the
+memory is left as it is (never read), so neither an emptied batch nor a short call's admission
+clears the buffers of all `max_rows` rows.
 """
 
 from __future__ import annotations
@@ -46,21 +49,26 @@ class _Arena:
         self.memory = [np.empty(0, dtype), np.empty(0, dtype)]
 
     def array(self, shape: tuple[int, ...], fill) -> np.ndarray:
-        """A fresh array of `shape`, every element `fill` (nothing of earlier arrays shows)."""
+        """A fresh array of `shape`, every element `fill` (nothing of earlier arrays shows); with
+        fill None, whatever the memory holds."""
         self.memory = [m if m.nbytes <= KEEP_BYTES else np.empty(0, m.dtype) for m in self.memory]
         size = int(np.prod(shape))
         fits = [i for i in (0, 1) if self.memory[i].size >= size]
         smaller = int(self.memory[1].size < self.memory[0].size)
         return self._take(min(fits, key=lambda i: self.memory[i].size) if fits else smaller, shape, fill)
 
-    def grow(self, array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
-        """`array` (in one memory) widened to `size` along `axis` (new entries `fill`), in the other."""
+    def grow(self, array: np.ndarray, axis: int, size: int, fill, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """`array` (in one memory) widened to `size` along `axis` (new entries `fill`), in the other.
+        With `rows` = (row axis, n), only the first n rows are copied and filled (the cache's rows
+        in use: the others are never read, and are written whole when taken)."""
         shape = list(array.shape)
         shape[axis] = size
         out = self._take(0 if np.may_share_memory(array, self.memory[1]) else 1, tuple(shape))
         old, new = [slice(None)] * array.ndim, [slice(None)] * array.ndim
+        if rows is not None:
+            old[rows[0]] = new[rows[0]] = slice(0, rows[1])
         old[axis], new[axis] = slice(0, array.shape[axis]), slice(array.shape[axis], None)
-        out[tuple(old)] = array
+        out[tuple(old)] = array[tuple(old)]
         out[tuple(new)] = fill
         return out
 
@@ -111,11 +119,15 @@ class KVCache:
         self._allocate(MIN_T, MIN_N)
 
     def _allocate(self, T: int, N: int) -> None:
+        """Buffers of every row at the minimum window, over the kept memory as it is: nothing is
+        cleared here (all rows at 64 rows and the default model: 12 MB, about 1 ms, which a short
+        call paid every time the batch emptied). `add_rows` clears the rows it admits, and the
+        rows past the packed ones are never read."""
         self._views = None
         L2, R, h, dk = 2 * self.L, self.max_rows, self.h, self.d_k
-        self.self_kv = self._arenas["self_kv"].array((L2, R, h, T, dk), 0.0)
-        self.cross_kv = self._arenas["cross_kv"].array((L2, R, h, N, dk), 0.0)
-        self.padding = self._arenas["padding"].array((R, N), True)
+        self.self_kv = self._arenas["self_kv"].array((L2, R, h, T, dk), None)
+        self.cross_kv = self._arenas["cross_kv"].array((L2, R, h, N, dk), None)
+        self.padding = self._arenas["padding"].array((R, N), None)
 
     @property
     def T(self) -> int:
@@ -133,19 +145,21 @@ class KVCache:
     # ---- rows ---------------------------------------------------------------------------
 
     def add_rows(self, cross: list[np.ndarray], padding: np.ndarray, copies: list[int]) -> list[int]:
-        """Admit new rows. cross[i] is (b, h, n, d_k) for b sources; source j gets copies[j] rows
-        (its beam size). Returns the row index of each new row, in order."""
+        """Admit new rows, each written whole (self K/V zero, its source's cross K/V and zeros past
+        it, padding). cross[i] is (b, h, n, d_k) for b sources; source j gets copies[j] rows (its
+        beam size). Returns the row index of each new row, in order."""
         b, n = padding.shape
         total = sum(copies)
         if self.rows + total > self.max_rows:
             raise ValueError("no free rows")
         if n > self.N:
             new_n = capacity(n, MIN_N)
-            self.cross_kv = self._arenas["cross_kv"].grow(self.cross_kv, 3, new_n, 0.0)
-            self.padding = self._arenas["padding"].grow(self.padding, 1, new_n, True)
+            self.cross_kv = self._arenas["cross_kv"].grow(self.cross_kv, 3, new_n, 0.0, (1, self.rows))
+            self.padding = self._arenas["padding"].grow(self.padding, 1, new_n, True, (0, self.rows))
             self._views = None
         src = np.repeat(np.arange(b), copies)  # source index of each new row
         rows = np.arange(self.rows, self.rows + total)
+        self.self_kv[:, self.rows : self.rows + total] = 0.0  # nothing of an earlier row shows
         for i, array in enumerate(cross):
             self.cross_kv[i, rows, :, :n] = array[src]
         self.cross_kv[:, rows, :, n:] = 0.0
@@ -175,7 +189,8 @@ class KVCache:
     def ensure_positions(self, max_position: int) -> None:
         """Make room for writing position `max_position`."""
         if max_position >= self.T:
-            self.self_kv = self._arenas["self_kv"].grow(self.self_kv, 3, capacity(max_position + 1, MIN_T), 0.0)
+            size = capacity(max_position + 1, MIN_T)
+            self.self_kv = self._arenas["self_kv"].grow(self.self_kv, 3, size, 0.0, (1, self.rows))
             self._views = None
 
     def views(self) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
