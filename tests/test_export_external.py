@@ -45,6 +45,7 @@ def test_external_weights_sit_beside_their_graphs_with_checksums(external_bundle
             data_file(g)
         }
         assert (bundle / data_file(g)).stat().st_size > (bundle / g).stat().st_size
+        assert (bundle / data_file(g)).stat().st_mode == (bundle / g).stat().st_mode  # a server reads both
     if precision == "fp32":
         assert config["parity"]["onnx_identical"] == 1.0 and config["parity"]["max_abs_logit_diff"] <= 1e-4
 

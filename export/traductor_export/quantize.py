@@ -38,6 +38,7 @@ checkpoints or bundles; the serving engine never imports it.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,7 @@ def quantize(
         model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
     if data_file:
         onnx.save(model, str(dst), save_as_external_data=True, all_tensors_to_one_file=True, location=data_file)
+        shutil.copymode(dst, dst.with_name(data_file))  # onnx creates it readable by its owner alone
     else:
         onnx.save(model, str(dst))
 
