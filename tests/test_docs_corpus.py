@@ -36,14 +36,14 @@ EN_PAGE = dict(
     desc="Help for {n}.",
     title="Using {n}",
     para="Press <keyseq><key>Ctrl</key><key>S</key></keyseq> to save the {n} document.",
-    step="Open the {n} menu.",
+    step="Open the {n} menu: <guiseq><gui>File</gui><gui>New</gui></guiseq>.",
 )
 ES_PAGE = dict(
     credit='<credit type="translator"><name>Ana</name></credit>',
     desc="Ayuda de {n}.",
     title="Usar {n}",
     para="Pulse <keyseq><key>Ctrl</key><key>S</key></keyseq> para guardar el documento de {n}.",
-    step="Abra el menú de {n}.",
+    step="Abra el menú de {n}: <guiseq><gui>Archivo</gui><gui>Nuevo</gui></guiseq>.",
 )
 MAN_EN = """.TH {N} 1
 .SH NAME
@@ -203,7 +203,7 @@ def test_reserved_documentation_is_never_read_nor_paired(corpus, cache):
 def test_help_pages_align_block_by_block_without_code(corpus):
     out, _ = corpus
     pairs = {(r[0], r[1]): r[2:] for r in rows(out)}
-    assert pairs[("Open the app1 menu.", "Abra el menú de app1.")] == ("app1", "help")
+    assert pairs[("Open the app1 menu: File ▸ New.", "Abra el menú de app1: Archivo ▸ Nuevo.")] == ("app1", "help")
     assert ("Press Ctrl+S to save the app2 document.", "Pulse Ctrl+S para guardar el documento de app2.") in pairs
     assert ("Help for app0.", "Ayuda de app0.") in pairs  # the translator's credit shifts nothing
     assert not any("make install" in s for s, _ in pairs)
@@ -304,3 +304,23 @@ def test_sentences_pair_one_by_one_only_when_they_agree():
     assert len(docs_corpus.units(en, fr)) == 6
     shuffled = (second.replace("If", "Si") + first.replace("Use", "Utilisez") + third) * 2  # same count, other order
     assert docs_corpus.units(en, shuffled) == [(en.strip(), shuffled.strip())]  # kept whole
+
+
+def test_kde_entities_become_their_text_in_each_language(tmp_path):
+    custom = tmp_path / "customization"
+    for folder, text in {
+        "entities": '<!ENTITY kde \'<orgname class="x">KDE</orgname>\'>\n<!ENTITY % param "IGNORE">\n',
+        "en": '<!ENTITY eg "<abbrev>e.g.</abbrev>">\n<!ENTITY Ctrl "<keycap>Ctrl</keycap>">\n',
+        "de": '<!ENTITY eg "z.&#160;B.">\n<!ENTITY Ctrl "<keycap>Strg</keycap>">\n',
+    }.items():
+        (custom / folder).mkdir(parents=True)
+        (custom / folder / "user.entities").write_text(text)
+    english, german = docs_align.kde_entities(custom, "en"), docs_align.kde_entities(custom, "de")
+    assert (english["eg"], german["eg"], german["kde"], german["Ctrl"]) == ("e.g.", "z. B.", "KDE", "Strg")
+    page = b"""<?xml version="1.0"?><!DOCTYPE article [<!ENTITY app "&kde; Writer"><!ENTITY % x "y">]>
+    <article><para>Press &Ctrl; in &app;, &eg; now.</para></article>"""
+    assert docs_align.xml_blocks(page, german) == [
+        ("/article/para[&Ctrl;,&app;,&eg;]", "Press Strg in KDE Writer, z. B. now.")
+    ]
+    unknown = b"<article><para>Use &unknown; here</para><para>A&nbsp;&mdash;&nbsp;B</para></article>"
+    assert [t for _, t in docs_align.xml_blocks(unknown, german)] == ["", "A \u2014 B"]

@@ -13,6 +13,7 @@
                                translated page of manpages-l10n belongs to)
                 copied to CACHE/docs/PACKAGE/<path in the .deb>, listed in CACHE/docs/PACKAGE.json
     manpages    manpages-LANG (manpages-l10n) .debs: usr/share/man/LANG/manN/*.gz to CACHE/docs/manpages-LANG/
+    entities    KDE manuals write &kde;, &Ctrl;, &eg;: kdoctools5 (on the list) declares them per language
 
 This module does not know how a page is aligned or how the corpus is split (docs_corpus.py does).
 """
@@ -164,6 +165,27 @@ def extract_all(
     with ThreadPoolExecutor(2) as pool:
         infos = list(pool.map(one, names))
     return {i.package: i for i in infos if i is not None and i.source not in blocked}
+
+
+KDE_ENTITIES_PACKAGE = "kdoctools5"  # KDE's documentation entities (&kde;, &Ctrl;, &eg;), per language
+KDE_CUSTOMIZATION = "usr/share/kf5/kdoctools/customization"
+
+
+def extract_kde_entities(deb: Path, langs: tuple[str, ...], out_dir: Path) -> Path:
+    """The entity files of kdoctools (English, general, and `langs`): the folder they are in."""
+    target = out_dir / KDE_ENTITIES_PACKAGE / KDE_CUSTOMIZATION
+    folders = "|".join(re.escape(f) for f in sorted({"en", "entities", *langs}))
+    pattern = re.compile(rf"{KDE_CUSTOMIZATION}/(?:{folders})/[^/]+\.entities")
+    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+            for member in tar:
+                path = member.name.lstrip("./")
+                if member.isfile() and pattern.fullmatch(path):
+                    (out_dir / KDE_ENTITIES_PACKAGE / path).parent.mkdir(parents=True, exist_ok=True)
+                    (out_dir / KDE_ENTITIES_PACKAGE / path).write_bytes(tar.extractfile(member).read())
+    if proc.returncode != 0:
+        raise CorpusError(f"{deb}: dpkg-deb could not read its contents")
+    return target
 
 
 def manpages_package(lang: str) -> str:

@@ -19,6 +19,7 @@ docs_corpus.py's business, and so is which package a document belongs to.
 from __future__ import annotations
 
 import gzip
+import html
 import re
 from pathlib import Path
 
@@ -54,6 +55,9 @@ def _text(el) -> str:
     if _name(el) in ("keyseq", "keycombo"):  # <keyseq><key>Ctrl</key><key>G</key></keyseq>: Ctrl+G
         keys = [_text(k) for k in el if isinstance(k.tag, str)]
         return (el.get("join") or "+").join(k for k in keys if k) or " ".join((el.text or "").split())
+    if _name(el) in ("guiseq", "menuchoice"):  # <guiseq><gui>Edit</gui><gui>Find</gui></guiseq>: Edit ▸ Find
+        items = [_text(k) for k in el if isinstance(k.tag, str) and _name(k) != "shortcut"]
+        return " ▸ ".join(k for k in items if k) or " ".join((el.text or "").split())
     parts = [el.text or ""]
     for child in el:
         if isinstance(child, etree._Entity):
@@ -78,8 +82,57 @@ def _inline(el) -> str:
     return ",".join(sorted(f for f in found if f))
 
 
-def xml_blocks(data: bytes) -> list[tuple[str, str]]:
-    """(element path and inline markup, text) of every block of a help page, in document order."""
+_ENTITY_DECLARATION = re.compile(r"<!ENTITY\s+([A-Za-z][\w.-]*)\s+(?:\"([^\"]*)\"|'([^']*)')\s*>")
+_ENTITY_REFERENCE = re.compile(r"&([A-Za-z][\w.-]*);")
+_DOCTYPE = re.compile(rb"<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>", re.S)
+
+
+def entity_definitions(text: str) -> dict[str, str]:
+    """The text entities a DTD or a document's internal subset declares, as plain text (markup
+    stripped, references to each other resolved); the first declaration of a name wins, as in XML.
+    Parameter (%) and external (SYSTEM, PUBLIC) entities are not text and are not read."""
+    raw: dict[str, str] = {}
+    for found in _ENTITY_DECLARATION.finditer(text):
+        raw.setdefault(found.group(1), found.group(2) if found.group(2) is not None else found.group(3))
+
+    def expand(value: str, depth: int) -> str:
+        def one(m: re.Match) -> str:
+            return expand(raw[m.group(1)], depth + 1) if m.group(1) in raw and depth < 8 else m.group(0)
+
+        return _ENTITY_REFERENCE.sub(one, value)
+
+    return {name: " ".join(html.unescape(re.sub(r"<[^>]*>", "", expand(v, 0))).split()) for name, v in raw.items()}
+
+
+def _expand(text: str, known: dict[str, str]) -> str:
+    """Entity references replaced by their text (a page's own may refer to KDE's: "&kde; Writer"),
+    HTML's (&nbsp;, &mdash;) by their character."""
+    for _ in range(4):
+        expanded = _ENTITY_REFERENCE.sub(lambda m: known.get(m.group(1)) or html.unescape(m.group(0)), text)
+        if expanded == text:
+            break
+        text = expanded
+    return text
+
+
+def kde_entities(customization: Path, lang: str) -> dict[str, str]:
+    """KDE's documentation entities (&kde;, &konqueror;, &Ctrl;, &eg;) in `lang`, from kdoctools'
+    customization folder: the language's own files first, then the general and the English ones."""
+    text = []
+    for folder in (lang, "entities", "en"):
+        text += [
+            f.read_text(encoding="utf-8", errors="replace") for f in sorted((customization / folder).glob("*.entities"))
+        ]
+    return entity_definitions("\n".join(text))
+
+
+def xml_blocks(data: bytes, entities: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(element path and inline markup, text) of every block of a help page, in document order;
+    entity references are replaced by the page's own declarations, then by `entities`."""
+    prologue = _DOCTYPE.search(data[:20000])
+    known = {**(entities or {}), **entity_definitions(prologue.group(0).decode("utf-8", "replace") if prologue else "")}
+    if prologue:  # without it every entity stays a reference that `known` replaces (libxml2 drops some)
+        data = data[: prologue.start()] + data[prologue.end() :]
     try:
         root = etree.fromstring(data, etree.XMLParser(**_PARSER))
     except etree.XMLSyntaxError as e:
@@ -96,7 +149,9 @@ def xml_blocks(data: bytes) -> list[tuple[str, str]]:
         if name in BLOCKS and not (name in ("td", "th") and any(_name(c) in BLOCKS for c in el)):
             # an empty <link xref="..."/> shows the linked page's title, which is not in this file
             holes = any(_name(d) == "link" and not "".join(d.itertext()).strip() for d in el.iter())
-            text = "" if holes else _text(el)
+            text = "" if holes else " ".join(_expand(_text(el), known).split())
+            holes = holes or bool(_ENTITY_REFERENCE.search(text))  # declared in a file not read here
+            text = "" if holes else text
             if holes or any(c.isalpha() for c in text):
                 out.append((f"{path}[{_inline(el)}]", text))
         for child in el:
@@ -141,8 +196,13 @@ def align_blocks(english: list[tuple[str, str]], translated: list[tuple[str, str
     return [(s, t) for (ps, s), (pt, t) in chosen if ps == pt and s and t]
 
 
-def align_help(english: Path, translated: Path) -> list[tuple[str, str]]:
-    return align_blocks(xml_blocks(Path(english).read_bytes()), xml_blocks(Path(translated).read_bytes()))
+def align_help(
+    english: Path, translated: Path, entities: tuple[dict[str, str], dict[str, str]] = ({}, {})
+) -> list[tuple[str, str]]:
+    """The pairs of a page and its translation; `entities`: each one's named entities (`kde_entities`)."""
+    return align_blocks(
+        xml_blocks(Path(english).read_bytes(), entities[0]), xml_blocks(Path(translated).read_bytes(), entities[1])
+    )
 
 
 # ---- man pages ---------------------------------------------------------------------------

@@ -117,8 +117,14 @@ def counterpart(path: str, lang: str) -> str | None:
     return None
 
 
-def collect_help(docs_dir: Path, infos: dict[str, debian_docs.DocFiles], lang: str) -> tuple[list[Pair], list[str]]:
-    """Help pages: (pairs, pages that could not be read)."""
+def collect_help(
+    docs_dir: Path,
+    infos: dict[str, debian_docs.DocFiles],
+    lang: str,
+    entities: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+) -> tuple[list[Pair], list[str]]:
+    """Help pages: (pairs, pages that could not be read); `entities`: the English and the
+    translation's named entities (KDE's)."""
     where = {path: name for name in sorted(infos, reverse=True) for path in infos[name].help}
     pairs, unreadable = [], []
     for name in sorted(infos):
@@ -127,7 +133,7 @@ def collect_help(docs_dir: Path, infos: dict[str, debian_docs.DocFiles], lang: s
             if other is None or other not in where:
                 continue
             try:
-                found = docs_align.align_help(docs_dir / name / path, docs_dir / where[other] / other)
+                found = docs_align.align_help(docs_dir / name / path, docs_dir / where[other] / other, entities)
             except CorpusError as e:
                 unreadable.append(f"{name}/{path}: {e}")
                 continue
@@ -273,8 +279,14 @@ def build(
     english_descriptions = docs_align.read_translations(fetch_translations(cache / "i18n", "en", offline))
     pairs: dict[str, list[Pair]] = {}
     problems: dict[str, list[str]] = {}
+    kde = debian.deb_for(debs, debian_docs.KDE_ENTITIES_PACKAGE) if debian_docs.KDE_ENTITIES_PACKAGE in infos else None
+    customization = debian_docs.extract_kde_entities(kde, tuple(langs), docs) if kde else None
+
+    def entities(lang: str) -> dict[str, str]:
+        return docs_align.kde_entities(customization, lang) if customization else {}
+
     for lang in langs:
-        help_pairs, bad_help = collect_help(docs, infos, lang)
+        help_pairs, bad_help = collect_help(docs, infos, lang, (entities("en"), entities(lang)))
         deb = debian.deb_for(manpage_debs, debian_docs.manpages_package(lang))
         translated = debian_docs.extract_manpages(deb, lang, docs) if deb else []
         man_pairs, bad_man = collect_man(docs, infos, lang, translated)
