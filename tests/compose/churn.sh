@@ -3,9 +3,12 @@
 #
 # A client load (callcount.py, in the client image, through the balancer's published port, no
 # retries) runs while
-#   check_rolling_restarts  stops replicas one after the other with SIGTERM (RESTARTS times, 5 by
-#                           default): each must exit 0, start again, answer SERVING and be sent
-#                           calls again before the next one; no call may fail at the client;
+#   check_rolling_restarts  stops replicas one after the other with SIGTERM (RESTARTS times, 10 by
+#                           default): each must exit 0 by itself within the grace period
+#                           (STOP_GRACE; its own log and podman's exit time say how long it took,
+#                           tests/stack_stop_time.py) without a stall report, start again, answer
+#                           SERVING and be sent calls again before the next one; no call may fail
+#                           at the client; the stop times' percentiles are printed;
 #   check_kill              sends SIGKILL to one replica's server process: only calls in flight on
 #                           it may fail (UNAVAILABLE), calls keep succeeding on the others, and the
 #                           replica is restarted (restart policy; by the script if the policy has
@@ -16,7 +19,7 @@
 #
 # Uses from run.sh: PROJECT, ROOT, WORK, REPORTS, LB_PORT, TRANSLATORS, log, pass, fail.
 
-RESTARTS="${RESTARTS:-5}"
+RESTARTS="${RESTARTS:-10}"
 CHURN_CONCURRENCY="${CHURN_CONCURRENCY:-4}"
 CHURN_WAIT="${CHURN_WAIT:-300}"
 KILL_RESTART_WAIT="${KILL_RESTART_WAIT:-60}"
@@ -83,22 +86,35 @@ stop_load() {
     [[ -f "$REPORTS/$name.json" ]] || { fail "the load $name wrote no report"; return 1; }
 }
 
-# SIGTERM (podman stop: the container's stop signal, SIGKILL after STOP_GRACE), exit 0,
-# start, SERVING, served calls again; one line with the times.
+# SIGTERM (podman stop: the container's stop signal, SIGKILL after STOP_GRACE), exit 0 within
+# the grace period and no stall report, start, SERVING, served calls again; one line with the times.
+STOP_TIMES=()
 restart_replica() {
-    local c="$1" n="$2" t0 stopped code
+    local c="$1" n="$2" t0 stopped code took
     t0=$(now)
     podman stop -t "$STOP_GRACE" "$c" > /dev/null 2>> "$WORK/churn.log"  # (podman's complaints about systemd timers)
     stopped=$(since "$t0")
     code=$(podman inspect -f '{{.State.ExitCode}}' "$c")
+    took=$(stop_time "$c")
+    STOP_TIMES+=("${took%% *}")
     if [[ "$code" != 0 ]]; then
-        fail "restart $n: $c exited with $code after SIGTERM (${stopped}s)"
+        fail "restart $n: $c exited with $code after SIGTERM (${stopped}s; 137: killed at the end of the grace period)"
+    elif [[ "$took" == *stalled* ]] || ! awk -v t="${took%% *}" -v g="$STOP_GRACE" 'BEGIN { exit !(t + 0 < g + 0) }'; then
+        fail "restart $n: $c took ${took}s from SIGTERM to its exit (grace period ${STOP_GRACE}s; its log: podman logs $c)"
     fi
     podman start "$c" > /dev/null 2>> "$WORK/churn.log" || { fail "restart $n: podman start $c failed"; return 1; }
     wait_for "restart $n: $c SERVING" is_serving "$c" || return 1
     wait_for "restart $n: $c served calls" has_served "$c" || return 1
-    log "    restart $n: $c stopped in ${stopped}s (exit $code), SERVING and served calls $(since "$t0")s after the SIGTERM (load: $(load_ok restarts) OK calls so far)"
+    log "    restart $n: $c exited $code ${took}s after the SIGTERM (podman stop ${stopped}s), SERVING and served calls $(since "$t0")s after it (load: $(load_ok restarts) OK calls so far)"
 }
+
+# Seconds from the SIGTERM (the server's first line after it) to the exit podman recorded, from
+# the container's log; "stalled" after them when the server wrote a stall report.
+stop_time() {
+    podman logs "$1" 2>&1 | python3 "$ROOT/tests/stack_stop_time.py" "$(podman inspect -f '{{.State.FinishedAt}}' "$1")" || true
+}
+
+percentiles() { python3 "$ROOT/tests/stack_stop_time.py" --percentiles "$@"; }
 
 check_rolling_restarts() {
     local i ok=1
@@ -107,8 +123,9 @@ check_rolling_restarts() {
         restart_replica "${TRANSLATORS[i % ${#TRANSLATORS[@]}]}" "$(( i + 1 ))/$RESTARTS" || { ok=0; break; }
     done
     stop_load restarts || return
+    log "    SIGTERM to exit: $(percentiles "${STOP_TIMES[@]}") (grace period ${STOP_GRACE}s)"
     if python3 "$ROOT/tests/compose/callcount_check.py" restarts "$REPORTS/restarts.json" && (( ok )); then
-        pass "$RESTARTS rolling restarts (SIGTERM, exit 0, start, SERVING) under load: no failed call"
+        pass "$RESTARTS rolling restarts (SIGTERM, exit 0 within ${STOP_GRACE}s, start, SERVING) under load: no failed call; $(percentiles "${STOP_TIMES[@]}")"
     else
         fail "rolling restarts under load: failed calls or a replica that did not come back"
     fi

@@ -25,13 +25,14 @@
 #     (the Deployment's second replica, played as traductor-b) mounts the same claim; a glossary
 #     created through the balancer (DeepL API, on the first pod) is listed and applied by both
 #     pods, asked directly; concurrent creates and deletes spread over both lose nothing
-#  8. SIGTERM with the Deployment's grace period: the translator drains and exits 0 in time
+#  8. SIGTERM under load with the Deployment's grace period, SIGTERMS times (10): each time the
+#     translator drains and exits 0 in time, without a stall report, and is started again
 #  9. the glossary outlives the pods: the first pod taken down and played again (a new pod, as a
 #     rollout makes), the second one's server killed with SIGKILL and restarted by its restart
 #     policy; both list and apply it again
 # 10. prints a summary and tears everything down, whatever happened (trap)
 #
-# Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), SECOND_MODEL (en-es-b), BUILD=0 to reuse
+# Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), SECOND_MODEL (en-es-b), SIGTERMS (10), BUILD=0 to reuse
 # the images, K8S_WORK (scratch folder, default /tmp/traductor-k8s), COMPOSE_WORK (shared with
 # tests/compose/run.sh: containers.conf and the base image's rootfs, default /tmp/traductor-compose).
 # Exit status: 0 when every check passed.
