@@ -108,11 +108,10 @@ def _put_outer_space(element: Any, lead: str, trail: str) -> None:
 def _write(element: Any, text: str) -> None:
     """Write ``text`` into ``element`` with Android's escaping, keeping the element itself (its
     attributes, tail and place: translate-toolkit replaces an element whose text has markup)."""
-    parent = element.getparent()
-    index = parent.index(element)
+    parent, before = element.getparent(), element.getprevious()  # (not parent.index: linear)
     tail, (lead, trail) = element.tail, _outer_space(element)
     aresource.AndroidResourceUnit(None, xmlelement=element).set_xml_text_value(text, element)
-    written = parent[index]
+    written = before.getnext() if before is not None else parent[0]
     if written is not element:
         for child in list(element):
             element.remove(child)

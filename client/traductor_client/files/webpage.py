@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from traductor_client import markup
 from traductor_client.files import markdown_inline, placeholders, textsplice
@@ -252,22 +252,20 @@ class MarkdownDocument(CallbackDocument):
             found.append((unit, match, names))
         edited = [(unit, match, names) for unit, match, names in found if id(unit) in self.filled]
         replacements = {}
-        same_line: Dict[int, list] = {}  # a unit can be inside another only on its line
-        for item in edited:
-            same_line.setdefault(self.line[id(item[0])], []).append(item)
+        # a unit inside another (a link's title): in order of start, longest first, each unit
+        # either begins a stretch of its own or lies in the last one begun
+        inner: Dict[int, list] = {}
+        outer: Optional[Tuple[Unit, re.Match, List[str]]] = None
+        for unit, match, names in sorted(edited, key=lambda item: (item[1].start(), -item[1].end())):
+            if outer and outer[1].span() != match.span() and match.end() <= outer[1].end():
+                inner[id(outer[0])].append((match.span(), _as_written(self.filled[id(unit)][0], match, names, [])))
+                continue
+            outer = (unit, match, names)
+            inner[id(unit)] = []
         for unit, match, names in edited:
-            around = same_line[self.line[id(unit)]]
-            if any(
-                m.span() != match.span() and m.start() <= match.start() and match.end() <= m.end() for _, m, _ in around
-            ):
-                continue  # written with the text it is in
-            inner = [
-                (m.span(), _as_written(self.filled[id(u)][0], m, n, []))
-                for u, m, n in around
-                if m.span() != match.span() and match.start() <= m.start() and m.end() <= match.end()
-            ]
-            places.put(id(unit), match.span())
-            replacements[id(unit)] = _as_written(self.filled[id(unit)][0], match, names, inner)
+            if id(unit) in inner:
+                places.put(id(unit), match.span())
+                replacements[id(unit)] = _as_written(self.filled[id(unit)][0], match, names, inner[id(unit)])
         return places.render(replacements).encode("utf-8")
 
     def fill(self, unit: Unit, translations: List[str], mark_review: bool) -> Tuple[str, str]:
