@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from .errors import CommandError, MissingDependency, TraductorError, require_torch
+from .model.controls import REGISTERS
 
 
 def cmd_train(args) -> None:
@@ -89,7 +90,9 @@ def translate_texts(
     texts are translated in one call (rows of the same batches), and each text is put back with
     its own separators. No text-level limits: this is not a server. `target` is a multilingual
     model's target_language (ONNX engine). A segment whose translation has nothing in it keeps
-    its source (`Plan.finished`); `untranslated`, when given, gets (text index, segment) of each."""
+    its source (`Plan.finished`); `untranslated`, when given, gets (text index, segment) of each.
+    Greedy decoding of a segment of one or two pieces is a beam of 4 (`options.for_short_source`)."""
+    from .options import DecodingOptions, Limits, for_short_source
     from .text import TextLimits, plan
 
     bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
@@ -101,8 +104,14 @@ def translate_texts(
     memory = memory if memory and format == "text" else {}
     segments = [[s.text for s in p.segments] for p in plans]
     flat = [s for group in segments for s in group if s not in memory]
-    done = iter(translator.translate(flat, beam_size=beam, batch_size=batch_size, **target) if flat else [])
-    outs = [[memory[s] if s in memory else next(done) for s in group] for group in segments]
+    done = {}  # segment -> its translation; greedy is a beam of 4 for a short one, as in the service
+    languages = target.get("target_language"), target.get("source_language"), target.get("register", "")
+    tokens = lambda s: len(translator.tokenizer.encode(s, *languages)[0])  # noqa: E731
+    beams = {s: for_short_source(DecodingOptions(beam_size=beam), tokens(s), Limits()).beam_size for s in flat}
+    for size in sorted(set(beams.values())):
+        group = [s for s in flat if beams[s] == size]
+        done.update(zip(group, translator.translate(group, beam_size=size, batch_size=batch_size, **target)))
+    outs = [[memory[s] if s in memory else done[s] for s in group] for group in segments]
     if untranslated is not None:
         untranslated.extend((t, segments[t][k]) for t, p in enumerate(plans) for k in p.untranslated(outs[t]))
     return [p.assemble(out) for p, out in zip(plans, outs)]
@@ -124,6 +133,9 @@ def cmd_translate(args) -> None:
         if len(sources) < 2 or translator.tokenizer.own_language(args.source_language) not in sources:
             raise CommandError(f"--source-language {args.source_language!r} is not one of the model's sources")
         target["source_language"] = args.source_language
+    if args.formality:  # a register the model was trained with (model/controls.py); memory entries have none
+        target["register"] = translator.tokenizer.check_register(args.formality)
+        memory = {}
     kept: list = []
     lines = translate_texts(translator, texts, args.beam, args.batch_size, args.format, memory, kept, **target)
     for line in lines:
@@ -241,6 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--target-language", help="a multilingual model's target (NLLB: fra_Latn; multi-target OPUS-MT: fra)"
     )
     p.add_argument("--source-language", help="a many-to-many model's source (NLLB, M2M100: deu_Latn, de)")
+    p.add_argument(
+        "--formality",
+        choices=sorted(REGISTERS),
+        help="address the reader formally (Sie, vous, usted) or informally (du, tu, tú); default: the model's choice",
+    )
     p.set_defaults(func=cmd_translate)
 
     _register_later_commands(sub)

@@ -84,8 +84,9 @@ class OnnxTranslator:
         batch_size: int = 32,
         target_language: str = "",
         source_language: str = "",
+        register: str = "",
     ) -> list[str]:
-        encoded = [self.tokenizer.encode(t, target_language or None, source_language or None) for t in texts]
+        encoded = [self.tokenizer.encode(t, target_language or None, source_language or None, register) for t in texts]
         limit = self.bundle.max_len
         sources = [clip_source(ids, limit) for ids, _ in encoded]
         options = DecodingOptions(

@@ -14,6 +14,10 @@ In the service's pass 2 the values are `marked`: `unmark` then parts a term from
 model glued to it ("<ph1>reemplazar": the placeholder token right before a word piece) without
 touching a word that merely contains the term.
 
+A model trained with term annotations (model/controls.py) gets them in pass 1 instead (`annotate`):
+the term's target words written after its source words, which the model uses with the agreement
+the sentence needs ("das Verzeichnis", not "der Verzeichnis"); masking stays pass 2's fallback.
+
 The tokens are the engine's MAX_PLACEHOLDERS (16): terms beyond those the segment's own
 placeholders leave are written into the source in their target form instead (`switch`), as for a
 model without placeholder tokens, and the model may or may not keep them.
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import placeholders
+from ..model import controls, placeholders
 from . import Glossary
 from .forms import target_form
 from .matching import Found
@@ -40,6 +44,12 @@ def terms(glossary: Glossary, text: str) -> list[tuple[Found, str]]:
         found = glossary.find(text, spans) if spans else found
     language = glossary.target_language
     return [(f, target_form(f, text[f.start : f.end], language)) for f in found]
+
+
+def annotate(text: str, found: list[tuple[Found, str]]) -> str:
+    """`text` with each occurrence annotated with its target form (model/controls.py), for a model
+    trained to use an annotated term with the agreement it needs."""
+    return controls.annotate(text, [(f.start, f.end, target) for f, target in found])
 
 
 def switch(text: str, found: list[tuple[Found, str]]) -> str:

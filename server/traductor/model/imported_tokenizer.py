@@ -18,6 +18,7 @@ from typing import Iterable
 
 import sentencepiece as spm
 
+from ..errors import InvalidInput
 from ..languages import CodeTable
 from . import placeholders
 from .token_ids import EOS_ID, FILENAME, UNK_ID
@@ -169,11 +170,13 @@ class PieceTokenizer:
         ]
 
     def encode(
-        self, text: str, target_language: str | None = None, source_language: str | None = None
+        self, text: str, target_language: str | None = None, source_language: str | None = None, register: str = ""
     ) -> tuple[list[int], list[str]]:
         """Source text -> (ids ending with EOS, the placeholders `decode` repairs). A "per_call" model's text
         starts with `source_language`'s token (none: the default source's); a Marian text may start
         with its own >>xx<< code, and `target_language` of a "prefix" model puts one there."""
+        if register:
+            raise InvalidInput("this model has no formality: imported models have no register tags")
         prefix: list[int] = []
         if self.config.source_mode == "per_call" and source_language:
             prefix.append(self.language_token(source_language))

@@ -19,6 +19,7 @@ from typing import Iterable
 import sentencepiece as spm
 from sentencepiece import sentencepiece_model_pb2
 
+from ..errors import InvalidInput
 from . import controls, placeholders
 from .imported_tokenizer import PieceTokenizer, TokenizerConfig
 from .token_ids import BOS_ID, EOS_ID, FILENAME, PAD_ID, UNK_ID
@@ -99,14 +100,24 @@ class Tokenizer:
     def forced_first(self, target_language: str | None) -> int | None:
         return None
 
+    def check_register(self, register: str) -> str:
+        if register not in controls.REGISTERS:
+            raise InvalidInput(f"register {register!r}: must be one of {', '.join(controls.REGISTERS)}")
+        if not self.controls:
+            raise InvalidInput("this model has no formality: it was trained without register tags")
+        return register
+
     def encode_masked(self, masked_text: str) -> list[int]:
         """Ids of already-masked text, without BOS/EOS."""
         return self.sp.encode(masked_text)
 
     def encode(
-        self, text: str, target_language: str | None = None, source_language: str | None = None
+        self, text: str, target_language: str | None = None, source_language: str | None = None, register: str = ""
     ) -> tuple[list[int], list[str]]:
-        """Source text -> (ids ending with EOS, the placeholder values to restore)."""
+        """Source text -> (ids ending with EOS, the placeholder values to restore); `register`:
+        "formal"/"informal" before it, for a model that knows the tags (else InvalidInput)."""
+        if register:
+            text = controls.with_register(text, self.check_register(register))
         m = placeholders.mask(text)
         return self.encode_masked(m.text) + [EOS_ID], m.values
 

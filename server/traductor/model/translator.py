@@ -25,10 +25,11 @@ class TorchTranslator:
 
     @torch.no_grad()
     def translate(
-        self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32
+        self, texts: list[str], beam_size: int = 1, max_new_tokens: int = 0, batch_size: int = 32, register: str = ""
     ) -> list[str]:
-        """Translate `texts` in batches of similar length; results come back in input order."""
-        encoded = [self.tokenizer.encode(t) for t in texts]
+        """Translate `texts` in batches of similar length; results come back in input order;
+        `register`: "formal"/"informal" for a model trained with the tags (model/controls.py)."""
+        encoded = [self.tokenizer.encode(t, register=register) for t in texts]
         limit = self.model.cfg.max_len
         sources = [clip_source(ids, limit) for ids, _ in encoded]
         # Each sentence gets its own length limit, as in the ONNX engine: batches hold sentences

@@ -135,7 +135,9 @@ class AsyncEngine:
         them). The one place requests are tokenized (texts.prepare too)."""
         self._check("target_language", options.target_language, self.tokenizer.languages)
         self._check("source_language", options.source_language, self.tokenizer.source_languages)
-        return self.tokenizer.encode(text, options.target_language or None, options.source_language or None)
+        return self.tokenizer.encode(
+            text, options.target_language or None, options.source_language or None, options.register
+        )
 
     def _check(self, field: str, code: str, own: Collection[str]) -> None:
         if code and own and self.tokenizer.own_language(code) not in own:

@@ -14,7 +14,8 @@ with the original separators (`Plan.assemble`), or streamed in text order (`Delt
     stream(engine, prepared, request_id)      TokenEvents of the whole text, then its FinishEvent
 
 Per segment: the decoding options (beam, sampling and its seed, max/min new tokens) apply to
-each segment on its own, and the model's input limit (`max_input_tokens`) is a segment's: a
+each segment on its own (greedy decoding of a segment of one or two pieces is a beam of 4:
+`options.for_short_source`), and the model's input limit (`max_input_tokens`) is a segment's: a
 longer sentence is cut by the text layer, not refused. Per text: `engine.text_limits`
 (characters and segments; beyond them `LimitExceeded`, INVALID_ARGUMENT naming the limit).
 
@@ -53,7 +54,7 @@ from typing import AsyncIterator
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
 from ..glossary import Glossary, masking
-from ..options import DecodingOptions, resolve
+from ..options import DecodingOptions, for_short_source, resolve
 from ..text import DeltaStream, Plan, plan
 from ..text.pieces import Kind
 from . import glossed
@@ -121,13 +122,17 @@ def prepare(
     inputs, segments, known, terms = [], [], {}, {}
     for segment in p.segments:
         found = masking.terms(glossary, segment.text) if glossary is not None else []
-        if segment.text in memory and not found:
+        if segment.text in memory and not found and not options.register:  # memory entries have no register
             known[segment.index] = memory[segment.text]
             continue
         if found:
             terms[len(inputs)] = glossed.segment_terms(engine, segment.text, found, options, glossary)
-        ids, values = encode(segment.text)
-        inputs.append((ids, values, resolve(options, len(ids), engine.limits)))
+        if found and engine.tokenizer.controls:  # a model trained with term annotations uses them in pass 1
+            ids, values = engine.encode(masking.annotate(segment.text, found), options)
+        else:
+            ids, values = encode(segment.text)
+        segment_options = for_short_source(options, len(ids), engine.limits)
+        inputs.append((ids, values, resolve(segment_options, len(ids), engine.limits)))
         segments.append(segment.index)
     if not inputs:  # nothing reaches the model, but bad options are still refused
         resolve(options, limit, engine.limits)
