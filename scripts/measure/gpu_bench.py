@@ -29,6 +29,7 @@ Needs torch (with CUDA), transformers and the exporter (bash scripts/setup.sh).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import platform
 import statistics
@@ -201,9 +202,14 @@ def shape_figures(name: str, spec, batches, runs: int, device: str, dtype: str, 
         "runner_step": {str(b): step_ms(runner, model, b, device) for b in batches},
         "scheduler_step": {b: round(1000 * int(b) / v, 3) for b, v in tps["traductor"].items()},
     }
+    return out
+
+
+def free(device: str) -> None:
+    """Give back what the last shape's models, caches and graphs held on the card."""
+    gc.collect()
     if device.startswith("cuda"):
         torch.cuda.empty_cache()
-    return out
 
 
 def step_ms(runner: TorchRunner, model, batch: int, device: str, steps: int = 20) -> float:
@@ -257,8 +263,7 @@ def served_figures(levels, seconds: float, device: str, dtype: str, runs: int, p
             runner, list(levels), runs, sources_for=lambda n: [encoded[i % len(encoded)] for i in range(n)]
         )
         del runner
-        if device.startswith("cuda"):
-            torch.cuda.empty_cache()
+        free(device)
         flags = ("--device", device) + (("--dtype", dtype) if dtype else ()) + ("--max-queued-requests", "1024")
         served = run_service(bundle.path, list(levels), seconds, 1, texts, progress, serve_flags=flags)
     out = {"model": "en-es (packaged)", "inputs": inputs, "runner_tokens_per_second": own, "serve": served}
@@ -327,15 +332,19 @@ def main() -> int:
     }
     for name, spec in shapes.items():
         report["shapes"][name] = shape_figures(name, spec, batches, args.runs, device, dtype, progress)
+        free(device)
         out.write_text(json.dumps(report, indent=2) + "\n")  # what is done so far survives a later failure
     if not args.skip_serve:
-        report["served"] = served_figures(
-            levels, seconds, device, dtype if device != "cpu" else "", args.runs, progress
-        )
+        try:
+            report["served"] = served_figures(
+                levels, seconds, device, dtype if device != "cpu" else "", args.runs, progress
+            )
+        except Exception as e:  # the runner's figures are kept; the JSON says what stopped this part
+            report["served"] = {"error": f"{type(e).__name__}: {e}"}
     report["seconds"] = round(time.monotonic() - started, 1)
     out.write_text(json.dumps(report, indent=2) + "\n")
     progress(f"wrote {out}")
-    return 0
+    return 1 if "error" in report.get("served", {}) else 0
 
 
 if __name__ == "__main__":

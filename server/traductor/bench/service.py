@@ -112,7 +112,11 @@ def run_service(
             rows.append(row)
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # never leave a server behind (on a GPU, it holds the card)
+            server.kill()
+            server.wait()
     return {
         "engine": "process" if engine_process else "thread",
         "new_tokens": NEW_TOKENS,
