@@ -180,27 +180,42 @@ def one_stop(args: argparse.Namespace, n: int, rng: random.Random, logs: Path) -
     idle = None if args.no_idle else Idle(server)
     load = Load(server, args.workers, rng)
     time.sleep(args.load_seconds * rng.uniform(0.5, 1.5))
-    sent = time.monotonic()
+    sent, sent_at = time.monotonic(), time.time()
     server.proc.send_signal(signal.SIGTERM)
     try:
         code = server.proc.wait(timeout=args.hang_seconds)
-        took = time.monotonic() - sent
+        took, exited_at = time.monotonic() - sent, time.time()
     except subprocess.TimeoutExpired:
         server.proc.kill()
-        code, took = server.proc.wait(), None
+        code, took, exited_at = server.proc.wait(), None, None
     load.stop()
     if idle is not None:
         idle.close()
     log = server.log.read_text(errors="replace")
+    draining, stopped = logged_at(log, "draining:"), logged_at(log, "stopped")
     return {
         "stop": n,
         "exit": code,
         "seconds": None if took is None else round(took, 3),
         "hung": took is None,
+        # where the time went: SIGTERM to the drain's first line, that line to "stopped", then the exit
+        "to_drain": None if draining is None else round(draining - sent_at, 3),
+        "drain_to_stopped": None if None in (draining, stopped) else round(stopped - draining, 3),
+        "stopped_to_exit": None if None in (stopped, exited_at) else round(exited_at - stopped, 3),
         "stall_report": "not done after" in log,
         "codes": dict(load.codes),
         "log": str(server.log),
     }
+
+
+def logged_at(log: str, prefix: str) -> float | None:
+    """The time (epoch seconds) of the server's first `prefix` line (traductor.server), if any."""
+    for line in log.splitlines():
+        parts = line.split(" ", 4)
+        if len(parts) == 5 and parts[3] == "traductor.server" and parts[4].startswith(prefix):
+            stamp = time.strptime(f"{parts[0]} {parts[1][:8]}", "%Y-%m-%d %H:%M:%S")
+            return time.mktime(stamp) + int(parts[1][9:12]) / 1000
+    return None
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -240,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         }
         if times
         else {},
+        "phases_p50": {
+            k: percentile([s[k] for s in stops if s[k] is not None], 0.5)
+            for k in ("to_drain", "drain_to_stopped", "stopped_to_exit")
+            if any(s[k] is not None for s in stops)
+        },
         "over_limit": [s["stop"] for s in bad],
         "limit_seconds": limit,
         "calls": dict(codes),
