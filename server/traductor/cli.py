@@ -173,6 +173,8 @@ def cmd_evaluate(args) -> None:
         Path(args.hypotheses).write_text("".join(h + "\n" for h in hyps))
     sources, refs, kinds = [p.source for p in pairs], [p.target for p in pairs], [p.kind for p in pairs]
     report = {"corpus": args.corpus, "engine": args.engine, "beam": args.beam, "segment": not args.no_segment}
+    if args.device:  # the bundle's model in PyTorch on this device, not its graphs
+        report["device"] = args.device
     report["memory_entries"] = len(memory)  # 0: model-only scores (the default)
     report.update(score_by_kind(sources, hyps, refs, kinds))
     if args.common:
