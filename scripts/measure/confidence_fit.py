@@ -267,6 +267,8 @@ def measure(run: Run, rows: list[tuple[str, str]], threshold: float, check: bool
         kept, labels = labelled(items, refs, single)
         scores = np.array([it["confidence"] for it in kept])
         out[name] = {"auc": round(auc(scores, labels), 3), **flag_stats(scores, labels, threshold)}
+        if not single:  # what other thresholds would give
+            out[name]["thresholds"] = {t: flag_stats(scores, labels, t) for t in (0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9)}
     out["flagged_all_messages"] = round(float(np.mean([it["confidence"] < threshold for it in items])), 3)
     return out
 
