@@ -58,7 +58,7 @@ def _spans(data: bytes) -> List[_Span]:
 
     def end(name: str) -> None:
         span, at = open_.pop(), parser.CurrentByteIndex
-        if data.startswith(b"</", at):
+        if not data.endswith(b"/>", 0, span.open_end):  # (<a/>: expat's index is past it)
             span.close_start, span.end = at, data.index(b">", at) + 1
 
     def other(closing: bytes):
@@ -132,7 +132,10 @@ class Splice:
                 edits.append((read.span.start, read.span.end, piece(here.start, here.end)))
                 return
             if read.attributes != dict(node.attrib):
-                edits.append((read.span.start, read.span.open_end, piece(here.start, here.open_end)))
+                tag = piece(here.start, here.open_end)
+                if here.open_end == here.end and not empty:  # lxml writes <a></a> as <a/>
+                    tag = tag[:-2].rstrip() + b">"
+                edits.append((read.span.start, read.span.open_end, tag))
             kept = {id(child) for child in children if child in self.read}
             if [self.read[child] for child in children if id(child) in kept] != [self.read[c] for c in read.children]:
                 if children or read.children:  # a child removed or moved: the whole content
@@ -155,7 +158,10 @@ class Splice:
                 walk(child)
                 old_at, new_at, before, inserted = self.read[child].span.end, spans[child].end, child, False
 
-        walk(root)
+        try:
+            walk(root)
+        except RecursionError:  # nested deeper than Python's stack: written whole instead
+            return None
         out, at = [], 0
         for start, stop, replacement in sorted(edits):
             out += [self.data[at:start], replacement]
