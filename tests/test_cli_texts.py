@@ -76,7 +76,7 @@ class EmptyFirst:
 
     class tokenizer:  # noqa: N801 - the attribute's name
         @staticmethod
-        def encode(text):
+        def encode(text, *languages):  # target, source, register: as Tokenizer.encode takes them
             return text.split(), []
 
     @staticmethod

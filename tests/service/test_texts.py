@@ -180,6 +180,26 @@ def test_options_apply_per_segment(server):
     assert beam.text == " ".join(one(server, s, beam_size=2).text for s in sentences)
 
 
+def test_a_short_segment_is_decoded_with_a_beam_of_4_a_longer_one_as_asked(server):
+    """Greedy decoding of a segment of one or two pieces lost letters on the packaged models ("hi"
+    into German gave "h"): such a segment is decoded with a beam of 4 (options.for_short_source),
+    per segment; a beam asked for, and sampling, are kept."""
+    from traductor.options import SHORT_SOURCE_BEAM, SHORT_SOURCE_TOKENS, DecodingOptions
+    from traductor.service.texts import prepare
+
+    engine = server.service.registry.get().engine
+    tokens = lambda word: len(engine.encode(word, DecodingOptions())[0])  # noqa: E731
+    short = next(w for w in ("uno", "dos", "a", "e", "o", "x") if tokens(w) <= SHORT_SOURCE_TOKENS)
+    assert tokens(SENTENCES[2]) > SHORT_SOURCE_TOKENS
+    text = short + "\n" + SENTENCES[2]
+    assert [o.beam_size for _, _, o in prepare(engine, text, DecodingOptions()).inputs] == [SHORT_SOURCE_BEAM, 1]
+    assert [o.beam_size for _, _, o in prepare(engine, text, DecodingOptions(beam_size=2)).inputs] == [2, 2]
+    sampled = prepare(engine, text, DecodingOptions(temperature=0.5, seed=1)).inputs
+    assert [o.beam_size for _, _, o in sampled] == [1, 1]
+    beam = one(server, short, beam_size=SHORT_SOURCE_BEAM).text
+    assert one(server, text).text == beam + "\n" + alone(server, SENTENCES[2])
+
+
 def test_long_sentence_is_cut_not_refused(server):
     """A sentence over the model's per-segment token limit is cut into pieces that fit, and served."""
     engine = server.service.engine

@@ -1,0 +1,54 @@
+"""Very short inputs keep their letters: greedy decoding of a segment of one or two pieces is a beam
+of 4 (options.for_short_source), in `traductor translate` and in the service (test_texts.py).
+Greedily, the packaged models started such a word with SentencePiece's bare word-start piece and
+stopped a letter later: "hi" into German gave "h", "do" gave "t", "we" gave "t"."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from traductor.cli import translate_texts
+from traductor.engine.bundle import packaged_bundle
+from traductor.engine.translator import OnnxTranslator
+from traductor.options import SHORT_SOURCE_BEAM, SHORT_SOURCE_TOKENS, DecodingOptions, Limits, for_short_source
+
+WORDS = ["hi", "do", "we"]  # German, greedy: "h", "t", "t"
+
+
+def letters(text: str) -> int:
+    return sum(unicodedata.category(c).startswith("L") for c in text)
+
+
+def test_the_rule_turns_greedy_into_a_beam_only_for_short_sources():
+    greedy, limits = DecodingOptions(), Limits(max_beam_size=8)
+    assert for_short_source(greedy, SHORT_SOURCE_TOKENS, limits).beam_size == SHORT_SOURCE_BEAM
+    assert for_short_source(greedy, SHORT_SOURCE_TOKENS + 1, limits) == greedy
+    assert for_short_source(DecodingOptions(beam_size=2), 2, limits).beam_size == 2, "a beam asked for is kept"
+    sampling = DecodingOptions(temperature=0.7, seed=3)
+    assert for_short_source(sampling, 2, limits) == sampling, "sampling is kept"
+    assert for_short_source(greedy, 2, Limits(max_beam_size=2)).beam_size == 2, "within --max-beam-size"
+    assert for_short_source(greedy, 2, Limits(max_beam_size=1)) == greedy
+
+
+@pytest.fixture(scope="module")
+def german():
+    return OnnxTranslator.load(packaged_bundle("", "de"), threads=1)
+
+
+def test_short_words_into_german_keep_their_letters(german):
+    assert all(len(german.tokenizer.encode(w)[0]) <= SHORT_SOURCE_TOKENS for w in WORDS)
+    greedy = german.translate(WORDS, beam_size=1)
+    assert any(letters(t) < 2 for t in greedy), f"the packaged model's greedy output no longer loses letters: {greedy}"
+    translated = translate_texts(german, WORDS, beam=1, batch_size=8)
+    assert translated == german.translate(WORDS, beam_size=SHORT_SOURCE_BEAM)
+    assert all(letters(t) >= 2 for t in translated), translated
+
+
+def test_longer_segments_of_the_same_text_stay_greedy(german):
+    text = "The file could not be opened."
+    assert len(german.tokenizer.encode(text)[0]) > SHORT_SOURCE_TOKENS
+    assert translate_texts(german, [f"hi\n{text}"], beam=1, batch_size=8) == [
+        german.translate(["hi"], beam_size=SHORT_SOURCE_BEAM)[0] + "\n" + german.translate([text], beam_size=1)[0]
+    ]
