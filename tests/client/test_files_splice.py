@@ -57,3 +57,41 @@ def test_only_what_changed_is_rewritten(body, seed):
             etree.SubElement(node, "target").text = "added"
     out = spliced.render(root, "utf-8")
     assert etree.tostring(_parse(out)) == etree.tostring(root)  # the changed tree, exactly
+
+
+_WORDS = st.sampled_from(
+    ["open", "the file", 'say "hi"', "back\\slash", "caf\u00e9", "tab\there", "line\nbreak", "{{name}}"]
+)
+_VALUES = st.recursive(
+    st.one_of(_WORDS, st.integers(0, 9), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from("abcde"), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.dictionaries(st.sampled_from(["k1", "k2", "k3"]), _VALUES, min_size=1),
+    st.sampled_from([None, 2, 4, "\t"]),
+    st.booleans(),
+)
+def test_json_values_are_replaced_where_they_stand(value, indent, ascii_only):
+    import json
+
+    from traductor_client.files import Job, read
+
+    data = json.dumps(value, indent=indent, ensure_ascii=ascii_only).encode()
+    document = read("en.json", data)
+    job = Job(document)
+    filled = job.finish({(f, t): ("T " + t, "") for f, texts in job.requests.items() for t in texts})
+    out = document.render(filled)
+
+    def translated(v):
+        if isinstance(v, str):
+            return "T " + v if v.strip() else v
+        if isinstance(v, list):
+            return [translated(x) for x in v]
+        return {k: translated(x) for k, x in v.items()} if isinstance(v, dict) else v
+
+    assert json.loads(out) == translated(value)
+    assert out == json.dumps(translated(value), indent=indent, ensure_ascii=ascii_only).encode()  # the same layout
