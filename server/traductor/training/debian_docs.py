@@ -102,6 +102,22 @@ def help_language(path: str) -> tuple[str, str] | None:
     return None
 
 
+def copy_files(deb: Path, wanted: Callable[[str], bool], target: Path) -> list[str]:
+    """Copy the regular files of a .deb whose path `wanted` accepts to target/<path>; their paths."""
+    copied = []
+    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+            for member in tar:
+                path = member.name.lstrip("./")
+                if member.isfile() and wanted(path):
+                    (target / path).parent.mkdir(parents=True, exist_ok=True)
+                    (target / path).write_bytes(tar.extractfile(member).read())
+                    copied.append(path)
+    if proc.returncode != 0:
+        raise CorpusError(f"{deb}: dpkg-deb could not read its contents")
+    return sorted(copied)
+
+
 def extract(deb: Path, langs: tuple[str, ...], out_dir: Path, blocked: set[str]) -> DocFiles:
     """Copy the English and LANGS help pages and the English man pages of one .deb (none of a
     package whose name or source is blocked: its control fields are all that is read)."""
@@ -111,26 +127,15 @@ def extract(deb: Path, langs: tuple[str, ...], out_dir: Path, blocked: set[str])
     if name in blocked or source in blocked:  # checked again on the .deb itself: its files are not read
         return DocFiles(name, source, tuple(sorted(langs)), (), ())
     wanted = set(ENGLISH_DIRS) | set(langs)
-    help_files, man_files = [], []
-    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
-        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-            for member in tar:
-                if not member.isfile():
-                    continue
-                path = member.name.lstrip("./")
-                found = help_language(path)
-                if found and found[0] in wanted:
-                    help_files.append(path)
-                elif _ENGLISH_MAN.fullmatch(path):
-                    man_files.append(path)
-                else:
-                    continue
-                target = out_dir / name / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(tar.extractfile(member).read())
-    if proc.returncode != 0:
-        raise CorpusError(f"{deb}: dpkg-deb could not read its contents")
-    return DocFiles(name, source, tuple(sorted(langs)), tuple(sorted(help_files)), tuple(sorted(man_files)))
+
+    def is_doc(path: str) -> bool:
+        found = help_language(path)
+        return bool(found and found[0] in wanted) or bool(_ENGLISH_MAN.fullmatch(path))
+
+    files = copy_files(deb, is_doc, out_dir / name)
+    help_files = [f for f in files if help_language(f)]
+    man_files = [f for f in files if not help_language(f)]
+    return DocFiles(name, source, tuple(sorted(langs)), tuple(help_files), tuple(man_files))
 
 
 def extract_all(
@@ -176,15 +181,7 @@ def extract_kde_entities(deb: Path, langs: tuple[str, ...], out_dir: Path) -> Pa
     target = out_dir / KDE_ENTITIES_PACKAGE / KDE_CUSTOMIZATION
     folders = "|".join(re.escape(f) for f in sorted({"en", "entities", *langs}))
     pattern = re.compile(rf"{KDE_CUSTOMIZATION}/(?:{folders})/[^/]+\.entities")
-    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
-        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-            for member in tar:
-                path = member.name.lstrip("./")
-                if member.isfile() and pattern.fullmatch(path):
-                    (out_dir / KDE_ENTITIES_PACKAGE / path).parent.mkdir(parents=True, exist_ok=True)
-                    (out_dir / KDE_ENTITIES_PACKAGE / path).write_bytes(tar.extractfile(member).read())
-    if proc.returncode != 0:
-        raise CorpusError(f"{deb}: dpkg-deb could not read its contents")
+    copy_files(deb, pattern.fullmatch, out_dir / KDE_ENTITIES_PACKAGE)
     return target
 
 
@@ -199,16 +196,6 @@ def extract_manpages(deb: Path, lang: str, out_dir: Path) -> list[str]:
     marker = out_dir / f"{manpages_package(lang)}.json"
     if marker.is_file():
         return json.loads(marker.read_text())
-    found = []
-    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE) as proc:
-        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-            for member in tar:
-                path = member.name.lstrip("./")
-                if member.isfile() and pattern.fullmatch(path):
-                    (target_dir / path).parent.mkdir(parents=True, exist_ok=True)
-                    (target_dir / path).write_bytes(tar.extractfile(member).read())
-                    found.append(path)
-    if proc.returncode != 0:
-        raise CorpusError(f"{deb}: dpkg-deb could not read its contents")
-    marker.write_text(json.dumps(sorted(found)) + "\n")
-    return sorted(found)
+    found = copy_files(deb, pattern.fullmatch, target_dir)
+    marker.write_text(json.dumps(found) + "\n")
+    return found
