@@ -324,3 +324,10 @@ def test_kde_entities_become_their_text_in_each_language(tmp_path):
     ]
     unknown = b"<article><para>Use &unknown; here</para><para>A&nbsp;&mdash;&nbsp;B</para></article>"
     assert [t for _, t in docs_align.xml_blocks(unknown, german)] == ["", "A \u2014 B"]
+
+
+def test_pictures_captions_and_code_are_not_text():
+    page = b"""<article><para>See <screenshot><screeninfo>Module</screeninfo><mediaobject><textobject>
+    <phrase>Module</phrase></textobject></mediaobject></screenshot> the module.</para>
+    <programlisting>make all</programlisting><para>Type <command>make</command> now.</para></article>"""
+    assert [t for _, t in docs_align.xml_blocks(page)] == ["See the module.", "Type make now."]

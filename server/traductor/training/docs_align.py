@@ -34,12 +34,13 @@ BLOCKS = frozenset(
         "para", "simpara", "term", "entry", "glossterm", "refpurpose", "member", "label", "attribution",
     }
 )  # fmt: skip
-# Never text to translate: code, terminal sessions, synopses, index terms, editorial comments.
+# Never text to translate: code, terminal sessions, synopses, index terms, editorial comments, pictures.
 SKIP = frozenset(
     {
         "code", "screen", "synopsis", "programlisting", "cmdsynopsis", "funcsynopsis", "literallayout",
         "indexterm", "comment", "remark", "address", "credit", "othercredit", "authorgroup", "author",
         "copyright", "legalnotice", "revhistory", "releaseinfo", "date",
+        "screeninfo", "mediaobject", "inlinemediaobject", "media",  # a picture's caption and alt text
     }
 )  # fmt: skip
 _PARSER = dict(resolve_entities=False, no_network=True, recover=True, load_dtd=False, remove_comments=True)
