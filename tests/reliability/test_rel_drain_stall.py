@@ -49,6 +49,27 @@ registry.Registry.stop = lambda self: None
 """
 
 
+# In each engine process (a spawned child: --multiprocessing-fork), its exit waits until every
+# engine process has begun to exit (a file per process in REL_TEST_BARRIER): if the front waited
+# for one before telling the next to stop, the first would wait in vain and be killed at 10 s.
+ENGINES_EXIT_TOGETHER = """
+import atexit
+import os
+import sys
+import time
+
+if "--multiprocessing-fork" in sys.argv:
+    def barrier():
+        folder = os.environ["REL_TEST_BARRIER"]
+        open(os.path.join(folder, str(os.getpid())), "w").close()
+        end = time.monotonic() + 60
+        while len(os.listdir(folder)) < int(os.environ["REL_TEST_ENGINES"]) and time.monotonic() < end:
+            time.sleep(0.01)
+
+    atexit.register(barrier)
+"""
+
+
 def _hooked(tmp_path, monkeypatch, code: str) -> None:
     (tmp_path / "sitecustomize.py").write_text(code)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
@@ -174,5 +195,28 @@ def test_engines_left_alive_are_killed_not_waited_for(tiny_bundle, tmp_path, mon
             f"engine process {engine[0]} (traductor-engine) still alive after the stop: killing it" in log.read_text()
         )
         assert not _alive(engine[0])
+    finally:
+        p.close()
+
+
+def test_engines_are_told_to_stop_together(tiny_bundle, tmp_path, monkeypatch):
+    """The stop tells every engine process to stop before it waits for any: two engines whose exits
+    each wait for the other's both end by themselves (none killed after 10 s), exit 0."""
+    repository, barrier = tmp_path / "models", tmp_path / "barrier"
+    repository.mkdir(), barrier.mkdir()
+    for name in ("a", "b"):
+        (repository / name).symlink_to(tiny_bundle, target_is_directory=True)
+    monkeypatch.setenv("REL_TEST_BARRIER", str(barrier))
+    monkeypatch.setenv("REL_TEST_ENGINES", "2")
+    _hooked(tmp_path, monkeypatch, ENGINES_EXIT_TOGETHER)
+    log = tmp_path / "serve.log"
+    p = _serving(repository, log, "--default-model", "a")
+    try:
+        engines = p.engine_processes()
+        assert len(engines) == 2
+        p.proc.send_signal(signal.SIGTERM)
+        assert p.proc.wait(timeout=GRACE) == 0, log.read_text()[-3000:]
+        assert sorted(int(f.name) for f in barrier.iterdir()) == sorted(engines)
+        assert "killing it" not in log.read_text()
     finally:
         p.close()

@@ -101,8 +101,8 @@ class AsyncEngine:
         self.down = asyncio.Event()
         self.start()
 
-    def stop(self) -> None:
-        self.core.stop()
+    def stop(self, wait: bool = True) -> None:
+        self.core.stop(wait)
 
     def _deliver(self, batch: list[tuple[int, TokenEvent | FinishEvent]]) -> None:
         for key, event in batch:

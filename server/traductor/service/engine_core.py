@@ -34,8 +34,9 @@ class EngineCore(Protocol):
         """Begin stepping; events go to `deliver` on the calling event loop; `on_exit(EngineDown)`
         if the core dies on its own."""
 
-    def stop(self) -> None:
-        """Stop stepping and release the model (blocking, bounded)."""
+    def stop(self, wait: bool = True) -> None:
+        """Stop stepping and release the model (blocking, bounded); with `wait` False, only begin
+        to (the registry tells every engine first, then waits for each: they end together)."""
 
     def submit(self, jobs: list[Job]) -> None:
         """Queue one group, all or none; QueueFull when the queue is full."""

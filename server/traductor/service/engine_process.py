@@ -78,20 +78,24 @@ class ProcessCore:
         self._loop, self._deliver, self._on_exit = asyncio.get_running_loop(), deliver, on_exit
         self._loop.add_reader(self._events.fileno(), self._readable)
 
-    def stop(self) -> None:
-        """Ask the engine process to stop, wait for it (then kill it); call from the event loop."""
-        if self.process is None or self._stopping:
+    def stop(self, wait: bool = True) -> None:
+        """Ask the engine process to stop and, with `wait`, wait for it (then kill it); call from
+        the event loop."""
+        if self.process is None:
             return
-        self._stopping = True
-        if self._loop is not None:
-            self._loop.remove_reader(self._events.fileno())
-        try:
-            self._jobs.send(("stop", None))
-        except OSError:
-            pass  # already gone
-        # Nothing is read from it any more: an engine blocked sending a step's news to a full pipe
-        # gets EPIPE and ends, instead of waiting for a reader until it is killed.
-        self._events.close()
+        if not self._stopping:
+            self._stopping = True
+            if self._loop is not None:
+                self._loop.remove_reader(self._events.fileno())
+            try:
+                self._jobs.send(("stop", None))
+            except OSError:
+                pass  # already gone
+            # Nothing is read from it any more: an engine blocked sending a step's news to a full
+            # pipe gets EPIPE and ends, instead of waiting for a reader until it is killed.
+            self._events.close()
+        if not wait:
+            return
         self.process.join(timeout=10)
         if self.process.is_alive():
             log.warning("engine process did not stop within 10 s: killing it")

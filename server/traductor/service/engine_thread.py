@@ -46,10 +46,10 @@ class ThreadCore:
         self._loop, self._deliver = asyncio.get_running_loop(), deliver
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
         self._stop.set()
         self.scheduler.wake()
-        if self._thread.is_alive():  # not started when start-up was stopped before it
+        if wait and self._thread.is_alive():  # not started when start-up was stopped before it
             self._thread.join(timeout=10)
 
     def submit(self, jobs: list[Job]) -> None:

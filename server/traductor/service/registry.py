@@ -100,6 +100,8 @@ class Registry(Routing):
     def stop(self) -> None:
         for watcher in self._watchers.values():
             watcher.cancel()
+        for e in self.engines:  # every engine told first: their processes end together
+            e.stop(wait=False)
         for e in self.engines:
             e.stop()
 
