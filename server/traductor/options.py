@@ -31,6 +31,26 @@ class DecodingOptions:
         return self.temperature > 0
 
 
+# A caller's formality, as DeepL names it, -> the register it asks (model/controls.py). "more" and
+# "less" require a model trained with register tags; the "prefer_" ones fall back to the default.
+FORMALITIES = {"default": "", "more": "formal", "less": "informal", "prefer_more": "formal", "prefer_less": "informal"}
+
+
+def register_of(formality: str, supported: bool) -> str:
+    """The register for `formality` ("" or one of FORMALITIES) on a model that has a formality
+    (`supported`) or not; InvalidInput for an unknown value, or "more"/"less" without one."""
+    if not formality:
+        return ""
+    if formality not in FORMALITIES:
+        raise InvalidInput(f"formality {formality!r}: must be one of {', '.join(FORMALITIES)}")
+    if supported or formality.startswith("prefer_") or formality == "default":
+        return FORMALITIES[formality] if supported else ""
+    raise InvalidInput(
+        f"formality {formality!r}: this model has none (trained without register tags); prefer_{formality} "
+        "falls back to the default"
+    )
+
+
 @dataclass(frozen=True)
 class Limits:
     max_input_tokens: int = 256

@@ -60,7 +60,7 @@ class GlossaryEntry(_message.Message):
     def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
 
 class TranslateRequest(_message.Message):
-    __slots__ = ("text", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary")
+    __slots__ = ("text", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary", "formality")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -70,6 +70,7 @@ class TranslateRequest(_message.Message):
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     GLOSSARY_ID_FIELD_NUMBER: _ClassVar[int]
     GLOSSARY_FIELD_NUMBER: _ClassVar[int]
+    FORMALITY_FIELD_NUMBER: _ClassVar[int]
     text: str
     options: DecodingOptions
     request_id: str
@@ -79,7 +80,8 @@ class TranslateRequest(_message.Message):
     target_language: str
     glossary_id: str
     glossary: _containers.RepeatedCompositeFieldContainer[GlossaryEntry]
-    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ...) -> None: ...
+    formality: str
+    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ..., formality: _Optional[str] = ...) -> None: ...
 
 class SegmentResult(_message.Message):
     __slots__ = ("source", "text", "finish_reason", "cut_short", "confidence", "low_confidence")
@@ -222,7 +224,7 @@ class LanguagePair(_message.Message):
     def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
 
 class ModelInfo(_message.Message):
-    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version", "max_input_chars", "max_segments", "languages", "is_default", "serving")
+    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version", "max_input_chars", "max_segments", "languages", "is_default", "serving", "formality")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
@@ -243,6 +245,7 @@ class ModelInfo(_message.Message):
     LANGUAGES_FIELD_NUMBER: _ClassVar[int]
     IS_DEFAULT_FIELD_NUMBER: _ClassVar[int]
     SERVING_FIELD_NUMBER: _ClassVar[int]
+    FORMALITY_FIELD_NUMBER: _ClassVar[int]
     name: str
     source_language: str
     target_language: str
@@ -263,4 +266,5 @@ class ModelInfo(_message.Message):
     languages: _containers.RepeatedCompositeFieldContainer[LanguagePair]
     is_default: bool
     serving: bool
-    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ..., max_input_chars: _Optional[int] = ..., max_segments: _Optional[int] = ..., languages: _Optional[_Iterable[_Union[LanguagePair, _Mapping]]] = ..., is_default: _Optional[bool] = ..., serving: _Optional[bool] = ...) -> None: ...
+    formality: bool
+    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ..., max_input_chars: _Optional[int] = ..., max_segments: _Optional[int] = ..., languages: _Optional[_Iterable[_Union[LanguagePair, _Mapping]]] = ..., is_default: _Optional[bool] = ..., serving: _Optional[bool] = ..., formality: _Optional[bool] = ...) -> None: ...

@@ -103,6 +103,12 @@ class Model:
         NLLB's `fra_Latn`: BundleConfig.shown_pairs)."""
         return self.bundle.config.shown_pairs
 
+    @property
+    def formality(self) -> bool:
+        """Whether the model was trained with register tags (model/controls.py): a call may ask
+        for a formal or informal translation."""
+        return bool(getattr(self.engine.tokenizer, "controls", False))
+
     def translates(self, source: str, target: str) -> bool:
         """Whether the model translates source -> target, codes in any form (either empty: any)."""
         return self.bundle.config.own_pair(source, target) is not None

@@ -85,6 +85,10 @@ class Routing:
             self._languages = served, {source: sorted(targets) for source, targets in sorted(pairs.items())}
         return self._languages[1]
 
+    def formality_targets(self) -> set[str]:
+        """The target codes (as shown) into which some model translates with a formality."""
+        return {p.target for m in self if m.formality for p in m.languages}
+
     def aliases(self) -> dict[str, list[str]]:
         """The models' own codes of each shown code, where they differ (`fr`: [`fra_Latn`])."""
         found: dict[str, set[str]] = {}

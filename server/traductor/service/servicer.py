@@ -13,6 +13,7 @@ model of the stored glossary's pair."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 from traductor_client.v1 import translator_pb2 as pb
 from traductor_client.v1 import translator_pb2_grpc as pb_grpc
@@ -20,7 +21,7 @@ from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 from .. import __version__
 from ..engine.request import FinishEvent
 from ..glossary import NO_GLOSSARIES, Glossary, GlossaryLookup
-from ..options import DecodingOptions
+from ..options import DecodingOptions, register_of
 from . import glossary_use, texts
 from .async_engine import request_summary
 from .convert import final_to_pb, format_from_pb, options_from_pb, response_to_pb, token_to_pb
@@ -61,6 +62,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
             source, target = glossary.source_language, glossary.target_language
         model = _model(self.registry, request, source, target)
         options = options_from_pb(request.options, target, source)
+        options = replace(options, register=register_of(request.formality, model.formality))
         return model, options, format_from_pb(request.format), glossary_use.for_model(glossary, model, target)
 
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
@@ -128,5 +130,6 @@ def model_info(model: Model, settings: Settings, default: str) -> pb.ModelInfo:
         version=__version__,
         languages=[pb.LanguagePair(source=p.source, target=p.target) for p in model.languages],
         is_default=model.name == default,
+        formality=model.formality,
         serving=model.serving,
     )

@@ -45,6 +45,7 @@ from .deepl_params import (
     ignore,
     message,
     read,
+    register_of,
     served,
     source_code,
     tag_names,
@@ -135,7 +136,8 @@ class DeepL:
         out = list(texts)
         reports = [quality.deepl(quality.kept(t)) for t in texts]
         if todo:
-            options = DecodingOptions(target_language=call.target, source_language=call.source)
+            register = register_of(values.one("formality"), call.model.formality)
+            options = DecodingOptions(target_language=call.target, source_language=call.source, register=register)
             marked, unmark = ignore([texts[i] for i in todo], tag_names(values, "ignore_tags") if fmt == "html" else [])
             events = await translate_many(
                 call.model.engine,
@@ -174,9 +176,10 @@ class DeepL:
             codes = {source_code(s): language_name(base(s)) for s in pairs}
             return json_response([{"language": c, "name": n} for c, n in sorted(codes.items())])
         targets = sorted({t for ts in pairs.values() for t in ts})
-        listed = {c: language_name(c) for t in targets for c in target_codes(t)}
+        formal = self.api.registry.formality_targets()
+        listed = {c: (language_name(c), t in formal) for t in targets for c in target_codes(t)}
         return json_response(
-            [{"language": c, "name": n, "supports_formality": False} for c, n in sorted(listed.items())]
+            [{"language": c, "name": n, "supports_formality": f} for c, (n, f) in sorted(listed.items())]
         )
 
     @deepl_errors

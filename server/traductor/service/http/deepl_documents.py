@@ -42,7 +42,7 @@ from ...glossary import Glossary
 from ...options import DecodingOptions
 from .. import glossary_use
 from ..documents import HEARTBEAT, DocumentStore, Record, document_dir
-from .deepl_params import check_auth, check_formality, deepl_errors, message, read, served
+from .deepl_params import check_auth, check_formality, deepl_errors, message, read, register_of, served
 from .files import translate_upload, upload
 from .handlers import HttpApi, json_response, request_id
 from .params import SourceNotServed, check_pair, known_codes
@@ -110,7 +110,8 @@ class Documents:
         characters = len(data.decode("utf-8", "replace"))
         model = self.api.route(source, target)
         glossary = self.glossary(values, model, target)
-        options = DecodingOptions(target_language=values.text("target_lang"), source_language=source)
+        register = register_of(values.one("formality"), model.formality)
+        options = DecodingOptions(target_language=values.text("target_lang"), source_language=source, register=register)
         record, key = await asyncio.to_thread(self.store.add, name, characters)
         task = asyncio.ensure_future(self._run(record, model.engine, data, options, glossary, request_id()))
         self.running[record.document_id] = task

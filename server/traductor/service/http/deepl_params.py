@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl
 from aiohttp import ClientError, web
 from multidict import MultiDict
 
+from ... import options
 from ...errors import InvalidInput, QueueFull
 from ..glossaries import GlossaryStorageError, GlossaryTooLarge
 from .handlers import json_response
@@ -42,7 +43,7 @@ log = logging.getLogger("traductor.requests")
 # DeepL lists these targets only with a region; the served language (`en`, `pt`) answers each
 REGIONAL_TARGETS = {"en": ("EN-GB", "EN-US"), "pt": ("PT-BR", "PT-PT")}
 FORMALITY_ANY_TARGET = ("default", "prefer_less", "prefer_more")  # fall back to the default where unsupported
-FORMALITY_SUPPORTED_ONLY = ("less", "more")  # refused for a target without formality (every served one)
+FORMALITY_SUPPORTED_ONLY = ("less", "more")  # refused for a target whose model has no formality
 SPLIT_SENTENCES = ("0", "1", "nonewlines")
 BODY_LIMITS = "the limits: --max-message-bytes; documents --max-file-bytes, glossaries --max-glossary-bytes"
 _TAG = re.compile(r"[A-Za-z_][\w.:-]*")
@@ -188,13 +189,21 @@ def target_codes(code: str) -> tuple[str, ...]:
 
 
 def check_formality(value: object) -> None:
-    """No served model has a formality: `less`/`more` are refused as DeepL refuses them for such a
-    target, the `prefer_` ones and `default` translate as usual."""
-    if value is None or value in FORMALITY_ANY_TARGET:
+    """A `formality` DeepL knows (`default`, `more`, `less`, `prefer_more`, `prefer_less`)."""
+    if value is None or value in FORMALITY_ANY_TARGET or value in FORMALITY_SUPPORTED_ONLY:
         return
-    if value in FORMALITY_SUPPORTED_ONLY:
-        raise InvalidInput("'formality' is not supported for given 'target_lang'.")
-    raise InvalidInput(f"Value for 'formality' not supported (supported: {', '.join(FORMALITY_ANY_TARGET)}).")
+    known = ", ".join((*FORMALITY_ANY_TARGET, *FORMALITY_SUPPORTED_ONLY))
+    raise InvalidInput(f"Value for 'formality' not supported (supported: {known}).")
+
+
+def register_of(value: object, supported: bool) -> str:
+    """The register (options.register_of) of a checked `formality` for a model that has one
+    (`supported`) or not: `more`/`less` are refused as DeepL refuses them for a target without
+    formality, the `prefer_` ones then translate as usual, as `default` always does."""
+    try:
+        return options.register_of(str(value) if value is not None else "", supported)
+    except InvalidInput:
+        raise InvalidInput("'formality' is not supported for given 'target_lang'.") from None
 
 
 def tag_names(values: Values, name: str) -> list[str]:

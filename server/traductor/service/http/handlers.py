@@ -59,6 +59,7 @@ from .params import (
     languages,
     model_name,
     read_values,
+    register,
     served_table,
     translate_params,
 )
@@ -148,7 +149,8 @@ class Handlers:
         source = self.api.source(p.source, p.target, p.texts[0])
         model = self.api.route(source, p.target, model=p.model)
         engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
-        rid, options = request_id(), DecodingOptions(target_language=p.target, source_language=source)
+        options = DecodingOptions(target_language=p.target, source_language=source, register=register(values, model))
+        rid = request_id()
         if p.batch:
             limit = self.api.settings.max_batch_texts
             events = await translate_many(engine, p.texts, options, rid, None, p.format, limit, glossary)
@@ -180,7 +182,7 @@ class Handlers:
         source = self.api.source(p.source, p.target, p.texts[0])
         rid, model = request_id(), self.api.route(source, p.target, model=p.model)
         engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
-        options = DecodingOptions(target_language=p.target, source_language=source)
+        options = DecodingOptions(target_language=p.target, source_language=source, register=register(values, model))
         prepared = prepare(engine, p.texts[0], options, p.format, glossary)
         events = stream(engine, prepared, rid)
         response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
@@ -269,7 +271,7 @@ class Handlers:
         model = self.api.route(source, target, model=model_name(values))
         glossary = call_glossary(values, self.api.glossaries, model, target)
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
-        options = DecodingOptions(target_language=target, source_language=source)
+        options = DecodingOptions(target_language=target, source_language=source, register=register(values, model))
         rid, batch = request_id(), s.max_batch_texts
         data, report = await translate_upload(model.engine, name, data, limits, rid, batch, options, glossary)
         key = self.results.put(name, data)

@@ -33,11 +33,13 @@ from aiohttp import ClientError, web
 from ...errors import InvalidInput, Unauthenticated
 from ...languages import CodeTable
 from ...languages import name as language_name
+from ...options import register_of
 
 FORMATS = ("text", "html")
 # the parameters each endpoint reads; `secret` is LibreTranslate's own web page's, accepted and unused;
-# `glossary` and `glossary_id` are this service's (glossary_params.py)
-_GLOSSARY = ("glossary", "glossary_id")
+# `glossary` and `glossary_id` are this service's (glossary_params.py), and so is `formality` (DeepL's
+# values: `register`), read with them
+_GLOSSARY = ("glossary", "glossary_id", "formality")
 PARAMETERS = {
     "translate": ("q", "source", "target", "format", "alternatives", "model", *_GLOSSARY, "api_key", "secret"),
     "detect": ("q", "api_key", "secret"),
@@ -205,6 +207,14 @@ def translate_params(values: Mapping[str, object], pairs: dict[str, list[str]]) 
         raise InvalidInput(f"{fmt} format is not supported (supported: {', '.join(FORMATS)})")
     alternatives = _alternatives(values.get("alternatives"))
     return TranslateParams(texts, batch, source == "auto", source, target, fmt, alternatives, model_name(values))
+
+
+def register(values: Mapping[str, object], model) -> str:
+    """The register a call's `formality` asks of its model (options.register_of: DeepL's values)."""
+    formality = values.get("formality") or ""
+    if not isinstance(formality, str):
+        raise InvalidInput("Invalid request: formality must be a string")
+    return register_of(formality, model.formality)
 
 
 def detect_text(values: Mapping[str, object]) -> str:

@@ -1,0 +1,168 @@
+"""Formality on every interface (issue 44): a model trained with register tags (model/controls.py)
+gets `<formal>`/`<informal>` before each segment when a call asks (gRPC `formality`, DeepL's and
+LibreTranslate's `formality`, `traductor translate --formality`), and says so (ModelInfo.formality,
+DeepL's supports_formality); a model without them refuses `more`/`less` with a status the caller
+can act on and translates `prefer_*` as usual."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+
+import grpc
+import pytest
+from cli_harness import run_error
+from http_harness import call
+from server_harness import WAIT, ServerThread, free_port, make_settings, translate_request
+
+from traductor.cli import main
+from traductor.model import controls
+from traductor.model.tokenizer import Tokenizer
+from traductor.options import register_of
+from traductor.training.train import TrainConfig, train
+from traductor_client.v1 import translator_pb2 as pb
+
+
+@pytest.fixture(scope="module")
+def controls_bundle(tiny_checkpoint, tmp_path_factory):
+    """The tiny model warm-started for one update with register tags on: its tokenizer gains the
+    control tokens (vocabulary + 5), exported like any checkpoint."""
+    from tiny_task import write_corpus
+
+    from traductor_export.convert import export
+
+    root = tmp_path_factory.mktemp("controls")
+    corpus = write_corpus(root / "corpus", n_train=100)
+    cfg = TrainConfig.from_flat(
+        dict(max_steps=1, eval_every=1, max_minutes=5, batch_tokens=400, precision="fp32", threads=1, warmup=10)
+    )
+    cfg = replace(cfg, init_from=str(tiny_checkpoint), register_tags=1.0, term_annotations=0.5)
+    train(corpus, root / "model", cfg, quiet=True)
+    export(root / "model", root / "bundle", progress=lambda *_: None)
+    return root / "bundle"
+
+
+@pytest.fixture(scope="module")
+def server(tiny_bundle, controls_bundle, tmp_path_factory):
+    """Two models: en-de trained with the tags, en-es (the plain tiny model) without."""
+    repository = tmp_path_factory.mktemp("repo")
+    for name, bundle, target in (("en-de", controls_bundle, "de"), ("en-es", tiny_bundle, "es")):
+        shutil.copytree(bundle, repository / name)
+        config = json.loads((repository / name / "config.json").read_text())
+        config["languages"] = {"source": "en", "target": target}
+        (repository / name / "config.json").write_text(json.dumps(config))
+    settings = make_settings("", model_repository=str(repository), default_model="en-es", http_port=free_port())
+    s = ServerThread(settings)
+    s.url = f"http://127.0.0.1:{s.service.http.port}/"
+    yield s
+    s.close()
+
+
+def test_the_tags_are_the_first_tokens_of_a_segment(controls_bundle):
+    tokenizer = Tokenizer(controls_bundle / "tokenizer.model")
+    plain = tokenizer.encode("one two")[0]
+    formal = tokenizer.encode("one two", register="formal")[0]
+    assert formal[-len(plain) :] == plain and tokenizer.sp.piece_to_id(controls.FORMAL) in formal[: -len(plain)]
+    assert tokenizer.sp.piece_to_id(controls.INFORMAL) in tokenizer.encode("one two", register="informal")[0]
+
+
+@pytest.mark.parametrize(
+    "formality, supported, register",
+    [
+        ("", True, ""),
+        ("default", True, ""),
+        ("more", True, "formal"),
+        ("less", True, "informal"),
+        ("prefer_more", True, "formal"),
+        ("prefer_less", False, ""),
+        ("default", False, ""),
+    ],
+)
+def test_deepl_values_map_to_registers(formality, supported, register):
+    assert register_of(formality, supported) == register
+
+
+@pytest.mark.parametrize("formality", ["more", "less", "formal", "MORE"])
+def test_a_model_without_formality_refuses_more_and_less_and_unknown_values(formality):
+    with pytest.raises(ValueError, match="formality"):
+        register_of(formality, False)
+
+
+def _grpc(server, target: str, formality: str = ""):
+    request = translate_request("one two three", return_scores=True)
+    request.target_language, request.formality = target, formality
+    return server.stub.Translate(request, timeout=WAIT)
+
+
+def test_grpc_formality_reaches_the_model_that_has_it(server):
+    plain, formal = _grpc(server, "de"), _grpc(server, "de", "more")
+    assert formal.usage.input_tokens == plain.usage.input_tokens + 2  # "▁" and <formal> before the text
+    assert _grpc(server, "de", "prefer_less").usage.input_tokens == plain.usage.input_tokens + 2
+    models = server.stub.ListModels(pb.ListModelsRequest(), timeout=WAIT).models
+    assert {m.name: m.formality for m in models} == {"en-de": True, "en-es": False}
+
+
+def test_grpc_more_on_a_model_without_formality_is_invalid_argument(server):
+    with pytest.raises(grpc.RpcError) as error:
+        _grpc(server, "es", "more")
+    assert error.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "formality" in error.value.details()
+    assert _grpc(server, "es", "prefer_more").text == _grpc(server, "es").text
+    with pytest.raises(grpc.RpcError) as error:
+        _grpc(server, "de", "very")
+    assert error.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_deepl_lists_and_honours_formality(server):
+    languages = call(server.url + "v2/languages", query={"type": "target"}).json()
+    assert {x["language"]: x["supports_formality"] for x in languages} == {"DE": True, "ES": False}
+    for formality in ("less", "more", "prefer_less", "default"):
+        answer = call(
+            server.url + "v2/translate", "POST", form={"text": "one two", "target_lang": "DE", "formality": formality}
+        )
+        assert answer.status == 200, answer.text
+    refused = call(
+        server.url + "v2/translate", "POST", form={"text": "one two", "target_lang": "ES", "formality": "less"}
+    )
+    assert refused.status == 400 and refused.json() == {
+        "message": "'formality' is not supported for given 'target_lang'."
+    }
+    fallback = call(
+        server.url + "v2/translate", "POST", form={"text": "one two", "target_lang": "ES", "formality": "prefer_less"}
+    )
+    default = call(server.url + "v2/translate", "POST", form={"text": "one two", "target_lang": "ES"})
+    assert (
+        fallback.status == 200
+        and fallback.json()["translations"][0]["text"] == default.json()["translations"][0]["text"]
+    )
+
+
+def test_libretranslate_takes_formality_too(server):
+    ok = call(
+        server.url + "translate",
+        "POST",
+        json_body={"q": "one two", "source": "en", "target": "de", "formality": "less"},
+    )
+    assert ok.status == 200 and isinstance(ok.json()["translatedText"], str)
+    refused = call(
+        server.url + "translate",
+        "POST",
+        json_body={"q": "one two", "source": "en", "target": "es", "formality": "more"},
+    )
+    assert refused.status == 400 and "formality" in refused.json()["error"]
+    wrong = call(
+        server.url + "translate",
+        "POST",
+        json_body={"q": "one two", "source": "en", "target": "de", "formality": ["more"]},
+    )
+    assert wrong.status == 400
+
+
+def test_cli_formality(controls_bundle, tiny_bundle, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("one two\n"))
+    assert main(["translate", "--model", str(controls_bundle), "--formality", "informal"]) in (None, 0)
+    assert capsys.readouterr().out.strip()
+    monkeypatch.setattr("sys.stdin", io.StringIO("one two\n"))
+    run_error(["translate", "--model", str(tiny_bundle), "--formality", "formal"], capsys, "no formality")
