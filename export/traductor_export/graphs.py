@@ -97,17 +97,6 @@ def step_layer(layer: DecoderLayer, y, past_k, past_v, past_bias, cross_k, cross
     return sublayer(y, layer.norm_3, layer.ffn, pre), new_kv[0], new_kv[1]
 
 
-def step_logits(m: Transformer, y: torch.Tensor) -> torch.Tensor:
-    """m.logits(y) for a step's (B, d): with a tied output, one Gemm that reads the token embedding
-    itself (transB), where `y @ E^T` is exported as a product with a transposed copy of E: a
-    second 1 GB matrix in an NLLB-600M-sized fp32 decoder graph, beside the one its lookup reads."""
-    if not m.cfg.tied_output:
-        return m.logits(y)
-    if m.cfg.pre_norm:
-        y = m.decoder_norm(y)
-    return F.linear(y, m.embedding.weight, m.output_bias)
-
-
 class DecoderStepGraph(nn.Module):
     def __init__(self, model: Transformer):
         super().__init__()
@@ -128,4 +117,8 @@ class DecoderStepGraph(nn.Module):
                 layer, y, past[2 * i], past[2 * i + 1], past_bias, cross[2 * i], cross[2 * i + 1], src_bias
             )
             new += [k, v]
-        return (step_logits(m, y), *new)
+        # y @ E^T is stored as a product with E's transposed copy, which ONNX Runtime packs and
+        # then frees; one Gemm reading E itself (transB) made the NLLB-600M fp32 decoder 1 GB
+        # smaller on disk but 1.1 GB larger resident (E's pages, mapped and read whole by the
+        # packing, stay for the lookup): docs/big-models.md
+        return (m.logits(y), *new)
