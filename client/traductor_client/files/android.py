@@ -12,7 +12,14 @@
   (``placeholders``); then the written string is read back, and one that does not read back as
   the translation (translate-toolkit escapes markup it cannot parse into text) is put back as it
   was and reported rejected. An array item with markup is left for a translator (reported).
-- The line break after a filled element stays (translate-toolkit rebuilds it without).
+- Each <string>/<item> is written in place (``_write``): the element, its attributes, tail and
+  line stay, a <plurals>' items stay on their lines (translate-toolkit rebuilt the element), the
+  whitespace Android drops around a text stays, and "?"/"@" are escaped only at the start of the
+  string, where Android reads a reference.
+- Read back as Android reads it (``_read``): translate-toolkit's reader collapses every Unicode
+  space, but Android only ASCII whitespace; a no-break space (U+00A0, U+202F, which French puts
+  before "?" and ":") is kept, so such a translation is not rejected. A rejection says where the
+  read-back differs, in code points (``toolkit.changed``).
 
 What this module does not know: how texts reach the service.
 """

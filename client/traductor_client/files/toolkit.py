@@ -7,10 +7,10 @@ a toolkit store as a file-translation document (``files.job``), and how a unit i
     webpage.py      HTML and Markdown (one pass of the reader calls back for every text)
 
 A bilingual file keeps its translated units; a monolingual one (the source file of a program)
-is translated whole. The XML formats are written back by serializing the parsed tree as it is
-(translate-toolkit re-indents the whole document when it saves), so everything outside the
-filled units keeps its bytes, apart from what XML itself does not keep (a character reference
-comes back as the character, quotes in attributes are normalized).
+is translated whole. Either way the file comes back as it was read but for the new translations
+(translate-toolkit's writers re-indent, re-quote and re-lay-out the whole file): the XML formats
+(``XmlDocument``) through ``xmlsplice``, the text formats (``SplicedDocument``) through
+``textsplice``; translate-toolkit's own writing is the fallback where that cannot be done.
 
 Markup inside a unit: where a format's texts may hold HTML (Qt rich text, Android, XLIFF and
 JSON strings with tags), a unit whose text holds a tag is sent with format=html, so the service
