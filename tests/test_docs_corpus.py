@@ -331,3 +331,6 @@ def test_pictures_captions_and_code_are_not_text():
     <phrase>Module</phrase></textobject></mediaobject></screenshot> the module.</para>
     <programlisting>make all</programlisting><para>Type <command>make</command> now.</para></article>"""
     assert [t for _, t in docs_align.xml_blocks(page)] == ["See the module.", "Type make now."]
+    mallard = b"""<page><title><media src="logo.png">Logo</media> Viewer</title>
+    <media src="crop.png"><p>Cropping a photo.</p></media></page>"""
+    assert [t for _, t in docs_align.xml_blocks(mallard)] == ["Viewer", "Cropping a photo."]

@@ -34,15 +34,18 @@ BLOCKS = frozenset(
         "para", "simpara", "term", "entry", "glossterm", "refpurpose", "member", "label", "attribution",
     }
 )  # fmt: skip
-# Never text to translate: code, terminal sessions, synopses, index terms, editorial comments, pictures.
+# Never text to translate: code, terminal sessions, synopses, index terms, editorial comments.
 SKIP = frozenset(
     {
         "code", "screen", "synopsis", "programlisting", "cmdsynopsis", "funcsynopsis", "literallayout",
         "indexterm", "comment", "remark", "address", "credit", "othercredit", "authorgroup", "author",
         "copyright", "legalnotice", "revhistory", "releaseinfo", "date",
-        "screeninfo", "mediaobject", "inlinemediaobject", "media",  # a picture's caption and alt text
+        "screeninfo",
     }
 )  # fmt: skip
+# A picture inside a paragraph: its alt text is not part of the sentence (a picture on its own
+# line is visited like any element, so a Mallard <media><p>alt text</p></media> is a block).
+PICTURES = frozenset({"mediaobject", "inlinemediaobject", "media", "screenshot"})
 _PARSER = dict(resolve_entities=False, no_network=True, recover=True, load_dtd=False, remove_comments=True)
 
 
@@ -63,7 +66,7 @@ def _text(el) -> str:
     for child in el:
         if isinstance(child, etree._Entity):
             parts.append(child.text or "")
-        elif isinstance(child.tag, str) and _name(child) not in BLOCKS and _name(child) not in SKIP:
+        elif isinstance(child.tag, str) and _name(child) not in BLOCKS | SKIP | PICTURES:
             parts.append(_text(child))
         elif isinstance(child.tag, str) and _name(child) in SKIP and _name(child) == "code":
             parts.append(_text(child))  # inline code inside a paragraph is part of the sentence
