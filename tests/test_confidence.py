@@ -134,3 +134,19 @@ def test_a_format_that_cannot_mark_review_gets_no_cut_short_text():
     (text,) = job.requests["text"]
     filled = job.finish({("text", text): outcome("Abre la puerta puerta puerta puerta", "loop")})
     assert filled == [] and "cannot mark it for review" in job.report.skipped[0][1]
+
+
+def test_the_python_client_reads_the_segments_and_an_older_servers_reply():
+    from traductor_client.results import Translation, stream_event_from_pb
+
+    text = joined(plan("Uno.\nDos."), [event(FinishReason.EOS, "A.", 0.95), event(FinishReason.LENGTH, "B", 0.0)])
+    got = Translation.from_pb(convert.response_to_pb(text, "rid", scores=False))
+    assert got.finish_reason == "length" and got.cut_short and got.low_confidence and got.confidence == 0.0
+    assert [(s.source, s.finish_reason, s.cut_short) for s in got.segments] == [
+        ("Uno.", "eos", False),
+        ("Dos.", "length", True),
+    ]
+    final = stream_event_from_pb(convert.final_to_pb(text, "rid"))
+    assert final.segments == got.segments and final.cut_short
+    older = Translation.from_pb(pb.TranslateResponse(text="A.", finish_reason=pb.FINISH_REASON_EOS))
+    assert older.confidence is None and not older.cut_short and not older.low_confidence

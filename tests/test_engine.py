@@ -17,6 +17,7 @@ from traductor.engine.request import FinishEvent, FinishReason, Request, TokenEv
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator
 from traductor.model import checkpoint
+from traductor.model.constraints import Constraints, looping
 from traductor.model.generate import beam_search, greedy
 from traductor.model.translator import TorchTranslator
 from traductor.options import DecodingOptions, resolve
@@ -49,7 +50,8 @@ def sources(reference) -> list[list[int]]:
 
 def with_eos(event: FinishEvent, eos: int = 3) -> list[int]:
     assert eos not in event.token_ids
-    return event.token_ids + ([eos] if event.reason is FinishReason.EOS else [])
+    ended = event.reason in (FinishReason.EOS, FinishReason.LOOP)  # LOOP: an EOS the loop rule forced
+    return event.token_ids + ([eos] if ended else [])
 
 
 def ref_alone(fn, model, sources, *args, **kw) -> list[list[int]]:
@@ -75,8 +77,10 @@ def test_onnx_greedy_equals_no_cache_reference(reference, engine, sources, batch
     expected = ref_alone(greedy, model, sources, MAX_NEW, use_cache=False, placeholder_ids=tokenizer.placeholder_ids)
     events = engine.generate(sources, DecodingOptions(max_new_tokens=MAX_NEW), batch_size=batch_size)
     assert [with_eos(e) for e in events] == expected
-    for e, exp in zip(events, expected):
-        assert e.reason is (FinishReason.EOS if exp[-1] == 3 else FinishReason.LENGTH)
+    limits = [Constraints(tokenizer.placeholder_ids, 3).repeat_limit(s) for s in sources]
+    for e, exp, limit in zip(events, expected, limits):
+        ended = FinishReason.LOOP if looping(e.token_ids, limit) else FinishReason.EOS  # the loop rule's EOS
+        assert e.reason is (ended if exp[-1] == 3 else FinishReason.LENGTH)
 
 
 def test_onnx_translate_equals_torch_translate(reference, engine):
@@ -244,10 +248,11 @@ def test_translation_ends_only_with_every_source_placeholder(reference, engine):
         needed = Counter(t for t in src if t in ph)
         got = Counter(t for t in event.token_ids if t in ph)
         assert needed and got <= needed  # never a placeholder the source does not have
-        assert event.reason is FinishReason.LENGTH or got == needed
+        assert event.reason in (FinishReason.LENGTH, FinishReason.LOOP) or got == needed  # a loop is not waited on
     for src, out in zip(sources, greedy(model, sources, MAX_NEW, placeholder_ids=ph)):
         needed, got = Counter(t for t in src if t in ph), Counter(t for t in out if t in ph)
-        assert got <= needed and (out[-1] != 3 or got == needed)
+        stopped = looping(out[:-1], Constraints(ph, 3).repeat_limit(src))
+        assert got <= needed and (out[-1] != 3 or got == needed or stopped)
 
 
 def test_sessions_stop_spinning_when_a_run_returns():
