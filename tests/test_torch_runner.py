@@ -17,12 +17,13 @@ import sys
 import numpy as np
 import pytest
 import torch
+from test_engine import Collector  # a sink that keeps every event
 from tiny_task import synthetic_pairs
 
 from traductor.cli import main
 from traductor.engine import torch_weights
 from traductor.engine.bundle import load_bundle
-from traductor.engine.request import FinishEvent, FinishReason, Request, Status, TokenEvent
+from traductor.engine.request import FinishEvent, FinishReason, Request, Status
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.torch_runner import TorchRunner
 from traductor.engine.translator import OnnxTranslator
@@ -126,19 +127,6 @@ def test_sampling_follows_its_seed(engine, sources):
     first = [e.token_ids for e in engine.generate(sources, DecodingOptions(seed=7, **opts))]
     assert [e.token_ids for e in engine.generate(sources, DecodingOptions(seed=7, **opts))] == first
     assert [e.token_ids for e in engine.generate(sources, DecodingOptions(seed=8, **opts))] != first
-
-
-class Collector:
-    def __init__(self):
-        self.tokens: list[TokenEvent] = []
-        self.finish: FinishEvent | None = None
-
-    def __call__(self, event):
-        if isinstance(event, FinishEvent):
-            assert self.finish is None, "two finish events"
-            self.finish = event
-        else:
-            self.tokens.append(event)
 
 
 def request(engine, rid: str, source: list[int], options: DecodingOptions, stream: bool = True):
