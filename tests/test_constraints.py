@@ -48,3 +48,19 @@ def test_apply_sets_exactly_the_banned_entries_to_minus_inf():
         (1, PH1),
     }
     assert np.isfinite(scores).sum() == 24 - 5
+
+
+def test_a_looping_output_pays_the_placeholders_it_owes_before_it_ends():
+    """A row that loops ends (EOS only), unless it still owes placeholders: then only those may
+    come next (a URL behind <ph1> is never lost to a loop); another row of the batch is untouched."""
+    import torch
+
+    c = Constraints({PH0, PH1}, EOS)
+    loop = [20, 21] * 6  # "a b a b ..." past the repeat limit
+    for make in (np.zeros, torch.zeros):
+        scores = make((3, 30))
+        c.apply(scores, [Counter({PH1: 1}), Counter(), Counter()], [False] * 3, [loop, loop, [20, 21, 22]], [4, 4, 4])
+        allowed = [set(np.flatnonzero(np.asarray(row) > -np.inf).tolist()) for row in scores]
+        assert allowed[0] == {PH1}  # owes <ph1>: that, not EOS
+        assert allowed[1] == {EOS}  # owes nothing: EOS only
+        assert allowed[2] == set(range(30)) - {PH0, PH1}  # not looping, owes nothing

@@ -51,10 +51,10 @@ def choose_plain(
     too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
     outputs, limits = [r.state.tokens for r in plain], [r.state.repeat_limit for r in plain]
     stopping = constraints.stopping_rows(outputs, limits, too_short)
-    banned_rows, banned_cols = constraints.banned(missing, too_short, stopping)
+    banned_rows, banned_cols = constraints.banned(missing, too_short)
     if banned_rows.size:
         logits[rows[banned_rows], banned_cols] = selection.NEG_INF
-    constraints.stop(logits, rows[stopping])
+    constraints.stop(logits, rows[stopping], [missing[i] for i in stopping])
     if generation is not None:
         apply_generation_rules(plain, rows, logits, generation, constraints.eos_id)
     tokens = logits[:n_rows].argmax(axis=-1)[rows]

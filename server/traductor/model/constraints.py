@@ -9,8 +9,9 @@
       its own score, so a beam search still prefers a hypothesis that does not loop). The limit is
       MIN_REPEATS, or twice the most times the source itself repeats a unit in a row ("ha ha ha",
       "=========="), whichever is more. This rule yields to min_new_tokens (a caller who asks for
-      at least N tokens gets them) and overrides the placeholder rule (a loop is not a translation
-      worth waiting for; the caller is told it stopped: `looping` on the final tokens). A beam
+      at least N tokens gets them), and a looping output that still owes placeholders may produce
+      only those first (a URL or a path is never lost to a loop; the caller is told it stopped:
+      `looping` on the final tokens). A beam
       search may also leave a loop by a costly token and loop on to the length limit: it ends at
       the limit then, cut short all the same (the automatic limit is 2 x source + 10 tokens).
 
@@ -80,21 +81,15 @@ class Constraints:
         """The required placeholders not yet in `output` (which may hold BOS, EOS or PAD too)."""
         return required - Counter(t for t in output if t in self._placeholders)
 
-    def banned(
-        self, missing: Sequence[Counter], too_short: Sequence[bool], stopping: Sequence[int] = ()
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, columns) of the tokens each row may not produce next.
+    def banned(self, missing: Sequence[Counter], too_short: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, columns) of the tokens each row may not produce next (the loop rule is `stop`'s).
 
         missing[i] is row i's missing placeholders; too_short[i] whether row i has produced fewer
-        than min_new_tokens; `stopping` the rows that loop (`stopping_rows`), whose EOS stays free
-        (`stop` bans the rest of their row). Index the step's scores with the result and set them
-        to -inf."""
+        than min_new_tokens. Index the step's scores with the result and set them to -inf."""
         n, ids = len(missing), self._ids
         owing = [i for i, left in enumerate(missing) if left and +left]  # `+left` (a new Counter) only when non-empty
-        eos_rows = np.array(
-            [i for i in range(n) if too_short[i]] + [i for i in owing if not too_short[i] and i not in stopping],
-            dtype=np.int64,
-        )
+        owes = set(owing)  # a looping row among them pays its placeholders before its EOS (`stop`)
+        eos_rows = np.array([i for i in range(n) if too_short[i] or i in owes], dtype=np.int64)
         if not ids.size:
             return eos_rows, np.full(eos_rows.size, self.eos_id, dtype=np.int64)
         # This runs every decode step for every row: ban all placeholders for all rows at once, then
@@ -113,11 +108,18 @@ class Constraints:
         """The rows whose output loops (and is long enough to end): EOS is all they may produce next."""
         return [i for i, (out, limit) in enumerate(zip(outputs, limits)) if not too_short[i] and looping(out, limit)]
 
-    def stop(self, scores, rows) -> None:
-        """Every token but EOS at -inf in `rows` of `scores` (numpy or torch), in place; EOS keeps its score."""
+    def stop(self, scores, rows, missing: Sequence[Counter] = ()) -> None:
+        """Every token but EOS at -inf in `rows` of `scores` (numpy or torch), in place; EOS keeps
+        its score. A row that still owes placeholders (`missing`, one Counter per row of `rows`)
+        keeps the scores of those instead (`banned` has taken its EOS)."""
+        owes = [j for j, left in enumerate(missing) if left and +left]
         if len(rows):
+            keep = [(rows[j], [p for p in self.placeholder_ids if missing[j][p] > 0]) for j in owes]
+            saved = [scores[row, ids] * 1 for row, ids in keep]  # a copy, numpy or torch
             scores[rows, : self.eos_id] = NEG_INF
             scores[rows, self.eos_id + 1 :] = NEG_INF
+            for (row, ids), values in zip(keep, saved):
+                scores[row, ids] = values
 
     def apply(
         self,
@@ -130,7 +132,7 @@ class Constraints:
         """Set the banned entries of `scores` (rows in the order of `missing`) to -inf, in place;
         with `outputs` (each row's tokens so far) and their `limits` (`repeat_limit`), the loop rule too."""
         stopping = self.stopping_rows(outputs, limits, too_short) if outputs else []
-        rows, cols = self.banned(missing, too_short, stopping)
+        rows, cols = self.banned(missing, too_short)
         if rows.size:
             scores[rows, cols] = NEG_INF
-        self.stop(scores, np.asarray(stopping, dtype=np.int64))
+        self.stop(scores, np.asarray(stopping, dtype=np.int64), [missing[i] for i in stopping])

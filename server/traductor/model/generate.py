@@ -86,10 +86,10 @@ def _constrain(
     too_short = [generated < min_new_tokens] * len(missing)
     running = [[] if finished else row for row, finished in zip(outputs, done.tolist())]  # PAD runs do not loop
     stopping = constraints.stopping_rows(running, limits, too_short)
-    rows, cols = constraints.banned(missing, too_short, stopping)
+    rows, cols = constraints.banned(missing, too_short)
     if rows.size:
         logp[torch.from_numpy(rows), torch.from_numpy(cols)] = NEG_INF
-    constraints.stop(logp, torch.tensor(stopping, dtype=torch.long))
+    constraints.stop(logp, torch.tensor(stopping, dtype=torch.long), [missing[i] for i in stopping])
     if rules is not None:
         config, limit, forced_first = rules
         apply_rules(logp, generated, limit, forced_first, config, constraints.eos_id)
