@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import CorpusError
+from ..errors import CorpusError, require_torch
 from ..languages import LEGACY_PAIR
 
 
@@ -43,9 +43,12 @@ def _progress(desc: str, total: int):
 
 
 def run(args) -> None:
-    from . import corpus, debian_corpus, docs_corpus
+    from . import corpus, debian_corpus
 
     if args.docs:
+        require_torch("traductor corpus --docs", ("lxml",))
+        from . import docs_corpus
+
         if args.catalogs or args.tsv or args.dev or args.test:
             raise CorpusError("--docs builds from Debian packages: --catalogs, --tsv, --dev and --test do not apply")
         langs = tuple(args.lang.split(",")) if args.lang else docs_corpus.DEFAULT_LANGS
