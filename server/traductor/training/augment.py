@@ -13,6 +13,10 @@ sources whose reference uses a known translation of them.
                "Datei") gets that word annotated with the reference's own form. Different packages
                translate a word differently, with other genders, so the words around the term in
                the references agree with the annotated term and the model learns to follow it.
+               Most packages translate a word the same way, though, and a model can ignore an
+               annotation that says what it would write anyway: so in half of the annotations the
+               source word itself is replaced by another word of the dictionary ("Create a new
+               <term> printer <to> carpeta </term>"), and only the annotation says what to write.
 
 Which share of the pairs get each is the run's setting (TrainConfig.register_tags,
 term_annotations); the choice is seeded, so a run's data are the same on every restart.
@@ -100,6 +104,7 @@ class Augmenter:
         words = "|".join(sorted((re.escape(t) for t in self.terms), key=len, reverse=True))
         self.find = re.compile(rf"(?<![\w<>-])(?:{words})s?(?![\w>-])", re.IGNORECASE) if words else None
         self.seed = seed
+        self.words = sorted(self.terms)  # the stand-ins for a source word (`annotate`)
 
     def source(self, source: str, target: str) -> str:
         rng = random.Random(f"{self.seed}\t{source}\t{target}")  # the same choice on every run and worker
@@ -122,4 +127,12 @@ class Augmenter:
                 spans.append((m.start(), m.end(), target[start:end]))
         if len(spans) > 2:
             spans = sorted(rng.sample(spans, 2))
-        return controls.annotate(source, spans) if spans else source
+        if not spans:
+            return source
+        # half the time the source word gives no hint: another word of the dictionary stands in
+        out, at = [], 0
+        for start, end, term in spans:
+            word = rng.choice(self.words) if rng.random() < 0.5 else source[start:end]
+            out += [source[at:start], f"{controls.TERM} {word} {controls.TERM_TO} {term} {controls.TERM_END}"]
+            at = end
+        return "".join(out) + source[at:]
