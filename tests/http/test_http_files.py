@@ -256,3 +256,43 @@ def test_libretranslates_own_file_cases(server):
         assert answer.status == 200 and "translatedFileUrl" in answer.json(), answer.body
         got = call(answer.json()["translatedFileUrl"])
         assert got.status == 200 and got.body and got.body != b"uno dos tres"
+
+
+PAGE = (
+    '<html><head><meta name="description" content="uno dos"></head><body>'
+    '<button title="nueve ocho" aria-label="cuatro tres">uno</button><input type="submit" value="dos tres">'
+    '<input type="text" value="seis siete" placeholder="ocho nueve"><p>uno <img src="a.png" alt="tres cuatro"> dos</p>'
+    "</body></html>"
+)
+
+
+def test_one_rule_for_html_attributes_in_translate_and_translate_file(server):
+    """issue 45: /translate_file and /translate with format=html translate the same attributes
+    (those people see or hear) into the same text; the file also gets <html lang>."""
+    from traductor_client import markup
+
+    answer = upload(server, "page.html", PAGE.encode())
+    assert answer.status == 200, answer.body
+    filed = download(server, answer).body.decode()
+    direct = call(
+        server.url + "translate", "POST", json_body={"q": PAGE, "source": "en", "target": "es", "format": "html"}
+    ).json()["translatedText"]
+    assert filed.startswith('<html lang="es">') and direct.startswith("<html>")  # /translate keeps the page's
+
+    def attributes(page: str) -> list:  # (tag, name, value, shown) of every attribute, in order
+        return [
+            (tag, name, value, name in markup.shown_attributes(tag, attrs))
+            for _, sort, tag, attrs in markup.tokens(page)
+            if sort in ("start", "void")
+            for name, value in attrs.items()
+        ]
+
+    source, filed_attributes, direct_attributes = attributes(PAGE), attributes(filed), attributes(direct)
+    assert sorted(name for _, name, _, shown in source if shown) == [
+        "alt", "aria-label", "content", "placeholder", "title", "value"
+    ]  # fmt: skip
+    assert filed_attributes[0] == ("html", "lang", "es", False) and len(filed_attributes) == len(source) + 1
+    for (tag, name, value, shown), by_file, by_translate in zip(source, filed_attributes[1:], direct_attributes):
+        assert by_file[2] == by_translate[2]  # the same attributes, the same translations
+        assert by_translate[2] == (translated(server, value) if shown else value), (tag, name)
+    assert 'value="seis siete"' in filed and 'value="seis siete"' in direct  # a text field's value is data
