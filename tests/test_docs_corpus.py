@@ -102,11 +102,15 @@ def page(fields: dict[str, str], n: str) -> bytes:
 
 
 def program_files(n: str) -> dict[str, bytes]:
-    return {
+    files = {
         f"usr/share/help/C/{n}/index.page": page(EN_PAGE, n),
         f"usr/share/help/es/{n}/index.page": page(ES_PAGE, n),
         f"usr/share/man/man1/{n}.1.gz": gzip.compress(MAN_EN.format(n=n, N=n.upper()).encode()),
     }
+    if n == "app1":  # translates its own man page (as dpkg and apt do): that one is used, not manpages-es's
+        own = MAN_ES.format(n=n, N=n.upper()).replace("muestra todos los archivos", "enseña cada archivo")
+        files[f"usr/share/man/es/man1/{n}.1.gz"] = gzip.compress(own.encode())
+    return files
 
 
 def description(lang: str, n: str) -> str:
@@ -214,6 +218,7 @@ def test_man_pages_pair_paragraphs_of_allowed_programs_only(corpus):
     man = {(r[0], r[1]) for r in rows(out) if r[3] == "man"}
     assert ("It never changes them.", "Nunca los cambia.") in man
     assert ("show every app3 file", "muestra todos los archivos de app3") in man
+    assert {t for s, t in man if s == "show every app1 file"} == {"enseña cada archivo de app1"}
     assert ("app4 lists the files of a app4 project.", "app4 lista los archivos de un proyecto app4.") in man
     assert not any("--all" in s or "unshipped" in s or "Ana" in t for s, t in man)
 

@@ -10,7 +10,8 @@
                   help pages   usr/share/help/LANG/APP/*.page|*.xml, usr/share/gnome/help/APP/LANG/*.xml,
                                usr/share/doc/HTML/LANG/APP/*.docbook (KDE), LANG = C/en or a wanted one
                   man pages    usr/share/man/manN/NAME.N.gz (the English page: it says which package a
-                               translated page of manpages-l10n belongs to)
+                               translated page of manpages-l10n belongs to), and the package's own
+                               translations, usr/share/man/LANG/manN/NAME.N.gz (dpkg, apt, debconf)
                 copied to CACHE/docs/PACKAGE/<path in the .deb>, listed in CACHE/docs/PACKAGE.json
     manpages    manpages-LANG (manpages-l10n) .debs: usr/share/man/LANG/manN/*.gz to CACHE/docs/manpages-LANG/
     entities    KDE manuals write &kde;, &Ctrl;, &eg;: kdoctools5 (on the list) declares them per language
@@ -26,7 +27,7 @@ import shutil
 import subprocess
 import tarfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Callable
@@ -42,6 +43,8 @@ _HELP = (
     r"usr/share/doc/HTML/(?P<l3>[^/]+)/(?P<a3>[^/]+)/(?:[^/]+/)*[^/]+\.docbook",
 )
 _ENGLISH_MAN = re.compile(r"usr/share/man/man[1-9][a-z0-9]*/[^/]+\.[1-9][a-z0-9]*\.gz")
+_TRANSLATED_MAN = re.compile(r"usr/share/man/(?P<lang>[a-z]{2,3})/man[1-9][a-z0-9]*/[^/]+\.[1-9][a-z0-9]*\.gz")
+LAYOUT = 2  # what extract() copies; a cache extracted by an older one is read again
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,9 @@ class DocFiles:
     source: str  # the Debian source package (the unit held out)
     langs: tuple[str, ...]  # the translations looked for when it was extracted
     help: tuple[str, ...]  # paths under CACHE/docs/PACKAGE/
-    man: tuple[str, ...]
+    man: tuple[str, ...]  # the English man pages
+    man_translated: tuple[str, ...] = ()  # the package's own translations of them (dpkg's, apt's)
+    layout: int = 0  # LAYOUT when it was extracted
 
 
 def read_reserved(path: Path | None = None) -> set[str]:
@@ -128,14 +133,24 @@ def extract(deb: Path, langs: tuple[str, ...], out_dir: Path, blocked: set[str])
         return DocFiles(name, source, tuple(sorted(langs)), (), ())
     wanted = set(ENGLISH_DIRS) | set(langs)
 
+    def translated_man(path: str) -> bool:
+        found = _TRANSLATED_MAN.fullmatch(path)
+        return bool(found and found.group("lang") in langs)
+
     def is_doc(path: str) -> bool:
         found = help_language(path)
-        return bool(found and found[0] in wanted) or bool(_ENGLISH_MAN.fullmatch(path))
+        return bool(found and found[0] in wanted) or bool(_ENGLISH_MAN.fullmatch(path)) or translated_man(path)
 
     files = copy_files(deb, is_doc, out_dir / name)
-    help_files = [f for f in files if help_language(f)]
-    man_files = [f for f in files if not help_language(f)]
-    return DocFiles(name, source, tuple(sorted(langs)), tuple(help_files), tuple(man_files))
+    return DocFiles(
+        name,
+        source,
+        tuple(sorted(langs)),
+        tuple(f for f in files if help_language(f)),
+        tuple(f for f in files if _ENGLISH_MAN.fullmatch(f)),
+        tuple(f for f in files if translated_man(f)),
+        LAYOUT,
+    )
 
 
 def extract_all(
@@ -157,6 +172,10 @@ def extract_all(
             info = DocFiles(**{k: tuple(v) if isinstance(v, list) else v for k, v in saved.items()})
             if not set(langs) <= set(info.langs):
                 info = None
+            elif info.layout != LAYOUT:  # only a package with English man pages has translations of them
+                info = replace(info, layout=LAYOUT) if not info.man else None
+                if info:
+                    marker.write_text(json.dumps(asdict(info)) + "\n")
         if info is None:
             deb = debian.deb_for(debs_dir, name)
             if deb is None:

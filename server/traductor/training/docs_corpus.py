@@ -3,8 +3,9 @@
     packages      the package list less the reserved documentation (debian_docs.allowed), decided by
                   name and Debian source before anything is downloaded
     sources       help      help pages of the allowed .debs, English page with its translation
-                  man       manpages-l10n's translated man pages (manpages-LL) whose English page is in
-                            an allowed package's .deb (that package is the pair's package)
+                  man       the translated man pages an allowed package ships itself (dpkg, apt), and
+                            manpages-l10n's (manpages-LL) of the pages an allowed package ships in
+                            English and does not translate (that package is the pair's package)
                   description  Debian's Translation-LL descriptions of the allowed packages whose
                             Description-md5 is the English one's (translated from that very text)
     pairs         aligned by docs_align; whitespace collapsed; kept when both sides have letters,
@@ -144,21 +145,30 @@ def collect_help(
 def collect_man(
     docs_dir: Path, infos: dict[str, debian_docs.DocFiles], lang: str, translated: list[str]
 ) -> tuple[list[Pair], list[str]]:
-    """Translated man pages whose English page an allowed package ships: (pairs, unreadable)."""
-    english = {}
+    """Man pages: the packages' own translations into `lang`, and manpages-l10n's (`translated`)
+    of the pages an allowed package ships and does not translate itself: (pairs, unreadable)."""
+    english: dict[str, tuple[str, str]] = {}  # manN/NAME.N.gz -> (package, path)
     for name in sorted(infos, reverse=True):  # the first package in name order wins
         for path in infos[name].man:
-            english[path.split("/", 3)[3]] = (name, path)  # manN/NAME.N.gz
-    pairs, unreadable = [], []
+            english[path.split("/", 3)[3]] = (name, path)
+    todo: dict[str, tuple[str, str, Path]] = {}  # key -> (package, English path, translated file)
+    for name in sorted(infos):
+        own = {path.split("/", 3)[3]: path for path in infos[name].man}
+        for path in infos[name].man_translated:
+            key = path.split("/", 4)[4]  # usr/share/man/LL/manN/NAME.N.gz
+            if path.split("/")[3] == lang and key in own:
+                todo.setdefault(key, (name, own[key], docs_dir / name / path))
+    l10n = docs_dir / debian_docs.manpages_package(lang)
     for path in sorted(translated):
-        key = path.split("/", 4)[4]  # usr/share/man/LL/manN/NAME.N.gz
-        if key not in english:
-            continue
-        name, english_path = english[key]
+        key = path.split("/", 4)[4]
+        if key in english and key not in todo:
+            todo[key] = (*english[key], l10n / path)
+    pairs, unreadable = [], []
+    for key in sorted(todo):
+        name, english_path, translation = todo[key]
         try:
             found = docs_align.align_man(
-                docs_align.read_man(docs_dir / name / english_path),
-                docs_align.read_man(docs_dir / debian_docs.manpages_package(lang) / path),
+                docs_align.read_man(docs_dir / name / english_path), docs_align.read_man(translation)
             )
         except CorpusError as e:
             unreadable.append(str(e))
