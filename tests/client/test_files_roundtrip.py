@@ -402,3 +402,16 @@ def test_html_keeps_the_no_break_spaces_of_its_source():
     data = "<p>Bonjour le monde\u00a0! Vraiment\u202f?</p><img alt='une image\u00a0!'>\n".encode()
     out, _ = fill("page.html", data)
     assert latin(out) == data
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "windows-1252", "iso-8859-1"])
+def test_an_xml_file_in_another_encoding_stays_in_it(encoding):
+    """A UTF-16 file is worked on in UTF-8 and written back in UTF-16 (its BOM, its declaration);
+    a single-byte one keeps its bytes, a character it cannot hold written as a reference."""
+    data = XLIFF1.replace('encoding="UTF-8"', f'encoding="{encoding}"').encode(encoding)
+    out, report = fill("app.xlf", data, lambda text: "X " + text + " \u0436")
+    assert report.filled == 2
+    text = out.decode(encoding)
+    target = re.compile(r'(?:\n[ \t]*)?<target state="needs-review-translation">X [^<]*</target>')
+    assert target.sub("", text) == data.decode(encoding)
+    assert ("\u0436" if encoding == "utf-16" else "&#1078;") in text and len(read("app.xlf", out).units) == 3

@@ -28,6 +28,7 @@ checks the size and XML safety before anything here parses).
 
 from __future__ import annotations
 
+import codecs
 import copy
 import json
 import re
@@ -215,15 +216,17 @@ class XmlDocument(StoreDocument):
 
     def __init__(self, data: bytes, name: str) -> None:
         super().__init__(data, name)
-        self.splice = xmlsplice.splice(data, self.store.document.getroot())
+        encoding = self.store.document.docinfo.encoding or "UTF-8"
+        self.splice = xmlsplice.splice(data, self.store.document.getroot(), encoding)
 
     def render(self, filled: List[Unit], language: str = "") -> bytes:
         root = self.store.document.getroot()
         encoding = self.store.document.docinfo.encoding or "UTF-8"
-        spliced = self.splice.render(root, encoding) if self.splice is not None else None
+        spliced = self.splice.render(root) if self.splice is not None else None
         if spliced is not None:
             return spliced
         body = etree.tostring(root, encoding="unicode").encode(encoding, "xmlcharrefreplace")
+        body = body.removeprefix(codecs.BOM_UTF16_LE).removeprefix(codecs.BOM_UTF16_BE)  # the prolog has it
         prolog = extract_xml_prolog(self.data)
         ending = self.data[len(self.data.rstrip()) :]
         return prolog + body + ending

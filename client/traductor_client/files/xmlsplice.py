@@ -14,8 +14,9 @@ filled, with what was read, node by node, and copies the original bytes everywhe
 - the content of an element that lost a child: the whole content.
 
 A node that replaced one read (``XmlDocument.undo`` puts back a copy) counts as the one it
-copies (``same(copy, original)``). A file expat cannot place (an encoding whose bytes are not
-ASCII-compatible: UTF-16) is written whole by lxml, as before (``render`` returns None).
+copies (``same(copy, original)``). A file in UTF-16 or UTF-32 is worked on in UTF-8 and written
+back in its own encoding; one expat cannot place is written whole by lxml, as before (``splice``
+or ``render`` returns None).
 
 What this module does not know: any format, units or translations.
 """
@@ -40,10 +41,10 @@ class _Span:
     end: int  # after its last byte
 
 
-def _spans(data: bytes) -> List[_Span]:
+def _spans(data: bytes, encoding: Optional[str] = None) -> List[_Span]:
     """The spans of the root element and every element, comment and processing instruction inside
     it, in document order (lxml's ``root.iter()``)."""
-    parser = expat.ParserCreate()
+    parser = expat.ParserCreate(encoding)  # (given: it overrides the XML declaration's)
     spans: List[_Span] = []
     open_: List[_Span] = []
 
@@ -91,10 +92,13 @@ class _Read:
 class Splice:
     """The file's bytes and tree as read (see the module docstring)."""
 
-    def __init__(self, data: bytes, root: Any) -> None:
-        self.data = data
+    def __init__(self, data: bytes, root: Any, encoding: str = "utf-8") -> None:
+        self.encoding = encoding
+        # the bytes worked on: the file's own, or in UTF-8 for an encoding that is not ASCII's
+        self.wide = "16" in encoding or "32" in encoding
+        self.data = data.decode(encoding).encode("utf-8") if self.wide else data
         nodes = list(root.iter())
-        spans = _spans(data)
+        spans = _spans(self.data, "UTF-8" if self.wide else None)
         if len(spans) != len(nodes):
             raise ValueError(f"expat found {len(spans)} nodes, lxml {len(nodes)}")
         self.read: Dict[Any, _Read] = {
@@ -108,7 +112,7 @@ class Splice:
             if old in self.read:
                 self.read[new] = self.read[old]
 
-    def render(self, root: Any, encoding: str) -> Optional[bytes]:
+    def render(self, root: Any) -> Optional[bytes]:
         """The file's bytes with the changed parts of ``root`` (module docstring), or None when
         lxml's serialization of it cannot be placed (then the caller writes it whole)."""
         new = etree.tostring(root, encoding="unicode").encode("utf-8")
@@ -119,7 +123,7 @@ class Splice:
         edits: List[Tuple[int, int, bytes]] = []
 
         def piece(a: int, b: int) -> bytes:
-            return new[a:b].decode("utf-8").encode(encoding, "xmlcharrefreplace")
+            return new[a:b].decode("utf-8").encode("utf-8" if self.wide else self.encoding, "xmlcharrefreplace")
 
         def walk(node: Any) -> None:
             read, here = self.read[node], spans[node]
@@ -167,14 +171,15 @@ class Splice:
             out += [self.data[at:start], replacement]
             at = stop
         out.append(self.data[at:])
-        return b"".join(out)
+        spliced = b"".join(out)
+        return spliced.decode("utf-8").encode(self.encoding) if self.wide else spliced
 
 
-def splice(data: bytes, root: Any) -> Optional[Splice]:
+def splice(data: bytes, root: Any, encoding: str = "utf-8") -> Optional[Splice]:
     """A Splice of the file, or None when expat cannot place its nodes (module docstring)."""
     try:
-        return Splice(data, root)
-    except (ValueError, expat.ExpatError, LookupError):
+        return Splice(data, root, encoding)
+    except (ValueError, expat.ExpatError, LookupError, UnicodeError):
         return None
 
 
