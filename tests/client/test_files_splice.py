@@ -34,7 +34,7 @@ def _parse(data: bytes):
     return etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(elements(), st.integers(0, 2**32 - 1))
 def test_only_what_changed_is_rewritten(body, seed):
     data = f'<?xml version="1.0"?>\n<root xmlns:x="urn:x" a=\'1\'>{body}</root>\n'.encode()
@@ -69,7 +69,7 @@ _VALUES = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(
     st.dictionaries(st.sampled_from(["k1", "k2", "k3"]), _VALUES, min_size=1),
     st.sampled_from([None, 2, 4, "\t"]),
