@@ -166,3 +166,14 @@ def test_cli_formality(controls_bundle, tiny_bundle, capsys, monkeypatch):
     assert capsys.readouterr().out.strip()
     monkeypatch.setattr("sys.stdin", io.StringIO("one two\n"))
     run_error(["translate", "--model", str(tiny_bundle), "--formality", "formal"], capsys, "no formality")
+
+
+def test_grpc_batch_takes_formality_too(server):
+    request = pb.TranslateBatchRequest(texts=["one two", "three"], target_language="de", formality="more")
+    plain = pb.TranslateBatchRequest(texts=["one two", "three"], target_language="de")
+    asked, default = server.stub.TranslateBatch(request, timeout=WAIT), server.stub.TranslateBatch(plain, timeout=WAIT)
+    assert [r.usage.input_tokens for r in asked.results] == [r.usage.input_tokens + 2 for r in default.results]
+    request.target_language = "es"
+    with pytest.raises(grpc.RpcError) as error:
+        server.stub.TranslateBatch(request, timeout=WAIT)
+    assert error.value.code() is grpc.StatusCode.INVALID_ARGUMENT

@@ -170,7 +170,7 @@ class TranslateStreamResponse(_message.Message):
     def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
-    __slots__ = ("texts", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary")
+    __slots__ = ("texts", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary", "formality")
     TEXTS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -180,6 +180,7 @@ class TranslateBatchRequest(_message.Message):
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     GLOSSARY_ID_FIELD_NUMBER: _ClassVar[int]
     GLOSSARY_FIELD_NUMBER: _ClassVar[int]
+    FORMALITY_FIELD_NUMBER: _ClassVar[int]
     texts: _containers.RepeatedScalarFieldContainer[str]
     options: DecodingOptions
     request_id: str
@@ -189,7 +190,8 @@ class TranslateBatchRequest(_message.Message):
     target_language: str
     glossary_id: str
     glossary: _containers.RepeatedCompositeFieldContainer[GlossaryEntry]
-    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ...) -> None: ...
+    formality: str
+    def __init__(self, texts: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ..., formality: _Optional[str] = ...) -> None: ...
 
 class TranslateBatchResponse(_message.Message):
     __slots__ = ("results",)
