@@ -3,7 +3,8 @@ rule as an engine runner (runner_protocol.Runner, numpy) and as the PyTorch refe
 (model/generate.py's steppers), so that every decoder can be driven into a loop.
 
 The "model" reads its source as a program. A source [t1, ..., tn] (EOS cut) is said again and
-again: token k is t(k mod n), forever. A source that starts with END ([END, t1, ..., tn]) is said
+again: token k is t(k mod n), forever; a PLACEHOLDER token in it is never said (only the rules
+can make the model give it). A source that starts with END ([END, t1, ..., tn]) is said
 once, then EOS: an ordinary sentence. The chosen token has logit FAVOURED, EOS EOS_LOGIT (when
 not chosen), PAD and BOS NEVER (a trained model does not produce them), every other token 0, so a
 beam search has other candidates and sampling at temperature 1 still picks the chosen token.
@@ -22,12 +23,13 @@ END = 4
 FAVOURED = 20.0
 EOS_LOGIT = 10.0
 NEVER = -100.0
+PLACEHOLDER = 20
 CONFIG = ModelConfig(vocab_size=VOCAB, d_model=8, n_heads=2, d_ff=8, n_encoder_layers=1, n_decoder_layers=1)
 
 
 def program(source) -> list[int]:
-    """The source's tokens without padding and EOS."""
-    return [int(t) for t in source if t not in (CONFIG.pad_id, CONFIG.eos_id)]
+    """The source's tokens without padding, EOS and placeholders."""
+    return [int(t) for t in source if t not in (CONFIG.pad_id, CONFIG.eos_id, PLACEHOLDER)]
 
 
 def next_logits(source, generated: int) -> np.ndarray:
@@ -83,6 +85,18 @@ class RowSources:
 
     def nbytes(self) -> int:
         return 0
+
+
+class PlaceholderTokenizer:
+    """What the scheduler asks a tokenizer, for a model whose PLACEHOLDER is a placeholder token."""
+
+    placeholder_ids = frozenset({PLACEHOLDER})
+
+    def forced_first(self, target_language):
+        return None
+
+    def decode(self, ids, values) -> str:
+        return " ".join(map(str, ids))
 
 
 class LoopRunner:

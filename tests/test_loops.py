@@ -8,12 +8,12 @@ search, and through the PyTorch reference's greedy and beam search.
 from __future__ import annotations
 
 import pytest
-from loop_model import CONFIG, END, LoopModel, LoopRunner
+from loop_model import CONFIG, END, PLACEHOLDER, LoopModel, LoopRunner, PlaceholderTokenizer
 
 from traductor.engine.request import FinishReason
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import drive
-from traductor.model.constraints import Constraints, longest_repeat, looping
+from traductor.model.constraints import Constraints, longest_repeat, looped, looping
 from traductor.model.generate import beam_search, greedy
 from traductor.model.generation import GenerationConfig
 from traductor.options import DecodingOptions, Limits, resolve
@@ -27,9 +27,9 @@ MODES = {
 }
 
 
-def decode(sources: list[list[int]], options: DecodingOptions, generation=None, rows: int = 16):
+def decode(sources: list[list[int]], options: DecodingOptions, generation=None, rows: int = 16, tokenizer=None):
     """(tokens, reason) of each source through the serving scheduler over the looping model."""
-    scheduler = Scheduler(LoopRunner(generation), None, max_rows=rows, max_queue=len(sources) + 1)
+    scheduler = Scheduler(LoopRunner(generation), tokenizer, max_rows=rows, max_queue=len(sources) + 1)
     work = [(s, [], resolve(options, len(s), LIMITS)) for s in sources]
     return [(e.token_ids, e.reason) for e in drive(scheduler, work)]
 
@@ -43,6 +43,15 @@ def test_looping_reads_the_end_of_the_output_only():
     assert not looping([7] * 9, 0)  # limit 0: the rule is off
     unit = list(range(10, 18))  # MAX_PERIOD tokens: still a unit
     assert looping(unit * 4, 4) and not looping(unit[:-1] + [9] + unit * 3, 4)
+
+
+def test_looped_finds_a_loop_anywhere_in_the_output():
+    for tokens in ([5, 7, 7, 7, 7], [5, 7, 7, 7, 7, 30, 31], [7, 8] * 4 + [30], list(range(10, 18)) * 4 + [30]):
+        assert looped(tokens, 4)
+        assert any(looping(tokens[:n], 4) for n in range(len(tokens) + 1))
+    for tokens in ([7, 7, 7, 5, 7, 7, 7], [7, 8] * 3 + [7], [], [7] * 9):
+        assert not looped(tokens, 4 if len(tokens) < 9 else 10)
+    assert not looped([7] * 9, 0)
 
 
 def test_the_limit_grows_with_what_the_source_repeats():
@@ -99,3 +108,10 @@ def test_the_pytorch_reference_ends_the_same_loops(search):
     assert out == [tokens + [EOS] for tokens, _ in decode(sources, options)]  # the engine's, the same
     unstopped = greedy(LoopModel(), sources[:1], max_new_tokens=30, stop_loops=False)
     assert unstopped == [[7] * 30]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_loop_that_owes_a_placeholder_gives_it_and_is_flagged(mode):
+    ((tokens, reason),) = decode([[7, PLACEHOLDER, EOS]], MODES[mode], tokenizer=PlaceholderTokenizer())
+    assert tokens[:5] == [7, 7, 7, 7, PLACEHOLDER] and tokens.count(PLACEHOLDER) == 1
+    assert reason is FinishReason.LOOP and len(tokens) < 2 * 3 + 10

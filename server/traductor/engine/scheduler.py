@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..model.constraints import Constraints, looping
+from ..model.constraints import Constraints, looped
 from ..model.tokenizer import Tokenizer
 from . import beams, decoding
 from .batch import Batch
@@ -209,8 +209,8 @@ class Scheduler(WaitingQueue):
         self._finish(req, self._ended(req, tokens) if ended else FinishReason.LENGTH)
 
     def _ended(self, req: Request, tokens: list[int]) -> FinishReason:
-        """Why an output that ended with EOS ended: LOOP when the loop rule forced its EOS, else EOS."""
-        return FinishReason.LOOP if looping(tokens, req.state.repeat_limit) else FinishReason.EOS
+        """Why an output that ended with EOS ended: LOOP when the loop rule stopped it, else EOS."""
+        return FinishReason.LOOP if looped(tokens, req.state.repeat_limit) else FinishReason.EOS
 
     def _emit_token(self, req: Request, token: int, logp: float, now: float) -> None:
         """A token out: kept with its log p (the confidence reads them; the caller sees them with return_scores)."""

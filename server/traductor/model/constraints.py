@@ -10,8 +10,8 @@
       MIN_REPEATS, or twice the most times the source itself repeats a unit in a row ("ha ha ha",
       "=========="), whichever is more. This rule yields to min_new_tokens (a caller who asks for
       at least N tokens gets them), and a looping output that still owes placeholders may produce
-      only those first (a URL or a path is never lost to a loop; the caller is told it stopped:
-      `looping` on the final tokens). A beam
+      only those first (a URL or a path is never lost to a loop). The caller is told: an output
+      that holds such a loop (`looped`: the rule stopped it there) finishes as LOOP. A beam
       search may also leave a loop by a costly token and loop on to the length limit: it ends at
       the limit then, cut short all the same (the automatic limit is 2 x source + 10 tokens).
 
@@ -59,6 +59,19 @@ def looping(tokens: Sequence[int], limit: int) -> bool:
         # the cheap test first: a p-periodic end has its last token p places before too
         if tokens[n - 1 - p] == last and tokens[n - p * (limit - 1) :] == tokens[n - p * limit : n - p]:
             return True
+    return False
+
+
+def looped(tokens: Sequence[int], limit: int) -> bool:
+    """Whether some prefix of `tokens` is `looping`: the rule stopped the output there, though it
+    may have gone on with the placeholders it owed (or with min_new_tokens)."""
+    n = len(tokens)
+    for p in range(1, min(MAX_PERIOD, n // limit) + 1 if limit >= 1 else 0):
+        run = 0  # tokens equal to the one p before them, in a row
+        for i in range(p, n):
+            run = run + 1 if tokens[i] == tokens[i - p] else 0
+            if run >= p * (limit - 1):
+                return True
     return False
 
 
