@@ -65,6 +65,7 @@ class FinishEvent:
     confidence: float = 0.0  # how much to trust the translation, 0..1 (engine/confidence.py)
     segments: list[FinishEvent] = field(default_factory=list)  # a whole text's: each segment's own event
     source: str = ""  # in a text's `segments`: the segment's source text
+    markup_unsure: bool = False  # a segment's inline markup may wrap the wrong words (service/placed.py)
 
     @property
     def cut_short(self) -> bool:

@@ -66,9 +66,11 @@ def segment_terms(engine: AsyncEngine, text: str, found: list, options: Decoding
     return SegmentTerms(found, fallback, glossary.target_language)
 
 
-def own_table(engine: AsyncEngine, options: DecodingOptions) -> dict[str, str]:
+def own_table(engine: AsyncEngine, options: DecodingOptions, kind: str = "term") -> dict[str, str]:
+    """Texts translated on their own (a glossary's terms; `kind` "markup": placed.py's wrapped texts),
+    per engine, languages and kind."""
     tables = _own.setdefault(engine, {})
-    table = tables.setdefault((options.source_language, options.target_language), {})
+    table = tables.setdefault((kind, options.source_language, options.target_language), {})
     if len(table) > OWN_LIMIT:
         table.clear()
     return table

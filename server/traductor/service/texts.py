@@ -42,6 +42,11 @@ passes (glossed.py: the model's own words for the terms replaced by the glossary
 segment again with its terms masked behind placeholder tokens); a text with no term decodes as
 without a glossary.
 
+Inline markup (placed.py): a segment holding a pair of inline tags around words (`Check that
+<b>the disk</b> has space`) has the wrapped text translated on its own in the same group, and the
+pair is kept, moved onto the words that translate it, or left where the model put it with the
+segment marked `markup_unsure` (and its confidence lowered under the `low` threshold).
+
 This module knows nothing about gRPC, HTTP, metrics or logging (the engine records those).
 """
 
@@ -57,7 +62,7 @@ from ..glossary import Glossary, masking
 from ..options import DecodingOptions, for_short_source, resolve
 from ..text import DeltaStream, Plan, plan
 from ..text.pieces import Kind
-from . import glossed
+from . import glossed, placed
 from .async_engine import AsyncEngine
 
 
@@ -71,6 +76,7 @@ class Prepared:
     known: dict[int, str] = field(default_factory=dict)  # plan segment index -> its translation from the memory
     terms: dict[int, glossed.SegmentTerms] = field(default_factory=dict)  # index in `inputs` -> its glossary terms
     options: DecodingOptions | None = None
+    pairs: dict[int, list[placed.Pair]] = field(default_factory=dict)  # index in `inputs` -> its inline pairs to check
 
     @property
     def count(self) -> int:
@@ -119,7 +125,7 @@ def prepare(
     too_long = lambda s: len(encode(s)[0]) > limit  # noqa: E731
     p = plan(text, format, too_long=too_long, limits=engine.text_limits, language=engine.language)
     memory = engine.memory if format == "text" else {}
-    inputs, segments, known, terms = [], [], {}, {}
+    inputs, segments, known, terms, pairs = [], [], {}, {}, {}
     for segment in p.segments:
         found = masking.terms(glossary, segment.text) if glossary is not None else []
         if segment.text in memory and not found and not options.register:  # memory entries have no register
@@ -127,6 +133,8 @@ def prepare(
             continue
         if found:
             terms[len(inputs)] = glossed.segment_terms(engine, segment.text, found, options, glossary)
+        if wrapped := placed.pairs(segment.text):
+            pairs[len(inputs)] = wrapped
         if found and engine.tokenizer.controls:  # a model trained with term annotations uses them in pass 1
             ids, values = engine.encode(masking.annotate(segment.text, found), options)
         else:
@@ -136,7 +144,7 @@ def prepare(
         segments.append(segment.index)
     if not inputs:  # nothing reaches the model, but bad options are still refused
         resolve(options, limit, engine.limits)
-    return Prepared(p, inputs, segments, known, terms, options)
+    return Prepared(p, inputs, segments, known, terms, options, pairs)
 
 
 # A text's finish reason: the first of these that one of its segments has, else EOS.
@@ -155,7 +163,14 @@ def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
     segments = [
         replace(e, source=piece.original, text=p.finished(piece, e.text))
         if i not in empty
-        else replace(e, source=piece.original, text=piece.original, reason=FinishReason.UNTRANSLATED, confidence=0.0)
+        else replace(
+            e,
+            source=piece.original,
+            text=piece.original,
+            reason=FinishReason.UNTRANSLATED,
+            confidence=0.0,
+            markup_unsure=False,
+        )
         for i, (e, piece) in enumerate(zip(events, todo, strict=True))
     ]
     reasons = {e.reason for e in segments}
@@ -174,14 +189,22 @@ def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
         Timings(first_token=first, **slowest),
         confidence=min((e.confidence for e in segments), default=1.0),
         segments=segments,
+        markup_unsure=any(e.markup_unsure for e in segments),
     )
 
 
-def _generate(engine: AsyncEngine, inputs, ids, terms, options, timeout, stream: bool):
-    """engine.generate_many, through the glossary's two passes (glossed.py) when a segment holds a term."""
-    if not terms:
-        return engine.generate_many(inputs, ids, timeout, stream)
-    return glossed.decode(engine, inputs, ids, terms, options, check_finish, timeout, stream)
+def _generate(engine: AsyncEngine, inputs, ids, terms, options, timeout, stream: bool, pairs=None):
+    """engine.generate_many, through the glossary's two passes (glossed.py) when a segment holds a
+    term, and with inline pairs checked (placed.py) when a segment holds one."""
+
+    def generate(inputs, ids, timeout, stream):
+        if not terms:
+            return engine.generate_many(inputs, ids, timeout, stream)
+        return glossed.decode(engine, inputs, ids, terms, options, check_finish, timeout, stream)
+
+    if not pairs:
+        return generate(inputs, ids, timeout, stream)
+    return placed.decode(engine, inputs, ids, pairs, options, check_finish, generate, timeout, stream)
 
 
 async def run_many(
@@ -195,7 +218,9 @@ async def run_many(
     ids = [segment_id(request_ids[t], texts[t].segments[k], texts[t].count) for t, k in where]
     results: list[list] = [[None] * len(p.inputs) for p in texts]
     terms = {j: texts[t].terms[k] for j, (t, k) in enumerate(where) if k in texts[t].terms}
-    async with aclosing(_generate(engine, inputs, ids, terms, texts[0].options, timeout, False)) as events:
+    pairs = {j: texts[t].pairs[k] for j, (t, k) in enumerate(where) if k in texts[t].pairs}
+    generate = _generate(engine, inputs, ids, terms, texts[0].options, timeout, False, pairs)
+    async with aclosing(generate) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 t, k = where[j]
@@ -250,7 +275,7 @@ async def stream(
         ready += deltas.finish(k, text)
     finished: list = [None] * len(segments)
     ids = [segment_id(request_id, k, prepared.count) for k in segments]
-    generate = _generate(engine, prepared.inputs, ids, prepared.terms, prepared.options, timeout, True)
+    generate = _generate(engine, prepared.inputs, ids, prepared.terms, prepared.options, timeout, True, prepared.pairs)
     async with aclosing(generate) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):

@@ -1,0 +1,152 @@
+"""Inline markup on the right words (issue 41, item 4; service/placed.py).
+
+A segment holding a pair of inline tags has the wrapped text translated on its own in the same
+engine group; the pair stays where the model put it when that agrees, moves onto the words that
+translate it when they are elsewhere (word order changed), and otherwise stays with the segment
+marked `markup_unsure` and its confidence under the `low` threshold.
+
+The engine is a fake with fixed translations: a tiny model cannot be made to misplace a tag on
+purpose, and what is tested here is what the service does with a misplaced one."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+import pytest
+
+from traductor.engine.confidence import low
+from traductor.engine.request import FinishEvent, FinishReason, Timings, TokenEvent
+from traductor.options import DecodingOptions, Limits
+from traductor.service import placed, texts
+from traductor.text import TextLimits
+
+OPTIONS = DecodingOptions(source_language="en", target_language="es")
+CONFIDENCE = 0.9
+
+
+class FakeEngine:
+    """Translates by a table; records each group it is given (the source texts)."""
+
+    def __init__(self, table: dict[str, str]):
+        self.table = table
+        self.limits, self.text_limits = Limits(), TextLimits()
+        self.language, self.memory = "en", {}
+        self.tokenizer = SimpleNamespace(controls=(), placeholder_ids=())
+        self.sources: list[str] = []
+        self.groups: list[list[str]] = []
+
+    def encode(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str]]:
+        self.sources.append(text)
+        return [len(self.sources) - 1, 10_000, 0], []
+
+    async def generate_many(self, inputs, ids, timeout=None, stream=True):
+        group = [self.sources[i[0][0]] for i in inputs]
+        self.groups.append(group)
+        for j in reversed(range(len(group))):  # the last first: the order must not matter
+            out = self.table[group[j]]
+            yield j, TokenEvent(0, 1, out, -0.1)
+            yield j, FinishEvent(FinishReason.EOS, out, [1], [-0.1], 3, Timings(), confidence=CONFIDENCE)
+
+
+def translate(engine: FakeEngine, text: str, format: str = "text") -> FinishEvent:
+    return asyncio.run(texts.translate(engine, text, OPTIONS, "r", format=format))
+
+
+DISK = "Check that <b>the disk</b> has space."
+TABLE = {
+    DISK: "Compruebe que <b>el</b> disco tiene espacio.",  # bold on the article
+    "the disk": "el disco",
+    'Open the <a href="x">red file</a> now.': '<a href="x">Abra</a> ahora el archivo rojo.',  # order changed
+    "red file": "archivo rojo",
+    "Delete <i>all files</i> now?": "¿Borrar <i>todos los archivos</i> ahora?",
+    "all files": "todos los archivos",
+    "Press <b>Enter</b> to go on.": "<b>Pulse</b> Intro para seguir.",
+    "Enter": "Entrar",  # not in the sentence: nowhere to move the pair to
+    "Save <b>the report</b> here.": "Guarde el informe aquí.",  # the model dropped the pair
+    "the report": "el informe",
+    "Nothing to check here.": "Nada que comprobar aquí.",
+}
+
+
+def test_a_pair_on_the_wrong_word_moves_to_the_translation_of_what_it_wrapped():
+    engine = FakeEngine(TABLE)
+    event = translate(engine, DISK)
+    assert event.text == "Compruebe que <b>el disco</b> tiene espacio."
+    assert not event.markup_unsure and event.confidence == CONFIDENCE
+    assert engine.groups == [[DISK, "the disk"]]  # the wrapped text alone, in the same group
+
+
+def test_a_pair_follows_the_words_when_the_word_order_changes():
+    event = translate(FakeEngine(TABLE), 'Open the <a href="x">red file</a> now.')
+    assert event.text == 'Abra ahora el <a href="x">archivo rojo</a>.'
+    assert not event.markup_unsure
+
+
+def test_a_pair_that_agrees_is_kept():
+    event = translate(FakeEngine(TABLE), "Delete <i>all files</i> now?")
+    assert event.text == "¿Borrar <i>todos los archivos</i> ahora?"
+    assert not event.markup_unsure and event.confidence == CONFIDENCE
+
+
+def test_a_pair_with_nowhere_to_go_is_kept_and_counted():
+    event = translate(FakeEngine(TABLE), "Press <b>Enter</b> to go on.")
+    assert event.text == "<b>Pulse</b> Intro para seguir."
+    assert event.markup_unsure and event.segments[0].markup_unsure
+    assert event.confidence == placed.UNSURE_CONFIDENCE and low(event.confidence)
+
+
+def test_a_dropped_pair_is_put_around_the_words():
+    event = translate(FakeEngine(TABLE), "Save <b>the report</b> here.")
+    assert event.text == "Guarde <b>el informe</b> aquí."
+    assert not event.markup_unsure
+
+
+def test_html_segments_are_checked_too():
+    event = translate(FakeEngine(TABLE), f"<p>{DISK}</p>", format="html")
+    assert event.text == "<p>Compruebe que <b>el disco</b> tiene espacio.</p>"
+
+
+def test_a_segment_without_pairs_goes_alone():
+    engine = FakeEngine(TABLE)
+    event = translate(engine, "Nothing to check here.")
+    assert event.text == "Nada que comprobar aquí." and not event.markup_unsure
+    assert engine.groups == [["Nothing to check here."]]
+
+
+def test_the_result_does_not_depend_on_the_batch():
+    alone = translate(FakeEngine(TABLE), DISK)
+    texts_in = ["Press <b>Enter</b> to go on.", DISK, "Nothing to check here."]
+    events = asyncio.run(texts.translate_many(FakeEngine(TABLE), texts_in, OPTIONS, "r"))
+    assert events[1].text == alone.text and events[1].confidence == alone.confidence
+    assert [e.markup_unsure for e in events] == [True, False, False]
+
+
+def test_the_stream_holds_a_checked_segment_until_it_is_placed():
+    engine = FakeEngine(TABLE)
+    text = f"{DISK} Nothing to check here."
+    prepared = texts.prepare(engine, text, OPTIONS)
+
+    async def collect():
+        return [e async for e in texts.stream(engine, prepared, "r")]
+
+    events = asyncio.run(collect())
+    deltas = [e.text_delta for e in events[:-1]] + [events[-1].final_delta]
+    assert "<b>el</b>" not in "".join(deltas)  # the model's placement was never sent
+    assert "".join(deltas) == events[-1].text == translate(FakeEngine(TABLE), text).text
+    assert events[-1].text == "Compruebe que <b>el disco</b> tiene espacio. Nada que comprobar aquí."
+
+
+@pytest.mark.parametrize(
+    ("source", "inner"),
+    [
+        (DISK, ["the disk"]),
+        ("<b>Done.</b>", []),  # wraps the whole segment: nothing to compare with
+        ("<b>Warning:</b> the file is <i>%s</i>.", ["Warning:"]),  # no letter inside <i>
+        ("A <b><i>nested</i> pair</b> here.", ["nested"]),  # the outer one holds another tag
+        ("cp <source> <dest>", []),  # not markup
+        ("An <b>x</b> and a <b>y</b> here.", []),  # the same tags twice: not told apart
+    ],
+)
+def test_checkable_pairs(source, inner):
+    assert [p.inner for p in placed.pairs(source)] == inner
