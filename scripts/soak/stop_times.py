@@ -85,7 +85,7 @@ class Server:
             )
         self.target = f"127.0.0.1:{self.port}"
 
-    def wait_serving(self, timeout: float = 300) -> None:
+    def wait_serving(self, timeout: float = 900) -> None:
         with grpc.insecure_channel(self.target) as channel:
             health = health_pb2_grpc.HealthStub(channel)
             end = time.monotonic() + timeout
@@ -176,7 +176,11 @@ class Load:
 
 def one_stop(args: argparse.Namespace, n: int, rng: random.Random, logs: Path) -> dict:
     server = Server(args, logs / f"serve-{n}.log")
-    server.wait_serving()
+    try:
+        server.wait_serving()
+    except SystemExit:
+        server.proc.kill()
+        raise
     idle = None if args.no_idle else Idle(server)
     load = Load(server, args.workers, rng)
     time.sleep(args.load_seconds * rng.uniform(0.5, 1.5))
