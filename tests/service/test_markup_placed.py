@@ -19,6 +19,7 @@ from traductor.engine.confidence import low
 from traductor.engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from traductor.options import DecodingOptions, Limits
 from traductor.service import placed, texts
+from traductor.service.http import quality
 from traductor.text import TextLimits
 
 OPTIONS = DecodingOptions(source_language="en", target_language="es")
@@ -94,6 +95,14 @@ def test_a_pair_with_nowhere_to_go_is_kept_and_counted():
     assert event.text == "<b>Pulse</b> Intro para seguir."
     assert event.markup_unsure and event.segments[0].markup_unsure
     assert event.confidence == placed.UNSURE_CONFIDENCE and low(event.confidence)
+
+
+def test_the_http_answers_say_which_segment_is_unsure():
+    event = translate(FakeEngine(TABLE), "Press <b>Enter</b> to go on. Nothing to check here.")
+    libre, deepl = quality.libre(event), quality.deepl(event)
+    assert [s["markupUnsure"] for s in libre["segments"]] == [True, False]
+    assert [s["markup_unsure"] for s in deepl["segments"]] == [True, False]
+    assert libre["lowConfidence"] and [s["lowConfidence"] for s in libre["segments"]] == [True, False]
 
 
 def test_a_dropped_pair_is_put_around_the_words():

@@ -4,12 +4,15 @@ docs/confidence.md). Neither LibreTranslate nor DeepL has these: they are extra 
 their clients ignore.
 
     libre(event)     LibreTranslate's spelling: finish, cutShort, confidence, lowConfidence,
-                     segments [{source, translatedText, finish, cutShort, confidence, lowConfidence}]
+                     segments [{source, translatedText, finish, cutShort, confidence, lowConfidence,
+                     markupUnsure}]
     deepl(event)     DeepL's: finish_reason, cut_short, confidence, low_confidence,
-                     segments [{source, text, finish_reason, cut_short, confidence, low_confidence}]
+                     segments [{source, text, finish_reason, cut_short, confidence, low_confidence,
+                     markup_unsure}]
 
 A text's `cutShort` and `lowConfidence` are true when one of its segments' is; its confidence is
-the lowest of its segments' (engine/confidence.py: the threshold `LOW`). This module reads a
+the lowest of its segments' (engine/confidence.py: the threshold `LOW`). A segment's `markupUnsure`
+says that an inline element of it may wrap the wrong words (service/placed.py). This module reads a
 text's FinishEvent (service/texts.py: `joined`) and knows nothing of requests.
 """
 
@@ -25,6 +28,7 @@ _KEYS = {
     "confidence": ("confidence", "confidence"),
     "low": ("lowConfidence", "low_confidence"),
     "text": ("translatedText", "text"),
+    "markup": ("markupUnsure", "markup_unsure"),
 }
 
 
@@ -35,7 +39,12 @@ def _fields(e: FinishEvent, style: int, cut: bool, is_low: bool) -> dict:
 
 def _report(e: FinishEvent, style: int) -> dict:
     segments = [
-        {"source": s.source, _KEYS["text"][style]: s.text, **_fields(s, style, s.cut_short, low(s.confidence))}
+        {
+            "source": s.source,
+            _KEYS["text"][style]: s.text,
+            **_fields(s, style, s.cut_short, low(s.confidence)),
+            _KEYS["markup"][style]: s.markup_unsure,
+        }
         for s in e.segments
     ]
     cut = any(s.cut_short for s in e.segments)
