@@ -67,6 +67,9 @@ TABLE = {
     "Save <b>the report</b> here.": "Guarde el informe aquí.",  # the model dropped the pair
     "the report": "el informe",
     "Nothing to check here.": "Nada que comprobar aquí.",
+    "Open <b>the file</b> with <i>care</i>.": "Abra <b>con</b> <i>cuidado</i> el archivo.",
+    "the file": "el archivo",
+    "care": "cuidado",
 }
 
 
@@ -109,6 +112,14 @@ def test_a_dropped_pair_is_put_around_the_words():
     event = translate(FakeEngine(TABLE), "Save <b>the report</b> here.")
     assert event.text == "Guarde <b>el informe</b> aquí."
     assert not event.markup_unsure
+
+
+def test_a_pair_does_not_move_past_another_marker():
+    """The markers of an HTML segment are put back in source order (text.html.restore_markup): a
+    pair moved past another would take that one's place. So it stays, counted."""
+    event = translate(FakeEngine(TABLE), "Open <b>the file</b> with <i>care</i>.")
+    assert event.text == "Abra <b>con</b> <i>cuidado</i> el archivo."
+    assert event.markup_unsure
 
 
 def test_html_segments_are_checked_too():

@@ -57,10 +57,15 @@ class Pair:
     open: str  # the start tag, as in the segment
     close: str  # its end tag
     inner: str  # the text it wraps in the source, translated on its own
+    before: int  # how many markers (tags, entities) come before it in the source
+
+
+def _markers(text: str) -> list[re.Match]:
+    return [m for m in placeholders.finditer(text) if m.lastgroup == "markup"]
 
 
 def _tags(text: str) -> list[re.Match]:
-    return [m for m in placeholders.finditer(text) if m.lastgroup == "markup" and m.group(0).startswith("<")]
+    return [m for m in _markers(text) if m.group(0).startswith("<")]
 
 
 def pairs(text: str) -> list[Pair]:
@@ -83,7 +88,8 @@ def pairs(text: str) -> list[Pair]:
                 and needs_translation(inner)
                 and needs_translation(outside)
             ):
-                found.append(Pair(opened.group(0), closed.group(0), inner))
+                before = sum(1 for x in _markers(text) if x.start() < opened.start())
+                found.append(Pair(opened.group(0), closed.group(0), inner, before))
     return found
 
 
@@ -99,10 +105,23 @@ def similarity(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def _best_run(text: str, alone: str) -> tuple[int, int, float] | None:
-    """(start, end, ratio) of the run of words of `text` most like `alone` (no tag inside it, the
-    punctuation at its ends left out); the leftmost of the best."""
-    words = [(w.start(), w.end()) for w in _WORD.finditer(text)]
+def _gap(text: str, before: int) -> tuple[int, int] | None:
+    """Where in `text` (a translation without the pair) the pair may go: between the same markers
+    as in the source (an HTML segment's markers are put back in source order, text.html), or None
+    when the translation does not have that many."""
+    marks = _markers(text)
+    if len(marks) < before:
+        return None
+    return (marks[before - 1].end() if before else 0), (marks[before].start() if before < len(marks) else len(text))
+
+
+def _best_run(text: str, alone: str, before: int) -> tuple[int, int, float] | None:
+    """(start, end, ratio) of the run of words of `text` most like `alone` (between the markers the
+    pair has around it in the source, the punctuation at its ends left out); the leftmost of the best."""
+    gap = _gap(text, before)
+    if gap is None:
+        return None
+    words = [(w.start(), w.end()) for w in _WORD.finditer(text) if gap[0] <= w.start() and w.end() <= gap[1]]
     n = max(1, len(alone.split()))
     best = None
     for size in sorted({max(1, n - 1), n, n + 1}):
@@ -137,7 +156,7 @@ def place(translation: str, pair: Pair, alone: str) -> tuple[str, bool]:
         bare = translation
     else:
         return translation, False
-    best = _best_run(bare, alone)
+    best = _best_run(bare, alone, pair.before)
     if best is None or best[2] < MOVE:
         return translation, False
     start, end, _ = best
