@@ -29,8 +29,8 @@ CONFIDENCE = 0.9
 class FakeEngine:
     """Translates by a table; records each group it is given (the source texts)."""
 
-    def __init__(self, table: dict[str, str]):
-        self.table = table
+    def __init__(self, table: dict[str, str], loops: frozenset[str] = frozenset()):
+        self.table, self.loops = table, loops  # `loops`: sources whose output is stopped looping
         self.limits, self.text_limits = Limits(), TextLimits()
         self.language, self.memory = "en", {}
         self.tokenizer = SimpleNamespace(controls=(), placeholder_ids=())
@@ -47,7 +47,8 @@ class FakeEngine:
         for j in reversed(range(len(group))):  # the last first: the order must not matter
             out = self.table[group[j]]
             yield j, TokenEvent(0, 1, out, -0.1)
-            yield j, FinishEvent(FinishReason.EOS, out, [1], [-0.1], 3, Timings(), confidence=CONFIDENCE)
+            reason = FinishReason.LOOP if group[j] in self.loops else FinishReason.EOS
+            yield j, FinishEvent(reason, out, [1], [-0.1], 3, Timings(), confidence=CONFIDENCE)
 
 
 def translate(engine: FakeEngine, text: str, format: str = "text") -> FinishEvent:
@@ -79,6 +80,19 @@ def test_a_pair_on_the_wrong_word_moves_to_the_translation_of_what_it_wrapped():
     assert event.text == "Compruebe que <b>el disco</b> tiene espacio."
     assert not event.markup_unsure and event.confidence == CONFIDENCE
     assert engine.groups == [[DISK, "the disk"]]  # the wrapped text alone, in the same group
+
+
+def test_the_wrapped_texts_own_translation_is_kept_for_the_next_call():
+    engine = FakeEngine(TABLE)
+    first, second = translate(engine, DISK), translate(engine, DISK)
+    assert first.text == second.text and engine.groups == [[DISK, "the disk"], [DISK]]
+
+
+def test_an_own_translation_cut_short_is_not_used_nor_kept():
+    engine = FakeEngine(TABLE, loops=frozenset({"the disk"}))
+    first, second = translate(engine, DISK), translate(engine, DISK)
+    assert first.text == "Compruebe que <b>el</b> disco tiene espacio." and first.markup_unsure
+    assert second.text == first.text and engine.groups == [[DISK, "the disk"], [DISK, "the disk"]]
 
 
 def test_a_pair_follows_the_words_when_the_word_order_changes():

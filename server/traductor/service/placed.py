@@ -214,7 +214,10 @@ async def decode(
         async for j, event in events:
             if j >= n:
                 if isinstance(event, FinishEvent):
-                    own[missing[j - n]] = alone[missing[j - n]] = check(event).text
+                    event, source = check(event), missing[j - n]
+                    alone[source] = "" if event.cut_short else event.text  # nothing to compare with
+                    if not event.cut_short:
+                        own[source] = event.text
             elif j not in segment_pairs:
                 yield j, event
                 continue
