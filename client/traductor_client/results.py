@@ -61,7 +61,8 @@ class Segment:
 
     ``finish_reason`` "length" or "loop" means the translation was cut short (``cut_short``);
     ``confidence`` is 0..1 (docs/confidence.md) and ``low_confidence`` whether it is under the
-    server's threshold."""
+    server's threshold; ``markup_unsure`` whether an inline element of it may wrap the wrong words
+    (docs/segmentation.md; its confidence is then low too)."""
 
     source: str
     text: str
@@ -69,6 +70,7 @@ class Segment:
     cut_short: bool
     confidence: float
     low_confidence: bool
+    markup_unsure: bool = False
 
     @classmethod
     def from_pb(cls, message: translator_pb2.SegmentResult) -> "Segment":
@@ -79,6 +81,7 @@ class Segment:
             cut_short=message.cut_short,
             confidence=message.confidence,
             low_confidence=message.low_confidence,
+            markup_unsure=message.markup_unsure,
         )
 
 

@@ -184,3 +184,18 @@ def test_the_stream_holds_a_checked_segment_until_it_is_placed():
 )
 def test_checkable_pairs(source, inner):
     assert [p.inner for p in placed.pairs(source)] == inner
+
+
+def test_grpc_segments_and_the_file_report_say_it():
+    """gRPC SegmentResult.markup_unsure (read by the client), and a file's unit written for review
+    with the reason named."""
+    from traductor.service.convert import response_to_pb
+    from traductor_client.files.job import MARKUP_UNSURE, outcome
+    from traductor_client.results import Translation
+
+    event = translate(FakeEngine(TABLE), "Press <b>Enter</b> to go on. Nothing to check here.")
+    result = Translation.from_pb(response_to_pb(event, "r", False))
+    assert [s.markup_unsure for s in result.segments] == [True, False] and result.low_confidence
+    text, why, review = outcome(result.text, result.finish_reason, result.confidence, True, markup=True)
+    assert text == event.text and why == "" and review.startswith(MARKUP_UNSURE)
+    assert outcome("Hola.", "eos", 0.9)[2] == ""

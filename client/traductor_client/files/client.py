@@ -68,7 +68,8 @@ def progress_bar(total: int, enabled: bool) -> Any:
 
 # -- translating ------------------------------------------------------------------------------------
 def _outcome(result: Translation) -> Outcome:
-    return outcome(result.text, result.finish_reason, result.confidence, result.low_confidence)
+    markup = any(s.markup_unsure for s in result.segments)
+    return outcome(result.text, result.finish_reason, result.confidence, result.low_confidence, markup)
 
 
 def translate_texts(

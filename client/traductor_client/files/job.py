@@ -31,6 +31,7 @@ from traductor_client.files.units import FIXED, OBSOLETE, REVIEW, TRANSLATED, Re
 Outcome = Tuple[Optional[str], ...]
 CUT_SHORT = "cut short"
 LOW_CONFIDENCE = "low confidence"
+MARKUP_UNSURE = "markup not placed with confidence"  # its confidence is low too (docs/segmentation.md)
 
 
 class Document(Protocol):
@@ -66,10 +67,13 @@ _CUTS = {
 }
 
 
-def outcome(text: str, finish_reason: str, confidence: Optional[float] = None, low: bool = False) -> Outcome:
+def outcome(
+    text: str, finish_reason: str, confidence: Optional[float] = None, low: bool = False, markup: bool = False
+) -> Outcome:
     """A service answer as an Outcome: a text with a part left untranslated, an empty text or one
     that ended for another reason is not written; a sentence cut short, or a translation of low
-    `confidence` (the service's `low` flag), is written for review."""
+    `confidence` (the service's `low` flag), is written for review; `markup`: the low confidence
+    is an inline element the service could not place with confidence, and the note says so."""
     if finish_reason == "untranslated":
         return None, "the service could not translate part of it (nothing came back for a sentence)", ""
     if finish_reason not in ("eos", *_CUTS):
@@ -79,7 +83,8 @@ def outcome(text: str, finish_reason: str, confidence: Optional[float] = None, l
     if finish_reason in _CUTS:
         return text.strip(), "", f"{CUT_SHORT}: {_CUTS[finish_reason]}"
     if low:
-        return text.strip(), "", f"{LOW_CONFIDENCE} ({confidence:.2f})" if confidence is not None else LOW_CONFIDENCE
+        why = MARKUP_UNSURE if markup else LOW_CONFIDENCE
+        return text.strip(), "", f"{why} ({confidence:.2f})" if confidence is not None else why
     return text.strip(), "", ""
 
 

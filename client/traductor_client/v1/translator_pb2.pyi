@@ -84,20 +84,22 @@ class TranslateRequest(_message.Message):
     def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ..., formality: _Optional[str] = ...) -> None: ...
 
 class SegmentResult(_message.Message):
-    __slots__ = ("source", "text", "finish_reason", "cut_short", "confidence", "low_confidence")
+    __slots__ = ("source", "text", "finish_reason", "cut_short", "confidence", "low_confidence", "markup_unsure")
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
     CUT_SHORT_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     LOW_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    MARKUP_UNSURE_FIELD_NUMBER: _ClassVar[int]
     source: str
     text: str
     finish_reason: FinishReason
     cut_short: bool
     confidence: float
     low_confidence: bool
-    def __init__(self, source: _Optional[str] = ..., text: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., cut_short: _Optional[bool] = ..., confidence: _Optional[float] = ..., low_confidence: _Optional[bool] = ...) -> None: ...
+    markup_unsure: bool
+    def __init__(self, source: _Optional[str] = ..., text: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., cut_short: _Optional[bool] = ..., confidence: _Optional[float] = ..., low_confidence: _Optional[bool] = ..., markup_unsure: _Optional[bool] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens")

@@ -78,6 +78,7 @@ def segment_to_pb(e: FinishEvent) -> pb.SegmentResult:
         cut_short=e.cut_short,
         confidence=e.confidence,
         low_confidence=low(e.confidence),
+        markup_unsure=e.markup_unsure,
     )
 
 

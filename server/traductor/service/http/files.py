@@ -109,7 +109,7 @@ def upload(values, field: str = "file") -> tuple[str, bytes]:
 
 def _outcome(event: FinishEvent) -> files.Outcome:
     """A text's event as the files' Outcome: cut short or of low confidence, written for review."""
-    return files.outcome(event.text, event.reason.value, event.confidence, low(event.confidence))
+    return files.outcome(event.text, event.reason.value, event.confidence, low(event.confidence), event.markup_unsure)
 
 
 async def _translate_texts(
