@@ -201,7 +201,8 @@ function showQuality(data) {
   const list = document.createElement("ul");
   for (const s of doubtful) {
     const row = document.createElement("li");
-    const why = CUT[s.finish] || `low confidence (${Math.round(s.confidence * 100)}%)`;
+    const doubt = s.markupUnsure ? "markup not placed with confidence" : "low confidence";
+    const why = CUT[s.finish] || `${doubt} (${Math.round(s.confidence * 100)}%)`;
     row.textContent = `${why}: “${s.source}” → “${s.translatedText}”`;
     list.append(row);
   }
