@@ -53,20 +53,24 @@ registry.Registry.stop = lambda self: None
 # engine process has begun to exit (a file per process in REL_TEST_BARRIER): if the front waited
 # for one before telling the next to stop, the first would wait in vain and be killed at 10 s.
 ENGINES_EXIT_TOGETHER = """
-import atexit
 import os
 import sys
 import time
 
 if "--multiprocessing-fork" in sys.argv:
-    def barrier():
+    import traductor.engine.process as process
+
+    _exit_now = process.exit_now
+
+    def exit_now():
         folder = os.environ["REL_TEST_BARRIER"]
         open(os.path.join(folder, str(os.getpid())), "w").close()
         end = time.monotonic() + 60
         while len(os.listdir(folder)) < int(os.environ["REL_TEST_ENGINES"]) and time.monotonic() < end:
             time.sleep(0.01)
+        _exit_now()
 
-    atexit.register(barrier)
+    process.exit_now = exit_now
 """
 
 
@@ -97,7 +101,7 @@ def _alive(pid: int) -> bool:
 
 def _serving(tiny_bundle, log, *flags) -> ServeProcess:
     p = ServeProcess(tiny_bundle, log, *flags)
-    assert p.wait_status("SERVING"), log.read_text()[-3000:]
+    assert p.wait_status("SERVING", timeout=180), log.read_text()[-3000:]
     return p
 
 

@@ -96,11 +96,13 @@ def run(args) -> None:
     # and be killed at the end of its grace period.
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_at_once)
+    from ..engine.process import exit_now
     from .server import serve
 
     settings = Settings.from_args(args)
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     asyncio.run(serve(settings))
+    exit_now()  # stopped: no interpreter teardown (engine/process.py says why)
 
 
 def _exit_at_once(signum, _frame) -> None:
