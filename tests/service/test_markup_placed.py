@@ -68,6 +68,8 @@ TABLE = {
     "Save <b>the report</b> here.": "Guarde el informe aquí.",  # the model dropped the pair
     "the report": "el informe",
     "Nothing to check here.": "Nada que comprobar aquí.",
+    "A <b>new version</b> is out.": "Una versión <b>nueva</b> ha salido.",  # adjective after the noun
+    "new version": "Nueva versión",
     "Open <b>the file</b> with <i>care</i>.": "Abra <b>con</b> <i>cuidado</i> el archivo.",
     "the file": "el archivo",
     "care": "cuidado",
@@ -98,6 +100,12 @@ def test_an_own_translation_cut_short_is_not_used_nor_kept():
 def test_a_pair_follows_the_words_when_the_word_order_changes():
     event = translate(FakeEngine(TABLE), 'Open the <a href="x">red file</a> now.')
     assert event.text == 'Abra ahora el <a href="x">archivo rojo</a>.'
+    assert not event.markup_unsure
+
+
+def test_a_pair_wraps_the_same_words_in_the_targets_order():
+    event = translate(FakeEngine(TABLE), "A <b>new version</b> is out.")
+    assert event.text == "Una <b>versión nueva</b> ha salido."
     assert not event.markup_unsure
 
 

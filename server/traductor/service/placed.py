@@ -10,7 +10,8 @@ segments (the own translations are kept per engine and languages, like glossed.p
 the translation's wrapped text is compared with it (`place`):
 
     agree     the wrapped text is like the text's own translation (difflib ratio >= AGREE, on
-              lower-cased words without the punctuation at their ends): kept
+              lower-cased words without the punctuation at their ends, in their order or
+              sorted): kept
     moved     it is not, but a run of words elsewhere in the translation is (ratio >= MOVE): the
               pair moves to wrap that run ("Compruebe que <b>el disco</b> tiene espacio"); a pair
               the model dropped altogether is put around such a run too
@@ -97,12 +98,17 @@ def _norm(text: str) -> str:
     return " ".join(w.strip(_EDGE) for w in text.lower().split()).strip()
 
 
+def _ratio(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
 def similarity(a: str, b: str) -> float:
-    """How alike two short texts are, 0..1: difflib's ratio of their lower-cased words."""
+    """How alike two short texts are, 0..1: difflib's ratio of their lower-cased words, as they
+    stand or sorted (the same words in another order: "versión nueva", "nueva versión")."""
     a, b = _norm(a), _norm(b)
     if not a or not b:
         return 0.0
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    return max(_ratio(a, b), _ratio(" ".join(sorted(a.split())), " ".join(sorted(b.split()))))
 
 
 def _gap(text: str, before: int) -> tuple[int, int] | None:
