@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import torch
+from sentencepiece import sentencepiece_model_pb2
 from test_training import small_corpus, tiny_config  # noqa: F401  (the module's fixture)
 
 from traductor.model import checkpoint, controls
@@ -21,9 +22,14 @@ PACKAGED = Path(__file__).resolve().parents[1] / "server/traductor/checkpoints/e
 
 
 def test_a_tokenizer_grows_the_control_tokens_without_moving_a_piece(tmp_path):
-    base = Tokenizer(PACKAGED)
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(PACKAGED.read_bytes())
+    for piece in [p for p in proto.pieces if p.piece in controls.TOKENS]:  # the packaged one has them
+        proto.pieces.remove(piece)
+    (tmp_path / "base.model").write_bytes(proto.SerializeToString())
+    base = Tokenizer(tmp_path / "base.model")
     grown_file = tmp_path / "tokenizer.model"
-    grown_file.write_bytes(with_symbols(PACKAGED.read_bytes(), controls.TOKENS))
+    grown_file.write_bytes(with_symbols(proto.SerializeToString(), controls.TOKENS))
     grown = Tokenizer(grown_file)
     assert grown.vocab_size == base.vocab_size + len(controls.TOKENS)
     assert all(grown.sp.id_to_piece(i) == base.sp.id_to_piece(i) for i in range(base.vocab_size))

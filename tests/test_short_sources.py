@@ -39,8 +39,8 @@ def german():
 
 def test_short_words_into_german_keep_their_letters(german):
     assert all(len(german.tokenizer.encode(w)[0]) <= SHORT_SOURCE_TOKENS for w in WORDS)
-    greedy = german.translate(WORDS, beam_size=1)
-    assert any(letters(t) < 2 for t in greedy), f"the packaged model's greedy output no longer loses letters: {greedy}"
+    # (the en-de packaged before the issue 44 retraining lost letters greedily: "hi" -> "h"; the
+    # retrained one keeps them on these words, and the beam stays the rule for any model)
     translated = translate_texts(german, WORDS, beam=1, batch_size=8)
     assert translated == german.translate(WORDS, beam_size=SHORT_SOURCE_BEAM)
     assert all(letters(t) >= 2 for t in translated), translated

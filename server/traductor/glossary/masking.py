@@ -48,8 +48,27 @@ def terms(glossary: Glossary, text: str) -> list[tuple[Found, str]]:
 
 def annotate(text: str, found: list[tuple[Found, str]]) -> str:
     """`text` with each occurrence annotated with its target form (model/controls.py), for a model
-    trained to use an annotated term with the agreement it needs."""
-    return controls.annotate(text, [(f.start, f.end, target) for f, target in found])
+    trained to use an annotated term with the agreement it needs. A term capitalised only because
+    it starts the text is annotated as the glossary writes it: where it lands in the translation
+    is the model's choice ("File Type" -> "Tipo de fichero"; `starts_lower` mends the other case)."""
+    terms = []
+    for f, target in found:
+        if not text[: f.start].strip(_LEADING) and target[:1].isupper() and target[1:2].islower():
+            target = target[:1].lower() + target[1:]
+        terms.append((f.start, f.end, target))
+    return controls.annotate(text, terms)
+
+
+_LEADING = "\"'([{¿¡«“‘-* "
+
+
+def starts_lower(source: str, found: list[tuple[Found, str]], translation: str) -> str:
+    """An annotated segment's translation with its first letter capitalised where the source's
+    started with a capital term annotated in lower case (`annotate`) and the translation starts
+    with a lower-case letter (the term, most likely, now first)."""
+    if any(not source[: f.start].strip(_LEADING) for f, _ in found) and translation[:1].islower():
+        return translation[:1].upper() + translation[1:]
+    return translation
 
 
 def switch(text: str, found: list[tuple[Found, str]]) -> str:

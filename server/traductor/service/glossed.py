@@ -43,6 +43,7 @@ class SegmentTerms:
     found: list  # (matching.Found, target form) per occurrence, left to right
     fallback: tuple | None  # pass 2's (ids, values, resolved options): terms masked or written in
     language: str  # the glossary's target language (plurals)
+    source: str = ""  # the segment's text
 
     @property
     def sources(self) -> set[str]:
@@ -63,7 +64,7 @@ def segment_terms(engine: AsyncEngine, text: str, found: list, options: Decoding
         fallback = (ids, values, resolve(options, len(ids), engine.limits))
     except InvalidInput:  # terms written in made it longer than the model takes: pass 1 only
         fallback = None
-    return SegmentTerms(found, fallback, glossary.target_language)
+    return SegmentTerms(found, fallback, glossary.target_language, text)
 
 
 def own_table(engine: AsyncEngine, options: DecodingOptions, kind: str = "term") -> dict[str, str]:
@@ -135,6 +136,8 @@ async def decode(
     again: dict[int, FinishEvent] = {}
     for j, event in held.items():
         text = substitute(event.text, terms[j].found, own, terms[j].language)
+        if text is not None and engine.tokenizer.controls:  # pass 1 was annotated (texts.prepare)
+            text = masking.starts_lower(terms[j].source, terms[j].found, text)
         if text is None and terms[j].fallback is not None:
             again[j] = event
         else:  # (no pass 2 possible: the translation as pass 1 made it)
