@@ -53,21 +53,26 @@ def annotate(text: str, found: list[tuple[Found, str]]) -> str:
     is the model's choice ("File Type" -> "Tipo de fichero"; `starts_lower` mends the other case)."""
     terms = []
     for f, target in found:
-        if not text[: f.start].strip(_LEADING) and target[:1].isupper() and target[1:2].islower():
+        if _first_letter(text) == f.start and target[:1].isupper() and target[1:2].islower():
             target = target[:1].lower() + target[1:]
         terms.append((f.start, f.end, target))
     return controls.annotate(text, terms)
 
 
-_LEADING = "\"'([{¿¡«“‘-* "
+def _first_letter(text: str) -> int | None:
+    """Where the first letter of `text` outside its placeholders (markup included) is."""
+    hidden = placeholders.replace(lambda m: "\0" * len(m.group(0)), text)
+    return next((i for i, c in enumerate(hidden) if c.isalpha()), None)
 
 
 def starts_lower(source: str, found: list[tuple[Found, str]], translation: str) -> str:
     """An annotated segment's translation with its first letter capitalised where the source's
-    started with a capital term annotated in lower case (`annotate`) and the translation starts
-    with a lower-case letter (the term, most likely, now first)."""
-    if any(not source[: f.start].strip(_LEADING) for f, _ in found) and translation[:1].islower():
-        return translation[:1].upper() + translation[1:]
+    first word was a capital term annotated in lower case (`annotate`) and the translation's
+    first letter is lower case (the term, most likely, now first)."""
+    at = _first_letter(translation)
+    first = _first_letter(source)
+    if at is not None and translation[at].islower() and any(f.start == first for f, _ in found):
+        return translation[:at] + translation[at].upper() + translation[at + 1 :]
     return translation
 
 
