@@ -17,7 +17,7 @@ from traductor.engine.request import FinishEvent, FinishReason, Request, TokenEv
 from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import OnnxTranslator
 from traductor.model import checkpoint
-from traductor.model.constraints import Constraints, looping
+from traductor.model.constraints import Constraints, looped
 from traductor.model.generate import beam_search, greedy
 from traductor.model.translator import TorchTranslator
 from traductor.options import DecodingOptions, resolve
@@ -79,7 +79,7 @@ def test_onnx_greedy_equals_no_cache_reference(reference, engine, sources, batch
     assert [with_eos(e) for e in events] == expected
     limits = [Constraints(tokenizer.placeholder_ids, 3).repeat_limit(s) for s in sources]
     for e, exp, limit in zip(events, expected, limits):
-        ended = FinishReason.LOOP if looping(e.token_ids, limit) else FinishReason.EOS  # the loop rule's EOS
+        ended = FinishReason.LOOP if looped(e.token_ids, limit) else FinishReason.EOS  # the loop rule's EOS
         assert e.reason is (ended if exp[-1] == 3 else FinishReason.LENGTH)
 
 
@@ -251,7 +251,7 @@ def test_translation_ends_only_with_every_source_placeholder(reference, engine):
         assert event.reason in (FinishReason.LENGTH, FinishReason.LOOP) or got == needed  # a loop is not waited on
     for src, out in zip(sources, greedy(model, sources, MAX_NEW, placeholder_ids=ph)):
         needed, got = Counter(t for t in src if t in ph), Counter(t for t in out if t in ph)
-        stopped = looping(out[:-1], Constraints(ph, 3).repeat_limit(src))
+        stopped = looped(out[:-1], Constraints(ph, 3).repeat_limit(src))
         assert got <= needed and (out[-1] != 3 or got == needed or stopped)
 
 
