@@ -339,3 +339,8 @@ def test_pictures_captions_and_code_are_not_text():
     mallard = b"""<page><title><media src="logo.png">Logo</media> Viewer</title>
     <media src="crop.png"><p>Cropping a photo.</p></media></page>"""
     assert [t for _, t in docs_align.xml_blocks(mallard)] == ["Viewer", "Cropping a photo."]
+
+
+def test_groff_accented_letters_are_kept():
+    page = ".TH X 1\n.SH NOMBRE\nx \\- una de las \\('ordenes, \\[:u]ber, a\\(~no, caf\\[u00E9]\n"
+    assert docs_align.man_sections(page) == [["x - una de las órdenes, über, año, café"]]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gzip
 import html
 import re
+import unicodedata
 from pathlib import Path
 
 from lxml import etree
@@ -231,10 +232,25 @@ _ALTERNATING = {"BR", "RB", "IR", "RI", "BI", "IB"}
 _BREAKS = {"PP", "P", "LP", "sp", "HP", "SS", "RS", "RE", "TQ"}
 
 
+_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", ":": "\u0308", "~": "\u0303", ",": "\u0327", "o": "\u030a"}
+_LETTERS = {"ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "o/": "ø", "O/": "Ø", "r!": "¡", "r?": "¿"}
+
+
+def _named(name: str) -> str:
+    r"""A groff special character: \(em, \('e (é), \[:u] (ü), \[u00E9]; "" when unknown."""
+    if name in _NAMED or name in _LETTERS:
+        return _NAMED.get(name) or _LETTERS[name]
+    if len(name) == 2 and name[0] in _ACCENTS and name[1].isalpha():
+        return unicodedata.normalize("NFC", name[1] + _ACCENTS[name[0]])
+    if re.fullmatch(r"u[0-9A-F]{4,5}", name):
+        return chr(int(name[1:], 16))
+    return ""
+
+
 def _unescape(line: str) -> str:
     def one(m: re.Match) -> str:
         if m.group("two") or m.group("long"):
-            return _NAMED.get(m.group("two") or m.group("long"), "")
+            return _named(m.group("two") or m.group("long"))
         char = m.group("char")
         if char is None:
             return ""
