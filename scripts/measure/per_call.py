@@ -1,9 +1,9 @@
 """What one short call costs around the model: the engine alone against gRPC and both HTTP APIs.
 
     python scripts/measure/per_call.py [--bundle DIR] [--seconds 6] [--rounds 3] [--out FILE.json]
-        [--server-python PYTHONPATH] ...
+        [--compare CHECKOUT]
 
-1. The engine alone, in this process: the bundle's Scheduler with 1 ONNX Runtime thread (serve's
+1. The engine alone, in a child process: the bundle's Scheduler with 1 ONNX Runtime thread (serve's
    default on 2 cores), each short text's source ids submitted and stepped until it finishes,
    one at a time (batch 1): the engine's own time per text.
 2. `traductor serve` (translation memory off, every call decodes; gRPC and HTTP ports), one
@@ -14,9 +14,12 @@
    Per protocol: calls/s and the mean call time over the same texts as 1., whose ratio to the
    engine's mean time is the cost around the model.
 
-Rounds alternate the protocols; the figures are each protocol's median over the rounds.
-`--server-pythonpath` serves another checkout (its server/ and client/ directories first on
-PYTHONPATH: an old commit's worktree), for before/after runs in one go (`--compare`).
+Each round times the engine alone, then serves and times the three protocols in turn; the
+figures are medians over the rounds (the ratio to the engine: the median of each round's).
+`--compare CHECKOUT` runs another checkout (its server/ and client/ directories first on
+PYTHONPATH: an old commit's worktree) in every round before this tree, engine alone included,
+for before/after figures in one run. CPU per call: every thread of the front (server process),
+of its engine process and of this client, from /proc.
 The texts: the load generator's shipped sentences shorter than 40 characters that the text
 layer keeps as one segment (UI messages).
 """
@@ -214,6 +217,15 @@ def median_of(rounds: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in rounds)
 
 
+def engine_of(bundle: str, pythonpath: str | None, seconds: float) -> dict:
+    """`engine_alone` with a checkout's code (a child process with its PYTHONPATH)."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = f"{pythonpath}/server:{pythonpath}/client"
+    cmd = [sys.executable, __file__, "--engine-only", "--bundle", bundle, "--seconds", str(seconds)]
+    return json.loads(subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout)
+
+
 def main() -> None:
     from traductor.engine.bundle import default_bundle
 
@@ -223,33 +235,37 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--compare", metavar="CHECKOUT", help="also serve this checkout (its server/, client/), alternated")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--engine-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     texts = short_texts()
+    if args.engine_only:  # the child of engine_of
+        return print(json.dumps(engine_alone(args.bundle, texts, args.seconds)))
     variants = {"this tree": None} if not args.compare else {"base": args.compare, "this tree": None}
-    results: dict = {"texts": len(texts), "engine": [], **{v: [] for v in variants}}
+    results: dict = {"texts": len(texts), **{v: [] for v in variants}}
     for r in range(args.rounds):
-        results["engine"].append(engine_alone(args.bundle, texts, args.seconds))
         for name, path in variants.items():
+            row = {"engine": engine_of(args.bundle, path, args.seconds)}
             server = Server(args.bundle, path)
             try:
-                results[name].append(serve_round(server, texts, args.seconds))
+                results[name].append(row | serve_round(server, texts, args.seconds))
             finally:
                 server.stop()
-        print(f"round {r + 1}: {json.dumps({k: v[-1] for k, v in results.items() if k != 'texts'})}", flush=True)
-    engine_ms = median_of(results["engine"], "ms_per_call")
-    tokens = median_of(results["engine"], "tokens_per_call")
-    print(f"\n{len(texts)} short texts, {tokens:.1f} output tokens each on average; medians of {args.rounds} rounds")
-    engine_cpu = median_of(results["engine"], "cpu_us")
-    print(f"engine alone, batch 1: {engine_ms:.2f} ms a text ({1000 / engine_ms:.0f}/s), CPU {engine_cpu:.0f} us")
+            print(f"round {r + 1} {name}: {json.dumps(results[name][-1])}", flush=True)
+    print(f"\n{len(texts)} short texts, medians of {args.rounds} rounds (protocols: one client, calls in a row)")
     for name in variants:
+        engine = [r["engine"] for r in results[name]]
+        engine_ms, tokens = median_of(engine, "ms_per_call"), median_of(engine, "tokens_per_call")
+        engine_cpu = median_of(engine, "cpu_us")
+        print(
+            f"{name:>10} engine alone, batch 1: {engine_ms:.2f} ms a text ({1000 / engine_ms:.0f}/s), "
+            f"CPU {engine_cpu:.0f} us, {tokens:.1f} output tokens"
+        )
         for p in PROTOCOLS:
             ms = statistics.median(r[p]["ms_per_call"] for r in results[name])
-            cpu = {
-                k: statistics.median(r[p]["cpu_us"][k] for r in results[name]) for k in ("front", "engine", "client")
-            }
+            ratio = statistics.median(r[p]["ms_per_call"] / r["engine"]["ms_per_call"] for r in results[name])
+            cpu = {k: statistics.median(r[p]["cpu_us"][k] for r in results[name]) for k in PROCESSES}
             usage = ", ".join(f"{k} {v:.0f} us" for k, v in cpu.items())
-            ratio = f"x{ms / engine_ms:.2f} the engine's"
-            print(f"{name:>10} {p:>6}: {ms:.2f} ms a call ({1000 / ms:.0f}/s), {ratio}; CPU {usage}")
+            print(f"{name:>10} {p:>6}: {ms:.2f} ms a call ({1000 / ms:.0f}/s), x{ratio:.2f} the engine's; CPU {usage}")
     if args.out:
         args.out.write_text(json.dumps(results, indent=1))
 
