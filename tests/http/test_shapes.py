@@ -27,7 +27,7 @@ def test_weblate_batch_json_list_equals_grpc_batch(server):
     )
     assert answer.status == 200 and answer.headers["content-type"].startswith("application/json")
     batch = server.stub.TranslateBatch(pb.TranslateBatchRequest(texts=TEXTS), timeout=WAIT)
-    assert answer.json() == {"translatedText": [r.text for r in batch.results]}
+    assert answer.json()["translatedText"] == [r.text for r in batch.results]  # (and quality.py's additions)
     assert answer.json()["translatedText"] == [grpc_text(server, t) for t in TEXTS]
 
 
@@ -42,7 +42,7 @@ def test_mastodon_html_json_keeps_markup_and_detects(server):
     )
     assert answer.status == 200
     body = answer.json()
-    assert set(body) == {"translatedText", "detectedLanguage"}
+    assert {"translatedText", "detectedLanguage"} <= set(body)
     assert body["detectedLanguage"]["language"] == "en" and 0 <= body["detectedLanguage"]["confidence"] <= 100
     out = body["translatedText"]
     assert out.startswith("<p>") and out.count("<p>") == 2 and out.count("</p>") == 2
@@ -79,7 +79,7 @@ def test_alternatives_asked_for_are_none(server):
         "POST",
         json_body={"q": ["uno", "dos"], "source": "en", "target": "es", "alternatives": 2},
     ).json()
-    assert one == {"translatedText": grpc_text(server, "uno"), "alternatives": []}
+    assert one["translatedText"] == grpc_text(server, "uno") and one["alternatives"] == []
     assert many["alternatives"] == [[], []]
 
 

@@ -53,7 +53,7 @@ def test_https_with_a_client_certificate_equals_grpc_over_tls(server, pki):
     with grpc.secure_channel(f"127.0.0.1:{server.service.port}", creds) as channel:
         expected = translator_pb2_grpc.TranslatorStub(channel).Translate(translate_request(BODY["q"]), timeout=WAIT)
     answer = call(https(server), "POST", json_body=BODY, context=client_context(pki))
-    assert answer.status == 200 and answer.json() == {"translatedText": expected.text}
+    assert answer.status == 200 and answer.json()["translatedText"] == expected.text
 
 
 @pytest.mark.parametrize("cert", [None, "rogue-client"], ids=["no client certificate", "client of another CA"])
