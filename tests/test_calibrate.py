@@ -4,6 +4,8 @@ out), every scale in the int8 graphs is a constant, and a range maps onto uint8 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import pytest
@@ -26,7 +28,7 @@ def tiny_graphs(tiny_checkpoint, tmp_path_factory):
     names = export_graphs(model, root)
     paths = tuple(root / f"opt-{g}" for g in GRAPHS)
     for g, path in zip(GRAPHS, paths, strict=True):
-        optimize(root / g, path, UNFUSED_FOR_QUANTIZATION)
+        optimize(root / Path(g).stem / g, path, UNFUSED_FOR_QUANTIZATION)  # export_graphs: a directory per graph
     watched = tuple(activations(onnx.load(str(p)).graph) for p in paths)
     sources = [tokenizer.encode(s)[0] for s, _ in synthetic_pairs(12, seed=5)]
     return paths, watched, names, model, sources
