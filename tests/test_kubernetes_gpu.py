@@ -14,6 +14,7 @@ import copy
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -131,7 +132,7 @@ def test_the_init_container_gives_every_model_its_weights(gpu_objects, tmp_path)
     assert init["command"][:2] == ["python3", "-c"]
     code = init["command"][2].replace("'/models", f"'{tmp_path}").replace("f'/models", f"f'{tmp_path}")
     assert "/models" not in code
-    subprocess.run(["python3", "-c", code], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)  # (the image runs python3)
     models = scan(tmp_path)
     assert set(models) == set(scan(MODELS_DIR)) and models
     for path in models.values():
