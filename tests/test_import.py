@@ -234,7 +234,8 @@ def hf_generate(
 
 
 def engine_ids(translator: OnnxTranslator, sources: list[list[int]], beams: int, target: str = "") -> list[list[int]]:
-    options = DecodingOptions(max_new_tokens=NEW_TOKENS, beam_size=beams, target_language=target)
+    # the loop rule off: generate() has none, and these random weights loop
+    options = DecodingOptions(max_new_tokens=NEW_TOKENS, beam_size=beams, target_language=target, stop_loops=False)
     return [e.token_ids for e in translator.generate(sources, options, batch_size=8)]
 
 
