@@ -56,6 +56,7 @@ class Limits:
     max_input_tokens: int = 256
     max_new_tokens: int = 256
     max_beam_size: int = 8
+    stop_loops: bool = True  # the server's --no-loop-rule turns the loop rule off for every call
 
 
 def auto_max_new_tokens(source_tokens: int, cap: int) -> int:
@@ -111,4 +112,4 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
         raise InvalidInput(f"seed must be >= 0, got {o.seed}")
     if o.sampling and o.beam_size > 1:
         raise InvalidInput("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
-    return replace(o, max_new_tokens=max_new)
+    return replace(o, max_new_tokens=max_new, stop_loops=o.stop_loops and limits.stop_loops)

@@ -74,6 +74,7 @@ HELP = {
     "max_glossary_entries": "entries of one glossary",
     "max_glossary_bytes": "the entries of one glossary as sent (TSV or CSV)",
     "use_memory": "do not answer segments from the bundle's translation memory",
+    "use_loop_rule": "do not end a translation that repeats itself (decode as transformers' generate() does)",
     "log_level": "Python log level (DEBUG, INFO, WARNING, ERROR)",
 }
 

@@ -55,6 +55,7 @@ class Settings:
     max_glossaries: int = 1000  # glossaries stored in glossary_dir (shared by the servers that use it)
     max_glossary_entries: int = 10_000  # entries of one glossary
     max_glossary_bytes: int = 1 << 20  # the entries of one glossary as sent (TSV or CSV)
+    use_loop_rule: bool = True  # end an output that repeats itself (model/constraints.py; docs/confidence.md)
     use_memory: bool = True  # answer segments found in the bundle's translation memory from it (docs/service.md)
     log_level: str = "INFO"
 
