@@ -61,6 +61,22 @@ def test_register_is_read_from_the_pronouns_and_mixed_says_nothing():
     assert register("anything", "it") is None
 
 
+def test_spanish_register_is_read_from_verb_forms_when_the_english_addresses_the_reader():
+    assert register("Pulsa Intro para continuar", "es", "Press Enter to continue") == "informal"
+    assert register("Pulse Intro para continuar", "es", "Press Enter to continue") == "formal"
+    assert register("Por favor, elige un archivo", "es", "Please choose a file") == "informal"
+    assert register("Asegúrese de que el archivo existe", "es", "Make sure the file exists") == "formal"
+    # a described action ("Selects") is the same form as the tú imperative: it says nothing
+    assert register("Selecciona todos los elementos", "es", "Selects all items") is None
+    assert register("¿Desea guardar los cambios?", "es", "Do you want to save the changes?") == "formal"
+    assert register("¿Quieres guardar los cambios?", "es", "Do you want to save the changes?") == "informal"
+    assert register("Su contraseña ha caducado", "es", "Your password has expired") == "formal"
+    assert register("Su contraseña ha caducado", "es", "The password has expired") is None  # "su": his, her, its
+    assert register("Tu contraseña ha caducado", "es") == "informal"
+    assert register("Copia de seguridad", "es", "Backup") is None
+    assert register("Pulse aquí si tú quieres", "es", "Click here if you want") is None  # both
+
+
 def _pairs():
     short = [("Folder", "Ordner", "a"), ("Folder", "Ordner", "b"), ("Folder", "Verzeichnis", "c")]
     short += [("folder", "Verzeichnis", "d"), ("and", "und", "e"), ("and", "und", "f")]

@@ -5,7 +5,8 @@
 train.tsv: every documentation training pair but the dev ones, and as many catalog training pairs
 (`--catalog-ratio` times the documentation's, drawn with a fixed seed) so that software messages
 keep their weight, and every other catalog pair whose reference addresses the reader in one
-register (training/augment.register), for the register tags; dev.tsv: `--dev` catalog dev pairs
+register (training/augment.register), for the register tags, the informal ones `--informal-repeat`
+times (catalogs address the reader informally far less often); dev.tsv: `--dev` catalog dev pairs
 and `--dev` documentation dev pairs (held out of training when the documentation corpus has no
 dev split), so the best checkpoint is the best on both; stats.json: the language pair and the
 counts. Test splits stay where they are.
@@ -30,6 +31,9 @@ def main() -> None:
     ap.add_argument("--dev", type=int, default=300, help="dev pairs from each side")
     ap.add_argument("--catalog-ratio", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--informal-repeat", type=int, default=1, help="each informal catalog pair this many times (rare in catalogs)"
+    )
     args = ap.parse_args()
     rng = random.Random(args.seed)
     docs_train = load_split(args.docs / "train.tsv")
@@ -45,8 +49,9 @@ def main() -> None:
     # every catalog pair whose reference addresses the reader in one register: rare (0.3% of the
     # Spanish catalogs), and what teaches the register tags
     chosen = set(map(id, catalogs))
-    addressed = [p for p in everything if id(p) not in chosen and register(p.target, target_language)]
-    catalogs += addressed
+    addressed = [p for p in everything if id(p) not in chosen and register(p.target, target_language, p.source)]
+    informal = [p for p in addressed if register(p.target, target_language, p.source) == "informal"]
+    catalogs += addressed + informal * (args.informal_repeat - 1)
     catalog_dev = load_split(args.catalogs / "dev.tsv")
     catalog_dev = rng.sample(catalog_dev, min(len(catalog_dev), args.dev))
     train = docs_train + catalogs
@@ -56,7 +61,13 @@ def main() -> None:
     write_tsv(args.out / "dev.tsv", catalog_dev + docs_dev)
     stats = {
         "languages": languages(args.catalogs),
-        "train": {"docs": len(docs_train), "catalogs": len(catalogs), "catalogs_addressing_the_reader": len(addressed)},
+        "train": {
+            "docs": len(docs_train),
+            "catalogs": len(catalogs),
+            "catalogs_addressing_the_reader": len(addressed),
+            "informal": len(informal),
+            "informal_repeat": args.informal_repeat,
+        },
         "dev": {"docs": len(docs_dev), "catalogs": len(catalog_dev)},
         "from": {"catalogs": str(args.catalogs), "docs": str(args.docs)},
     }

@@ -4,8 +4,15 @@ sources whose reference uses a known translation of them.
 
     register   the reference's pronouns say it: German du/dich/dein... against Sie/Ihnen/Ihr...
                (a capital "Sie" inside a sentence), French tu/te/ton... against vous/votre/vos,
-               Spanish tú/te/ti/tu... against usted/ustedes. A reference with both, or neither,
-               says nothing and gets no tag, so no tag keeps meaning "the register catalogs use".
+               Spanish tú/te/ti/tu... against usted/ustedes. Spanish interfaces mostly say it
+               with verbs instead, so in Spanish also: a second-person verb (puedes, deseas...)
+               is informal; a message that opens with an imperative of the common interface verbs
+               is informal or formal by its form (Pulsa/Pulse, Elige/Elija, asegúrate/asegúrese),
+               when the English opens with an imperative too ("Selects all" is described, and
+               "Selecciona todo" then says nothing); and with "you" in the English, su/sus or a
+               third-person form of desear/poder/querer/deber/tener/necesitar is formal. A
+               reference with both, or neither, says nothing and gets no tag, so no tag keeps
+               meaning "the register catalogs use".
     terms      a dictionary made from the corpus itself: short messages ("Folder" -> "Carpeta",
                "folder" -> "directorio" in another package) give each source word the target
                words packages use for it. A longer pair whose source has such a word and whose
@@ -33,8 +40,11 @@ from ..model import controls
 
 _INFORMAL = {
     "de": re.compile(r"\b(?:du|dich|dir|dein|deine|deinen|deinem|deiner|deines)\b", re.IGNORECASE),
-    "fr": re.compile(r"\b(?:tu|toi|ton|tes)\b|\bt'", re.IGNORECASE),
-    "es": re.compile(r"\b(?:tú|ti|contigo|tus)\b", re.IGNORECASE),
+    "fr": re.compile(r"\b(?:tu|toi|ton|ta|tes)\b|\bt'", re.IGNORECASE),
+    "es": re.compile(
+        r"\b(?:tú|ti|contigo|tus|tu|te|puedes|debes|tienes|quieres|deseas|necesitas|estás|eres|has|sabes|prefieres)\b",
+        re.IGNORECASE,
+    ),
 }
 _FORMAL = {
     "de": re.compile(r"\b(?:Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|(?<=[\w,] )Sie\b"),
@@ -43,13 +53,57 @@ _FORMAL = {
 }
 
 
-def register(target: str, language: str) -> str | None:
-    """ "formal", "informal" or None (both, neither, or a language without rules) for a reference."""
+# Spanish imperatives of interface verbs, tú -> usted: a message that opens with one addresses the reader
+_ES_IMPERATIVES = dict(
+    pair.split("/")
+    for pair in (
+        "selecciona/seleccione pulsa/pulse presiona/presione haz/haga introduce/introduzca escribe/escriba "
+        "elige/elija abre/abra cierra/cierre guarda/guarde comprueba/compruebe asegúrate/asegúrese "
+        "intenta/intente inténtalo/inténtelo vuelve/vuelva usa/use utiliza/utilice añade/añada agrega/agregue "
+        "elimina/elimine borra/borre busca/busque espera/espere reinicia/reinicie instala/instale "
+        "ejecuta/ejecute configura/configure revisa/revise cambia/cambie pon/ponga sal/salga ten/tenga "
+        "di/diga toca/toque arrastra/arrastre mira/mire indica/indique especifica/especifique "
+        "proporciona/proporcione activa/active desactiva/desactive conecta/conecte inserta/inserte "
+        "acepta/acepte confirma/confirme verifica/verifique descarga/descargue actualiza/actualice "
+        "mueve/mueva renombra/renombre sigue/siga contacta/contacte envía/envíe recuerda/recuerde "
+        "visita/visite lee/lea ingresa/ingrese teclea/teclee"
+    ).split()
+)
+_ES_OPENING = re.compile(r"^[¡¿\s]*(?:por favor,?\s+)?([^\W\d_]+)", re.IGNORECASE)
+_EN_OPENING = re.compile(r"^\W*(?:please\s+)?([a-z]+)\b", re.IGNORECASE)
+_ES_FORMAL_WITH_YOU = re.compile(r"\b(?:su|sus|desea|puede|quiere|debe|tiene|necesita)\b", re.IGNORECASE)
+_YOU = re.compile(r"\byou(?:r|rs)?\b", re.IGNORECASE)
+
+
+def register(target: str, language: str, source: str = "") -> str | None:
+    """ "formal", "informal" or None (both, neither, or a language without rules) for a reference;
+    the English source, where given, lets Spanish verb forms count (the module's docstring)."""
     informal, formal = _INFORMAL.get(language), _FORMAL.get(language)
     if informal is None:
         return None
     a, b = bool(informal.search(target)), bool(formal.search(target))
+    if language == "es" and source:
+        a, b = a or _spanish_verbs(target, source) == "informal", b or _spanish_verbs(target, source) == "formal"
     return "informal" if a and not b else "formal" if b and not a else None
+
+
+def _spanish_verbs(target: str, source: str) -> str | None:
+    """What the verbs of a Spanish reference say of its register (see `register`)."""
+    opening = _ES_OPENING.match(target)
+    word = opening.group(1).lower() if opening else ""
+    verb = _EN_OPENING.match(source)
+    # an English imperative: "Select", "Press", not "Selects", "Selecting", "Selected"
+    if verb and (verb.group(1).lower().endswith("ss") or not verb.group(1).lower().endswith(("s", "ing", "ed"))):
+        if word in _ES_IMPERATIVES:
+            return "informal"
+        if word in _ES_FORMAL_FORMS:
+            return "formal"
+    if _YOU.search(source) and _ES_FORMAL_WITH_YOU.search(target):
+        return "formal"
+    return None
+
+
+_ES_FORMAL_FORMS = frozenset(_ES_IMPERATIVES.values())
 
 
 _SHORT = re.compile(r"[^\W\d_]{4,}(?: [^\W\d_]+)?")  # one or two words, letters only, the first of 4 or more
@@ -111,7 +165,7 @@ class Augmenter:
         text = source
         if self.find is not None and rng.random() < self.term_annotations and source.count(" ") >= 2:
             text = self.annotate(source, target, rng)
-        tag = register(target, self.language) if self.register_tags > 0 else None
+        tag = register(target, self.language, source) if self.register_tags > 0 else None
         if tag and rng.random() < self.register_tags:
             text = controls.with_register(text, tag)
         return text
