@@ -8,7 +8,9 @@
 #
 # Runs `traductor train --device cuda` for every NAME at once (one GPU, time-sliced), each for
 # MINUTES of wall time, resuming work/gpu/model-NAME/train_state.pt when a previous call on the
-# same (still warm) machine left one. Extra flags for all runs: TRAIN_FLAGS. Then, per NAME, the
+# same (still warm) machine left one. Extra flags for all runs: TRAIN_FLAGS; a warm start per NAME:
+# INIT_FROM, a path with {} for the NAME (server/traductor/checkpoints/en-{}). DEVICE=cpu makes a dry
+# run of the whole recipe on a machine without a GPU. Then, per NAME, the
 # weights of its last evaluations averaged, in fp16, and its history -> OUT_DIR/NAME.tar (under
 # the tool's 16 MiB per file), and the logs -> OUT_DIR/logs.tar.
 set -euo pipefail
@@ -23,7 +25,8 @@ if ! python3 -c "import lxml.etree" 2>/dev/null; then
   mkdir -p work/devstub/lxml && touch work/devstub/lxml/__init__.py work/devstub/lxml/etree.py
   export PYTHONPATH=$PYTHONPATH:$PWD/work/devstub
 fi
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+device=${DEVICE:-cuda}
+[[ $device == cpu ]] || nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
 for name in "$@"; do
   [[ -d work/gpu/corpus-$name || ! -f work/gpu/corpus-$name.tar.xz ]] || tar -xJf "work/gpu/corpus-$name.tar.xz" -C work/gpu
 done
@@ -33,10 +36,12 @@ fi
 threads=$(( $(nproc) / $# ))
 for name in "$@"; do
   mkdir -p "work/gpu/model-$name"
+  init=()
+  [[ -z ${INIT_FROM:-} ]] || init=(--init-from "${INIT_FROM//\{\}/$name}")
   bash scripts/model/keep_states.sh "work/gpu/model-$name" 10 > /dev/null 2>&1 &
   # shellcheck disable=SC2086  # TRAIN_FLAGS is a list of flags
   python3 -m traductor.cli train --corpus "work/gpu/corpus-$name" --out "work/gpu/model-$name" \
-    --device cuda --threads "$threads" --max-minutes "$minutes" ${TRAIN_FLAGS:-} \
+    --device "$device" --threads "$threads" --max-minutes "$minutes" "${init[@]}" ${TRAIN_FLAGS:-} \
     > "work/gpu/train-$name.log" 2>&1 &
 done
 wait -n $(jobs -p) 2>/dev/null || true

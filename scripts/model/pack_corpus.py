@@ -4,6 +4,7 @@ trainer's dev set, as for the Spanish model) and stats.json, xz-compressed.
 
     python scripts/model/pack_corpus.py work/gpu/corpus-fr.tar.xz work/corpus-fr
     python scripts/model/pack_corpus.py work/gpu/corpus-multi work/gpu/corpus-fr work/gpu/corpus-de --tag
+    python scripts/model/pack_corpus.py work/gpu/corpus-es.tar.xz work/mix-es --whole-dev   # mix_corpus.py's
 
 An OUT that does not end in .tar.xz is written as a directory (the device machine makes the
 multilingual pilot's corpus itself from the two packed ones: both together would not travel).
@@ -54,6 +55,7 @@ def main() -> None:
     parser.add_argument("out", help="the .tar.xz to write (or a directory)")
     parser.add_argument("corpora", nargs="+", type=Path, help="directories written by `traductor corpus`")
     parser.add_argument("--tag", action="store_true", help="merge, with a target-language token on each source")
+    parser.add_argument("--whole-dev", action="store_true", help="keep dev.tsv whole (a mixed corpus's own choice)")
     args = parser.parse_args()
     files: dict[str, bytes] = {}
     if args.tag:
@@ -68,7 +70,7 @@ def main() -> None:
         languages = {"source": "en", "target": "+".join(targets)}
     else:
         (corpus,) = args.corpora
-        train, dev = rows(corpus / "train.tsv"), dev400(corpus)
+        train, dev = rows(corpus / "train.tsv"), rows(corpus / "dev.tsv") if args.whole_dev else dev400(corpus)
         languages = json.loads((corpus / "stats.json").read_text())["languages"]
     files["train.tsv"], files["dev.tsv"] = tsv(train, columns=2), tsv(dev)  # training reads source, target
     stats = {"languages": languages, "train_pairs": len(train), "dev_pairs": len(dev)}
