@@ -105,8 +105,14 @@ FORMATS = {"text": translator_pb2.FORMAT_TEXT, "html": translator_pb2.FORMAT_HTM
 # Keyword arguments of translate(), translate_batch() and stream_events() that pick the model
 # rather than decoding options: a served model's name, and the languages (ISO 639-1 codes). Unset:
 # the server's default model (or the model of the pair given). `glossary_id` (a stored glossary) and
-# `glossary` (a mapping or (source, target) pairs) are request fields too (glossary.request_fields).
+# `glossary` (a mapping or (source, target) pairs) are request fields too (glossary.request_fields),
+# and so is `formality`.
 ROUTE_FIELDS = ("model", "source_language", "target_language")
+
+#: The values of ``formality`` (DeepL's): "more"/"less" need a model trained with register tags
+#: (``ModelInfo.formality``; the server refuses them with INVALID_ARGUMENT otherwise), the
+#: "prefer_" ones fall back to the model's default register where it has none.
+FORMALITIES = ("default", "more", "less", "prefer_more", "prefer_less")
 
 
 def _format(name: str) -> int:
@@ -128,13 +134,28 @@ def _route(options: Dict[str, Any]) -> Dict[str, str]:
     return route
 
 
+def _formality(options: Dict[str, Any]) -> Dict[str, str]:
+    """Take `formality` out of `options`, as the request field (the server checks the value)."""
+    value = options.pop("formality", None)
+    if value is None:
+        return {}
+    if not isinstance(value, str):
+        raise TypeError(f"formality must be a str, not {type(value).__name__}")
+    return {"formality": value}
+
+
+def _request_fields(options: Dict[str, Any]) -> Dict[str, Any]:
+    """The request fields that are not decoding options, taken out of `options`."""
+    return {**_route(options), **glossary.request_fields(options), **_formality(options)}
+
+
 def translate_request(
     text: str, request_id: Optional[str], options: Dict[str, Any], format: str = "text"
 ) -> translator_pb2.TranslateRequest:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
     options = dict(options)
-    route = {**_route(options), **glossary.request_fields(options)}
+    route = _request_fields(options)
     return translator_pb2.TranslateRequest(
         text=text,
         options=options_mod.to_pb(options),
@@ -153,7 +174,7 @@ def batch_request(
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("texts must all be str")
     options = dict(options)
-    route = {**_route(options), **glossary.request_fields(options)}
+    route = _request_fields(options)
     return translator_pb2.TranslateBatchRequest(
         texts=texts,
         options=options_mod.to_pb(options),
@@ -223,7 +244,9 @@ class ClientBase:
         format: str = "text",
         **options: Any,
     ) -> Any:
-        """Translate one text (``format="html"``: tags kept): a :class:`Translation`."""
+        """Translate one text (``format="html"``: tags kept): a :class:`Translation`.
+        ``formality`` (one of :data:`FORMALITIES`) asks for a register, on the models that have
+        one (``ModelInfo.formality``)."""
         request = translate_request(text, request_id, options, format)
         return self._unary(self._stub.Translate, request, timeout, Translation.from_pb)
 

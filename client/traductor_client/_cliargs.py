@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from traductor_client._base import DEFAULT_TARGET, DEFAULT_TIMEOUT
+from traductor_client._base import DEFAULT_TARGET, DEFAULT_TIMEOUT, FORMALITIES
 from traductor_client.retry import RetryPolicy
 
 
@@ -118,7 +118,23 @@ def add_route_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model", dest="opt_model", default=None, help="a served model's name")
     group.add_argument("--from", dest="opt_source_language", default=None, metavar="LANG", help="source language")
     group.add_argument("--to", dest="opt_target_language", default=None, metavar="LANG", help="target language")
+    add_formality_flag(parser)
     add_glossary_flags(parser)
+
+
+def add_formality_flag(parser: argparse.ArgumentParser) -> None:
+    """--formality, DeepL's values; it travels with the decoding options as `formality` (the
+    request's field). "more"/"less" need a model trained with register tags (`info`: formality),
+    the server refuses them otherwise; "prefer_more"/"prefer_less" fall back to the default."""
+    parser.add_argument(
+        "--formality",
+        dest="opt_formality",
+        choices=FORMALITIES,
+        default=None,
+        help="register of the translation: more (formal), less (informal), or prefer_more/prefer_less "
+        "(the same where the model has a formality, its default elsewhere); more/less need a model "
+        "with formality (see `info`)",
+    )
 
 
 def _glossary_file(path: str) -> list:

@@ -26,7 +26,7 @@ from traductor_client._cliargs import (
     connection_settings,
     decoding_options,
 )
-from traductor_client.errors import TranslatorError
+from traductor_client.errors import InvalidArgument, TranslatorError
 from traductor_client.files import FileError
 from traductor_client.results import StreamFinal, Translation
 from traductor_client.sync_client import TranslatorClient
@@ -76,19 +76,37 @@ def _print_translation(result: Translation, args: argparse.Namespace) -> None:
 def _cmd_translate(args: argparse.Namespace) -> int:
     options = decoding_options(args)
     with _client(args) as client:
-        if args.batch:
-            texts = list(_input_texts(args))
-            for result in client.translate_batch(texts, request_id=args.request_id, **options):
-                _print_translation(result, args)
-            return 0
-        for text in _input_texts(args):
-            if not args.text and not text.strip():
-                print(flush=True)  # keep blank stdin lines aligned instead of sending them
-                continue
-            if args.stream:
-                _stream_one(client, text, args, options)
-            else:
-                _print_translation(client.translate(text, request_id=args.request_id, **options), args)
+        try:
+            return _translate_all(client, args, options)
+        except InvalidArgument as error:
+            if options.get("formality") and error.details.startswith("formality"):
+                raise InvalidArgument(error.details + _formality_models(client)) from None
+            raise
+
+
+def _formality_models(client: TranslatorClient) -> str:
+    """Which of the server's models take --formality more/less, for the message of a refusal."""
+    try:
+        names = [m.name for m in client.list_models() if m.formality]
+    except TranslatorError:
+        return ""
+    return f" (models with a formality: {', '.join(names)})" if names else " (no model here has a formality)"
+
+
+def _translate_all(client: TranslatorClient, args: argparse.Namespace, options: dict) -> int:
+    if args.batch:
+        texts = list(_input_texts(args))
+        for result in client.translate_batch(texts, request_id=args.request_id, **options):
+            _print_translation(result, args)
+        return 0
+    for text in _input_texts(args):
+        if not args.text and not text.strip():
+            print(flush=True)  # keep blank stdin lines aligned instead of sending them
+            continue
+        if args.stream:
+            _stream_one(client, text, args, options)
+        else:
+            _print_translation(client.translate(text, request_id=args.request_id, **options), args)
     return 0
 
 

@@ -217,6 +217,7 @@ class ModelInfo:
     languages: Tuple[Tuple[str, str], ...] = ()  # every (source, target) pair the model translates
     is_default: bool = False  # the model of calls that name none
     serving: bool = False  # False while its engine restarts (a server without models: False)
+    formality: bool = False  # trained with register tags: formality "more"/"less" work
 
     @classmethod
     def from_pb(cls, message: translator_pb2.ModelInfo) -> "ModelInfo":

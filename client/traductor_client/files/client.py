@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from traductor_client._cliargs import (
     UsageError,
     add_decoding_flags,
+    add_formality_flag,
     add_glossary_flags,
     connection_settings,
     decoding_options,
@@ -82,7 +83,9 @@ def translate_texts(
         try:
             results = client.translate_batch(chunk, format=fmt, **options)
             outcomes.update(((fmt, t), _outcome(r)) for t, r in zip(chunk, results))
-        except InvalidArgument:
+        except InvalidArgument as error:
+            if options.get("formality") and error.details.startswith("formality"):
+                raise  # the call's formality, refused for every text alike: nothing is written
             for text in chunk:
                 try:
                     result = client.translate(text, format=fmt, **options)
@@ -161,6 +164,7 @@ def add_common_flags(parser: argparse.ArgumentParser) -> None:
         help="progress bar on stderr (default: when stderr is a terminal)",
     )
     parser.add_argument("--model", dest="opt_model", default=None, help="a served model's name (see `models`)")
+    add_formality_flag(parser)
     add_glossary_flags(parser)
     add_decoding_flags(parser, scores=False)
 
