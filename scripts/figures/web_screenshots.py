@@ -5,8 +5,9 @@
 Starts `traductor serve --http-port` on free ports (the bundled default model, one thread),
 drives the page with the browser tests' own steps (tests/http/browser_flow.py): a text typed and
 streamed, a gettext catalog uploaded and downloaded (checked with msgfmt --check), the page at a
-phone's width. Writes web-text.png, web-file.png, web-phone.png, and demo.po / demo.es.po /
-msgfmt.txt (the catalog's round trip) into --out. Stops the server when done.
+phone's width, then English -> German with the formality selector on "Informal". Writes
+web-text.png, web-file.png, web-phone.png, web-formality.png, and demo.po / demo.es.po / msgfmt.txt
+(the catalog's round trip) into --out. Stops the server when done.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "http"))
 
-from browser_flow import browser, missing, open_page, translate_file, translate_text  # noqa: E402
+from browser_flow import browser, missing, open_page, pick, translate_file, translate_text, until  # noqa: E402
 
 TEXT = "Save the file before closing.\nThe repository is empty. Run git init first."
+INFORMAL = "You must restart the application to apply your changes."  # in German, "du" asked
 CATALOG = r"""# Demo catalog for the translation page.
 msgid ""
 msgstr ""
@@ -74,6 +76,28 @@ def wait_http(base: str, server: subprocess.Popen, seconds: float = 120) -> None
     raise SystemExit("the HTTP API did not answer in time")
 
 
+def formality_step(driver, base: str) -> str:
+    """English -> German, "Informal" in the formality selector (shown for models trained with a
+    register), INFORMAL typed; the translation, once it equals /translate's with formality=less."""
+    import json
+
+    from selenium.webdriver.support.ui import Select
+
+    pick(driver, "en", "de")
+    until(driver, lambda d: d.find_element("id", "formality-field").is_displayed(), "the formality selector")
+    Select(driver.find_element("id", "formality")).select_by_value("less")
+    body = json.dumps({"q": INFORMAL, "source": "en", "target": "de", "formality": "less"}).encode()
+    request = urllib.request.Request(base + "translate", body, {"Content-Type": "application/json"})
+    with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=60) as answer:
+        expected = json.loads(answer.read())["translatedText"]
+    box = driver.find_element("id", "input")
+    box.clear()
+    box.send_keys(INFORMAL)
+    until(driver, lambda d: d.find_element("id", "output").text == expected.strip(), "the informal translation")
+    until(driver, lambda d: d.find_element("id", "status").text == "", "the stream's end")
+    return expected
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "web")
@@ -109,6 +133,10 @@ def main() -> int:
         driver.set_window_size(390, 844)
         driver.find_element("id", "tab-text").click()
         driver.save_screenshot(str(args.out / "web-phone.png"))
+        driver.set_window_size(1280, 900)
+        informal = formality_step(driver, base)
+        driver.save_screenshot(str(args.out / "web-formality.png"))
+        print(f"en -> de, formality less: {informal}")
         print(f"screenshots and the catalog's round trip in {args.out}; msgfmt exit {check.returncode}")
         print(got["report"])
         return check.returncode

@@ -159,7 +159,13 @@ def test_http_languages_lists_every_source_with_all_its_targets(server):
     assert (language["source"]["code"], language["target"]["code"]) == ("en", "es")  # the default model's
     assert settings["model"] == "en-es"
     assert settings["models"] == [
-        {"name": name, "languages": [{"source": s, "target": t}], "default": name == "en-es", "serving": True}
+        {
+            "name": name,
+            "languages": [{"source": s, "target": t}],
+            "default": name == "en-es",
+            "serving": True,
+            "formality": False,
+        }
         for name, (s, t) in PAIRS.items()
     ]
 

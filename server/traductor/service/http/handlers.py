@@ -6,7 +6,8 @@
     POST /detect             -> detect.detect among the models' source languages (see there)
     GET  /languages          -> every language of the models, each with all its targets
     GET  /frontend/settings  -> what LibreTranslate's web page asks a server (the default model's
-                                pair), and every model with its pairs (traductor's addition)
+                                pair), and every model with its pairs and whether it has a
+                                formality (traductor's addition)
     POST /translate_stream   -> texts.stream (the gRPC TranslateStream path), as server-sent events
     POST /translate_file     -> files.translate_upload (a translation file, any supported format)
     GET  /download_file/{n}  -> the translated file, once
@@ -246,6 +247,7 @@ class Handlers:
                         "languages": [{"source": p.source, "target": p.target} for p in m.languages],
                         "default": m.name == default.name,
                         "serving": m.serving,
+                        "formality": m.formality,  # `formality` more/less work (the page's selector)
                     }
                     for m in registry
                 ],

@@ -1,5 +1,6 @@
 // The translation page: a client of the LibreTranslate-compatible API on the same port.
-//   /frontend/settings  limits, key required, version, the models and their pairs, file formats
+//   /frontend/settings  limits, key required, version, the models (their pairs, whether they have a
+//                       formality), file formats
 //   /languages          the pairs served
 //   /translate_stream   the translation as it decodes (server-sent events over a POST)
 //   /translate_file     files: upload (progress), then the report and a download link
@@ -32,13 +33,15 @@ function fillTargets(preferred) {
 function modelFor(source, target) {
   const models = state.settings.models || [];
   const serves = (m) => m.languages.some((p) => p.source === source && p.target === target);
-  const model = models.find((m) => m.default && serves(m)) || models.find(serves);
-  return model ? model.name : state.settings.model;
+  return models.find((m) => m.default && serves(m)) || models.find(serves) || null;
 }
 
 function pairChanged() {
-  const source = $("source").value, target = $("target").value, model = modelFor(source, target);
+  const source = $("source").value, target = $("target").value, found = modelFor(source, target);
+  const model = found ? found.name : state.settings.model;
   $("about").textContent = `traductor ${state.settings.version || ""}` + (model ? ` · model ${model}` : "");
+  // formality only where the pair's model was trained with a register (more/less refused elsewhere)
+  $("formality-field").hidden = !(found && found.formality);
   $("input").placeholder = `Type or paste ${state.names[source] || "the"} text`;
   updateSwap();
 }
@@ -62,6 +65,12 @@ function swap() {
 
 function keyValue() {
   return $("api-key").value;
+}
+
+// The formality asked (DeepL's values), "" for the model's default or where the selector is hidden.
+function formalityValue() {
+  const value = $("formality").value;
+  return $("formality-field").hidden || value === "default" ? "" : value;
 }
 
 // -- text ------------------------------------------------------------------------------------------
@@ -99,6 +108,7 @@ async function translate() {
     q: text, source: $("source").value, target: $("target").value,
     format: document.querySelector("input[name=format]:checked").value, api_key: keyValue(), glossary,
   };
+  if (formalityValue()) body.formality = formalityValue();
   $("output").textContent = "";
   $("quality").replaceChildren();
   setStatus("translating…");
@@ -240,6 +250,7 @@ function uploadFile(event) {
   form.append("source", $("source").value);
   form.append("target", $("target").value);
   form.append("api_key", keyValue());
+  if (formalityValue()) form.append("formality", formalityValue());
   const request = new XMLHttpRequest();
   const progress = $("progress");
   progress.hidden = false;
@@ -303,6 +314,7 @@ async function start() {
 function wire() {
   $("source").addEventListener("change", () => { fillTargets($("target").value); inputChanged(); });
   $("target").addEventListener("change", () => { pairChanged(); inputChanged(); });
+  $("formality").addEventListener("change", translate);
   $("swap").addEventListener("click", swap);
   $("input").addEventListener("input", inputChanged);
   $("input").addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); translate(); } });
