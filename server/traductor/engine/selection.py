@@ -29,6 +29,30 @@ def token_logprobs(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     return chosen - np.log(logits.sum(axis=-1))
 
 
+def row_normalizers(logits: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's max and sum of exp(logit - max), for `token_logprobs_from` once the chosen
+    tokens are known; `logits` is only read. Row by row through one scratch row, so that a wide
+    vocabulary (256k tokens: 1 MB a row) is read in place, not copied, and the scratch stays in
+    the core's cache; each row's sums are those `token_logprobs` takes (the same float32 ops in
+    the same order), and a row's result never depends on the other rows."""
+    m = np.empty(len(rows), dtype=logits.dtype)
+    total = np.empty(len(rows), dtype=logits.dtype)
+    scratch = np.empty(logits.shape[-1], dtype=logits.dtype)
+    for i, row in enumerate(rows.tolist()):
+        x = logits[row]
+        m[i] = x.max()
+        np.subtract(x, m[i], out=scratch)
+        np.exp(scratch, out=scratch)
+        total[i] = scratch.sum()
+    return m, total
+
+
+def token_logprobs_from(chosen: np.ndarray, m: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """log p of tokens whose logits are `chosen`, from their rows' `row_normalizers`: equal to
+    `token_logprobs` on the same rows."""
+    return (chosen - m) - np.log(total)
+
+
 def sample(logits: np.ndarray, temperature: float, top_k: int, top_p: float, rng: np.random.Generator) -> int:
     """One token from one row: temperature, then top-k, then nucleus (top-p) filtering."""
     x = logits.astype(np.float64) / temperature
