@@ -44,9 +44,18 @@ def choose_plain(
     generation: GenerationConfig | None = None,
 ) -> list[tuple[int, float]]:
     """(token, log p) for each plain request. Masks `logits` in place (the step's buffer, ours
-    until the next step). Every token's log p is kept (the segment's confidence reads them)."""
+    until the next step). Every token's log p is kept (the segment's confidence reads them).
+
+    log p is under the unconstrained softmax, as the reference reports it: each row's softmax
+    normalizer is taken before the masking, and the chosen token's logit after it, since masking
+    only writes -inf and a chosen token is never masked; the rows whose chosen logit a rule may
+    rewrite (an imported model's forced tokens score 0) or that sample are copied first. No copy
+    of the other rows: at a 256k-token vocabulary a row is 1 MB (docs/big-models.md)."""
     rows = np.fromiter((r.state.rows[0] for r in plain), dtype=np.int64, count=len(plain))
-    original = logits[rows]  # a copy: log p under the unconstrained softmax, as the reference reports it
+    m, total = selection.row_normalizers(logits, rows)
+    first = logits[rows, 0]  # a row masked whole gives argmax 0: its original logit
+    kept = [i for i, r in enumerate(plain) if r.options.sampling or _forced(r, generation)]
+    originals = logits[rows[kept]] if kept else None  # a copy
     missing = [r.state.missing for r in plain]
     too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
     outputs, limits = [r.state.tokens for r in plain], [r.state.repeat_limit for r in plain]
@@ -62,7 +71,19 @@ def choose_plain(
         if r.options.sampling:
             o = r.options
             tokens[i] = selection.sample(logits[rows[i]], o.temperature, o.top_k, o.top_p, r.state.rng)
-    return list(zip(tokens.tolist(), selection.token_logprobs(original, tokens).tolist()))
+    chosen = logits[rows, tokens]
+    chosen = np.where(chosen == selection.NEG_INF, first, chosen)
+    for j, i in enumerate(kept):
+        chosen[i] = originals[j, tokens[i]]
+    return list(zip(tokens.tolist(), selection.token_logprobs_from(chosen, m, total).tolist()))
+
+
+def _forced(r: Request, generation: GenerationConfig | None) -> bool:
+    """Whether an imported model's rules may force this request's next token (apply_generation_rules)."""
+    if generation is None:
+        return False
+    generated = len(r.state.tokens)
+    return generated == 0 or (generation.forced_eos_at_limit and generated == r.options.max_new_tokens - 1)
 
 
 def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_id: int):
