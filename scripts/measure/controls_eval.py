@@ -3,6 +3,9 @@ docs/model/controls-probe.json (issue 44):
 
     python scripts/measure/controls_eval.py --checkpoint work/de --lang de --out docs/model/controls-de.json
 
+--bans both   the register twice in one run: as the weights alone decode it ("register_without_bans")
+              and with the decoders' register bans (model/constraints.py), the default ("register")
+
 register   each sentence translated three ways: no tag, <formal>, <informal>; each output's
            register as training/augment.register reads it (formal, informal or none); a setting
            is right when the output is in the register asked for.
@@ -16,6 +19,7 @@ glossary   each sentence with its terms annotated (<term> file <to> Dokument </t
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -40,24 +44,37 @@ def main() -> None:
     ap.add_argument("--checkpoint", required=True)
     ap.add_argument("--lang", required=True)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--bans", choices=["on", "off", "both"], default="on", help="the register rule of the decoders")
     args = ap.parse_args()
     probe = json.loads(PROBE.read_text())
     translator = TorchTranslator.load(Path(args.checkpoint))
     if not translator.tokenizer.controls:
         raise SystemExit(f"{args.checkpoint}: its tokenizer has no control tokens")
-    out: dict = {"checkpoint": args.checkpoint, "lang": args.lang, "register": {}, "glossary": {}}
+    weights = Path(args.checkpoint) / "model.safetensors"
+    out: dict = {
+        "checkpoint": args.checkpoint,
+        "weights_sha256": hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else None,
+        "lang": args.lang,
+        "glossary": {},
+    }
 
     sentences = probe["register"]
-    for setting in (None, "formal", "informal"):
-        hyps = translator.translate([controls.with_register(s, setting) for s in sentences])
-        found = [register(h, args.lang) for h in hyps]
-        out["register"][setting or "none"] = {
-            "formal": found.count("formal"),
-            "informal": found.count("informal"),
-            "neither": found.count(None),
-            "right": None if setting is None else found.count(setting) / len(found),
-            "outputs": hyps,
-        }
+    bans = translator.register_bans
+    runs = {"on": ["register"], "off": ["register_without_bans"], "both": ["register_without_bans", "register"]}
+    for key in runs[args.bans]:
+        translator.register_bans = bans if key == "register" else {}
+        out[key] = {}
+        for setting in (None, "formal", "informal"):
+            hyps = translator.translate([controls.with_register(s, setting) for s in sentences])
+            found = [register(h, args.lang) for h in hyps]
+            out[key][setting or "none"] = {
+                "formal": found.count("formal"),
+                "informal": found.count("informal"),
+                "neither": found.count(None),
+                "right": None if setting is None else found.count(setting) / len(found),
+                "outputs": hyps,
+            }
+    translator.register_bans = bans
 
     spec = probe["glossary"].get(args.lang)
     if spec:
@@ -84,7 +101,7 @@ def main() -> None:
     text = json.dumps(out, indent=1, ensure_ascii=False)
     if args.out:
         args.out.write_text(text + "\n")
-    summary = {k: {s: v["right"] for s, v in out["register"].items()} for k in ["register"]}
+    summary = {k: {s: v["right"] for s, v in out[k].items()} for k in runs[args.bans]}
     summary["glossary"] = {k: out["glossary"].get(k) for k in ("sentences", "term_used", "agrees")}
     print(json.dumps(summary))
 

@@ -98,7 +98,7 @@ class Bundle:
     def tokenizer(self) -> Tokenizer:
         """The bundle's tokenizer: the project's (placeholders) or an imported model's (PieceTokenizer)."""
         try:
-            return open_tokenizer(self.path, self.config.tokenizer, self.vocab_size)
+            return open_tokenizer(self.path, self.config.tokenizer, self.vocab_size, self.config.languages.target)
         except (OSError, RuntimeError, ValueError) as e:
             raise BundleError(f"{self.path}: cannot open the tokenizer ({e})") from e
 

@@ -4,7 +4,7 @@
                                                         sampled rows then draw from their own row
     beam requests (K rows each)                         log-softmax of its rows, one beam step
 
-Both apply the EOS/placeholder/loop rules of model/constraints.py first, then an imported model's
+Both apply the EOS/placeholder/loop/register rules of model/constraints.py first, then an imported model's
 rules (model/generation.py: suppressed ids, forced first token, EOS forced at the limit); beam
 requests of an imported model search as transformers does (beam_transformers.py). These
 functions read the requests' state and return choices; the scheduler applies them (emits tokens, finishes
@@ -60,7 +60,8 @@ def choose_plain(
     too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
     outputs, limits = [r.state.tokens for r in plain], [r.state.repeat_limit for r in plain]
     stopping = constraints.stopping_rows(outputs, limits, too_short)
-    banned_rows, banned_cols = constraints.banned(missing, too_short)
+    registers = [r.state.register for r in plain]
+    banned_rows, banned_cols = constraints.banned(missing, too_short, registers, outputs)
     if banned_rows.size:
         logits[rows[banned_rows], banned_cols] = selection.NEG_INF
     constraints.stop(logits, rows[stopping], [missing[i] for i in stopping])
@@ -94,7 +95,7 @@ def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_
     missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
     too_short = [beam.prefixes.shape[1] < req.options.min_new_tokens] * K
     running = [[] if done else prefix for prefix, done in zip(prefixes, beam.finished.tolist())]  # PAD runs do not loop
-    constraints.apply(logp, missing, too_short, running, [req.state.repeat_limit] * K)
+    constraints.apply(logp, missing, too_short, running, [req.state.repeat_limit] * K, [req.state.register] * K)
     return selection.beam_step(logp, beam.scores, beam.finished, pad_id, K)
 
 
@@ -108,7 +109,8 @@ def choose_transformers_beam(
     prefixes = beam.prefixes.tolist()
     missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
     too_short = [generated < req.options.min_new_tokens] * req.n_rows
-    constraints.apply(logp, missing, too_short, prefixes, [req.state.repeat_limit] * req.n_rows)
+    K = req.n_rows
+    constraints.apply(logp, missing, too_short, prefixes, [req.state.repeat_limit] * K, [req.state.register] * K)
     apply_rules(logp, generated, limit, req.forced_first, generation, constraints.eos_id)
     if generation.renormalize:
         logp = selection.log_softmax(logp)

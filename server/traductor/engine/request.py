@@ -186,6 +186,7 @@ class RequestState:
     required: Counter = field(default_factory=Counter)  # the source's placeholder tokens, with counts
     missing: Counter = field(default_factory=Counter)  # those not generated yet (EOS waits for them)
     repeat_limit: int = 0  # times in a row a unit may repeat before the output loops (Constraints.repeat_limit)
+    register: int | None = None  # the register tag its source asks for: its bans (Constraints.register)
     rng: np.random.Generator | None = None  # sampling only
     detokenizer: Detokenizer | None = None  # streaming only
     beam: BeamState | TransformersBeam | None = None  # beam search only (TransformersBeam: imported models)

@@ -69,9 +69,10 @@ class Scheduler(WaitingQueue):
         self.batch = Batch(runner.new_cache(max_rows), max_rows)  # the running rows
         self.cache = self.batch.cache
         self.active: list[Request] = []
-        # EOS and placeholder rules, the same as the PyTorch reference's (model/constraints.py)
+        # EOS, placeholder and register rules, the same as the PyTorch reference's (model/constraints.py)
         placeholder_ids = tokenizer.placeholder_ids if tokenizer is not None else frozenset()
-        self.constraints = Constraints(placeholder_ids, self.eos_id)
+        register_bans = getattr(tokenizer, "register_bans", {})  # none: a tokenizer without register tags
+        self.constraints = Constraints(placeholder_ids, self.eos_id, register_bans)
         self.generation = runner.generation  # an imported model's rules (model/generation.py), or None
         self.before_step = before_step  # test hook: a gate that holds the engine between steps
         self.last = StepStats()
@@ -141,6 +142,7 @@ class Scheduler(WaitingQueue):
         if r.forced_first is None and self.tokenizer is not None:
             r.forced_first = self.tokenizer.forced_first(r.options.target_language or None)
         st.missing = st.required.copy()
+        st.register = self.constraints.register(r.source_ids)
         st.repeat_limit = self.constraints.repeat_limit(r.source_ids) if r.options.stop_loops else 0
         if r.stream:
             st.detokenizer = Detokenizer(self.tokenizer, r.values)

@@ -87,7 +87,7 @@ def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
     except (SafetensorError, RuntimeError, OSError) as e:
         raise ModelDirError(f"{weights}: corrupt or mismatched weights ({str(e).splitlines()[0]})") from e
     try:
-        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE)
+        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE, languages(config)["target"])
     except (OSError, RuntimeError) as e:
         raise ModelDirError(f"{model_dir}: cannot open the tokenizer ({e})") from e
     if tokenizer.vocab_size != cfg.vocab_size:

@@ -13,23 +13,29 @@
       only those first (a URL or a path is never lost to a loop). The caller is told: an output
       that holds such a loop (`looped`: the rule stopped it there) finishes as LOOP. A beam
       search may also leave a loop by a costly token and loop on to the length limit: it ends at
-      the limit then, cut short all the same (the automatic limit is 2 x source + 10 tokens).
+      the limit then, cut short all the same (the automatic limit is 2 x source + 10 tokens);
+    * a source that asks for a register (a `<formal>`/`<informal>` tag, model/controls.py) bans the
+      other register's words of address: each is a sequence of pieces ("▁Sie"; "▁to", "i" for
+      "toi"), and the sequence's last piece is impossible wherever the output ends with the pieces
+      before it (model/controls.register_bans; the tokenizer gives their ids). One register
+      throughout a message, whatever the weights do; a source without a tag bans nothing.
 
 Every decoder applies these rules through `Constraints.banned` and `Constraints.stop`: greedy,
 sampling and beam search in the serving engine (numpy), and the PyTorch reference decoder
 (model/generate.py, which indexes its tensor with the same arrays). A row's bans depend on its own
 source and tokens only, never on the other rows of a batch. The module knows token ids only: which
-ids are placeholders comes from the tokenizer, whatever kinds of placeholder it masks.
+ids are placeholders, and which pieces address the reader in which register, comes from the tokenizer.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 NEG_INF = -np.inf
+WORD_END = -1  # in a register ban's sequence: any id of `RegisterBans.word_end_ids`
 MAX_PERIOD = 8  # the longest repeated unit looked for, in tokens
 MIN_REPEATS = 4  # times in a row a unit may not reach, whatever the source
 
@@ -75,12 +81,61 @@ def looped(tokens: Sequence[int], limit: int) -> bool:
     return False
 
 
+class RegisterBans:
+    """One register tag's bans: the ids banned after each context (the pieces before a banned
+    sequence's last one; () for one-piece words: banned everywhere). A sequence that ends with
+    WORD_END bans `word_end_ids` (the pieces that end a word: "▁..." and punctuation) after its
+    other pieces: the word is banned where it ends, not where it begins a longer one."""
+
+    def __init__(self, sequences: Iterable[Sequence[int]], word_end_ids: Iterable[int] = ()):
+        word_ends = [int(t) for t in word_end_ids]
+        after: dict[tuple[int, ...], set[int]] = {}
+        for seq in sequences:
+            seq = tuple(int(t) for t in seq)
+            if seq and seq != (WORD_END,):  # a word's end alone is no word
+                ids = word_ends if seq[-1] == WORD_END else [seq[-1]]
+                after.setdefault(seq[:-1], set()).update(ids)
+        self.always = np.asarray(sorted(after.pop((), ())), dtype=np.int64)
+        self.after = {context: np.asarray(sorted(ids), dtype=np.int64) for context, ids in after.items()}
+        self.depths = sorted({len(context) for context in self.after})
+
+    def __bool__(self) -> bool:
+        return bool(self.always.size or self.after)
+
+    def ids(self, output: Sequence[int]) -> np.ndarray:
+        """The ids this output may not produce next."""
+        found = [self.always]
+        for k in self.depths:
+            if len(output) >= k:
+                hit = self.after.get(tuple(output[len(output) - k :]))
+                if hit is not None:
+                    found.append(hit)
+        return found[0] if len(found) == 1 else np.concatenate(found)
+
+
 class Constraints:
-    def __init__(self, placeholder_ids: Iterable[int], eos_id: int):
+    def __init__(
+        self,
+        placeholder_ids: Iterable[int],
+        eos_id: int,
+        register_bans: Mapping[int, RegisterBans | Iterable[Sequence[int]]] | None = None,
+    ):
+        """`register_bans`: register tag id -> what a source with that tag may not have in its
+        translation (the tokenizer's `register_bans`, or bare piece-id sequences; none: no register rule)."""
         self.placeholder_ids = tuple(sorted(placeholder_ids))
         self._placeholders = frozenset(self.placeholder_ids)
         self._ids = np.asarray(self.placeholder_ids, dtype=np.int64)
         self.eos_id = eos_id
+        bans = {int(t): b if isinstance(b, RegisterBans) else RegisterBans(b) for t, b in (register_bans or {}).items()}
+        self._registers = {tag: b for tag, b in bans.items() if b}
+
+    def register(self, source_ids: Iterable[int]) -> int | None:
+        """The register tag this source asks for (the first in it), or None: no register bans."""
+        if self._registers:
+            for t in source_ids:
+                if t in self._registers:
+                    return int(t)
+        return None
 
     def required(self, source_ids: Iterable[int]) -> Counter:
         """The placeholder tokens (with their counts) a translation of this source must contain."""
@@ -94,11 +149,39 @@ class Constraints:
         """The required placeholders not yet in `output` (which may hold BOS, EOS or PAD too)."""
         return required - Counter(t for t in output if t in self._placeholders)
 
-    def banned(self, missing: Sequence[Counter], too_short: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+    def banned(
+        self,
+        missing: Sequence[Counter],
+        too_short: Sequence[bool],
+        registers: Sequence[int | None] = (),
+        outputs: Sequence[Sequence[int]] = (),
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(rows, columns) of the tokens each row may not produce next (the loop rule is `stop`'s).
 
         missing[i] is row i's missing placeholders; too_short[i] whether row i has produced fewer
-        than min_new_tokens. Index the step's scores with the result and set them to -inf."""
+        than min_new_tokens; registers[i] the register tag row i's source asks for (`register`;
+        none given: no row has one) and outputs[i] its tokens so far. Index the step's scores with
+        the result and set them to -inf."""
+        rows, cols = self._placeholder_bans(missing, too_short)
+        if any(t is not None for t in registers):
+            reg_rows, reg_cols = self._register_bans(registers, outputs)
+            rows, cols = np.concatenate([rows, reg_rows]), np.concatenate([cols, reg_cols])
+        return rows, cols
+
+    def _register_bans(
+        self, registers: Sequence[int | None], outputs: Sequence[Sequence[int]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The register rule's (rows, columns): only rows that ask for a register are looked at, a
+        few dictionary look-ups each (never the vocabulary)."""
+        rows, cols = [], []
+        for i, tag in enumerate(registers):
+            if tag is not None:
+                ids = self._registers[tag].ids(outputs[i])
+                rows.append(np.full(ids.size, i, dtype=np.int64))
+                cols.append(ids)
+        return np.concatenate(rows), np.concatenate(cols)
+
+    def _placeholder_bans(self, missing: Sequence[Counter], too_short: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
         n, ids = len(missing), self._ids
         owing = [i for i, left in enumerate(missing) if left and +left]  # `+left` (a new Counter) only when non-empty
         owes = set(owing)  # a looping row among them pays its placeholders before its EOS (`stop`)
@@ -141,11 +224,13 @@ class Constraints:
         too_short: Sequence[bool],
         outputs: Sequence[Sequence[int]] = (),
         limits: Sequence[int] = (),
+        registers: Sequence[int | None] = (),
     ) -> None:
         """Set the banned entries of `scores` (rows in the order of `missing`) to -inf, in place;
-        with `outputs` (each row's tokens so far) and their `limits` (`repeat_limit`), the loop rule too."""
+        with `outputs` (each row's tokens so far) and their `limits` (`repeat_limit`), the loop rule
+        too, and with `registers` (each row's `register`), the register rule."""
         stopping = self.stopping_rows(outputs, limits, too_short) if outputs else []
-        rows, cols = self.banned(missing, too_short)
+        rows, cols = self.banned(missing, too_short, registers, outputs)
         if rows.size:
             scores[rows, cols] = NEG_INF
         self.stop(scores, np.asarray(stopping, dtype=np.int64), [missing[i] for i in stopping])

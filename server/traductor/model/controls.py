@@ -41,3 +41,80 @@ def annotate(text: str, terms: list[tuple[int, int, str]]) -> str:
 def supported(piece_to_id, unk_id: int) -> bool:
     """Whether a SentencePiece vocabulary (its `piece_to_id`) has every control token."""
     return all(piece_to_id(t) != unk_id for t in TOKENS)
+
+
+# Words that address the reader in one register only, by target language: a decoder asked for one
+# register may not write the other's (model/constraints.py bans their pieces; `register_bans`).
+# Words are matched as written, and capitalised too unless the language's CASE_EXACT register says
+# otherwise (German "Sie"/"Ihr" are formal only with a capital: "sie"/"ihr" are she/they/her). A
+# word starting with "-" is a clitic after a verb ("Voulez-vous"). Words that are also something
+# else ("su" is his/her/their too, "le" him) are not here: no ban may take a word from a sentence
+# that does not address the reader.
+ADDRESS = {
+    "de": {
+        "formal": ("Sie", "Ihnen", "Ihr", "Ihre", "Ihren", "Ihrem", "Ihrer", "Ihres"),
+        "informal": (
+            "du", "dich", "dir", "dein", "deine", "deinen", "deinem", "deiner", "deines",
+            "euch", "euer", "eure", "euren", "eurem", "eurer", "eures",
+        ),
+    },
+    "fr": {
+        "formal": ("vous", "votre", "vos", "-vous"),
+        "informal": ("tu", "toi", "ton", "ta", "tes", "te", "t'", "t’", "-tu", "-toi"),
+    },
+    "es": {
+        "formal": ("usted", "ustedes"),
+        "informal": (
+            "tú", "tu", "tus", "ti", "te", "contigo", "vosotros", "vuestro", "vuestra", "vuestros", "vuestras",
+            # second-person singular verbs, never formal (training/augment.py reads them so too)
+            "puedes", "debes", "tienes", "quieres", "deseas", "necesitas", "estás", "eres", "sabes", "prefieres",
+        ),
+    },
+}  # fmt: skip
+CASE_EXACT = {("de", "formal")}
+# Words of address that begin other words more often than they stand alone ("tu" in "tutoriel",
+# "Te" in "Teinte", "du" in "dump", "ti" in "tirar"; counted on the targets of the documentation
+# corpus, docs/model-card.md), as written: banned only where the word ends, so that the other
+# words are still written. The price: a greedy decoder that began one meaning the word itself
+# must go on with a longer one ("Hast dus vergessen"). So the others are banned wherever their
+# pieces are ("▁Sie", which the weights write far more often than "Siehe").
+WHOLE_WORD = {
+    "de": {"du", "Du", "dich", "Dich", "dir"},
+    "fr": {"tu", "Tu", "ta", "Ta", "te", "Te", "tes", "Tes"},
+    "es": {"Tu", "ti", "Ti", "te", "Te"},
+}
+WORD_END = None  # in a sequence of `register_bans`: any piece that ends the word before it
+
+
+def address_words(language: str, register: str) -> list[str]:
+    """The words of `register` ("formal"/"informal") in `language`, with their capitalised forms
+    (none for a language without a list)."""
+    words = ADDRESS.get(language, {}).get(register, ())
+    if (language, register) in CASE_EXACT:
+        return list(words)
+    out = []
+    for w in words:
+        out += [w] if w[:1] == "-" or w == w.capitalize() else [w, w.capitalize()]
+    return out
+
+
+def register_bans(language: str, encode) -> dict[str, list[tuple]]:
+    """For each register tag, the piece sequences a translation into `language` asked for it may
+    not produce: the other register's words, each cut into pieces by `encode` (text -> pieces, as
+    SentencePiece cuts a word). A decoder bans a sequence's last piece wherever the output ends with
+    the pieces before it; a WHOLE_WORD word's sequence ends with WORD_END (what may not follow its
+    pieces is whatever ends a word). A clitic ("-vous") is cut without the word boundary before it."""
+    other = {FORMAL: "informal", INFORMAL: "formal"}
+    bans = {}
+    for tag, register in other.items():
+        sequences = []
+        for word in address_words(language, register):
+            pieces = tuple(encode(word))
+            if word[:1] == "-" and pieces[:1] == ("▁",):
+                pieces = pieces[1:]
+            if pieces and word.lstrip("-") in WHOLE_WORD.get(language, ()):
+                pieces += (WORD_END,)
+            if pieces and pieces not in sequences:
+                sequences.append(pieces)
+        bans[tag] = sequences
+    return bans

@@ -70,6 +70,7 @@ def _constrain(
     constraints: Constraints,
     required: list[Counter],
     limits: list[int],
+    registers: list[int | None],
     prefixes: torch.Tensor,
     done: torch.Tensor,
     generated: int,
@@ -77,16 +78,17 @@ def _constrain(
     rules: tuple[GenerationConfig, int, int | None] | None = None,
 ) -> torch.Tensor:
     """The step's log-probabilities with what each row may not produce next set to -inf (a copy);
-    the rules (EOS, placeholders and loops; `limits` are the rows' repeat limits, `done` the rows
-    already finished) are those of model/constraints.py, shared with the engine, then an imported
-    model's (model/generation.py; `rules` = (config, length limit, forced first token))."""
+    the rules (EOS, placeholders, loops and registers; `limits` are the rows' repeat limits,
+    `registers` their register tags, `done` the rows already finished) are those of
+    model/constraints.py, shared with the engine, then an imported model's (model/generation.py;
+    `rules` = (config, length limit, forced first token))."""
     logp = logp.clone()
     outputs = [row[1:] for row in prefixes.tolist()]  # BOS cut
     missing = [constraints.missing(need, row) for need, row in zip(required, outputs)]
     too_short = [generated < min_new_tokens] * len(missing)
     running = [[] if finished else row for row, finished in zip(outputs, done.tolist())]  # PAD runs do not loop
     stopping = constraints.stopping_rows(running, limits, too_short)
-    rows, cols = constraints.banned(missing, too_short)
+    rows, cols = constraints.banned(missing, too_short, registers, running)
     if rows.size:
         logp[torch.from_numpy(rows), torch.from_numpy(cols)] = NEG_INF
     constraints.stop(logp, torch.tensor(stopping, dtype=torch.long), [missing[i] for i in stopping])
@@ -107,17 +109,20 @@ def greedy(
     generation: GenerationConfig | None = None,
     forced_first: int | None = None,
     stop_loops: bool = True,
+    register_bans: dict | None = None,
 ) -> list[list[int]]:
     """Greedy decoding of a batch; returns each sequence's new tokens (EOS included if produced).
 
     With `placeholder_ids` (the tokenizer's <phK> ids), EOS waits for the source's placeholders;
-    an output that loops ends unless `stop_loops` is false (model/constraints.py); with
+    an output that loops ends unless `stop_loops` is false; with `register_bans` (the tokenizer's),
+    a source with a register tag never gets the other register's words (model/constraints.py); with
     `generation`, an imported model's rules apply (and `forced_first` starts every output)."""
     rules = (generation, max_new_tokens, forced_first) if generation is not None else None
     cfg = model.cfg
-    constraints = Constraints(placeholder_ids, cfg.eos_id)
+    constraints = Constraints(placeholder_ids, cfg.eos_id, register_bans)
     required = [constraints.required(s) for s in sources]
     limits = [constraints.repeat_limit(s) if stop_loops else 0 for s in sources]
+    registers = [constraints.register(s) for s in sources]
     src, src_pad = pad_batch(sources, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
     B = len(sources)
@@ -125,7 +130,9 @@ def greedy(
     done = torch.zeros(B, dtype=torch.bool)
     for generated in range(max_new_tokens):
         step = stepper.step(prefixes)
-        logp = _constrain(step, constraints, required, limits, prefixes, done, generated, min_new_tokens, rules)
+        logp = _constrain(
+            step, constraints, required, limits, registers, prefixes, done, generated, min_new_tokens, rules
+        )
         nxt = logp.argmax(dim=-1)
         nxt = torch.where(done, torch.full_like(nxt, cfg.pad_id), nxt)
         prefixes = torch.cat([prefixes, nxt[:, None]], dim=1)
@@ -158,8 +165,10 @@ def beam_search(
     length_penalty: float = 1.0,
     placeholder_ids: frozenset[int] = frozenset(),
     stop_loops: bool = True,
+    register_bans: dict | None = None,
 ) -> list[list[int]]:
-    """Beam search; each sentence's best hypothesis by sum(log p) / length**length_penalty.
+    """Beam search; each sentence's best hypothesis by sum(log p) / length**length_penalty
+    (the rules as in `greedy`).
 
     Beams live in rows b * K + k. A finished beam can only be extended by PAD at no cost, so it
     keeps its score and its place while the others go on.
@@ -167,9 +176,10 @@ def beam_search(
     cfg = model.cfg
     B, K = len(sources), beam_size
     expanded = [s for s in sources for _ in range(K)]
-    constraints = Constraints(placeholder_ids, cfg.eos_id)
+    constraints = Constraints(placeholder_ids, cfg.eos_id, register_bans)
     required = [constraints.required(s) for s in expanded]
     limits = [constraints.repeat_limit(s) if stop_loops else 0 for s in expanded]
+    registers = [constraints.register(s) for s in expanded]
     src, src_pad = pad_batch(expanded, cfg.pad_id)
     stepper = (CachedStepper if use_cache else NoCacheStepper)(model, src, src_pad)
     prefixes = torch.full((B * K, 1), cfg.bos_id, dtype=torch.long)
@@ -179,7 +189,7 @@ def beam_search(
     lengths = torch.zeros(B * K)
     for generated in range(max_new_tokens):
         step = stepper.step(prefixes)
-        logp = _constrain(step, constraints, required, limits, prefixes, finished, generated, min_new_tokens)
+        logp = _constrain(step, constraints, required, limits, registers, prefixes, finished, generated, min_new_tokens)
         V = logp.shape[-1]
         frozen = torch.full((V,), NEG_INF)
         frozen[cfg.pad_id] = 0.0

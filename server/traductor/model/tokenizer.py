@@ -21,6 +21,7 @@ from sentencepiece import sentencepiece_model_pb2
 
 from ..errors import InvalidInput
 from . import controls, placeholders
+from .constraints import WORD_END, RegisterBans
 from .imported_tokenizer import PieceTokenizer, TokenizerConfig
 from .token_ids import BOS_ID, EOS_ID, FILENAME, PAD_ID, UNK_ID
 
@@ -82,7 +83,9 @@ def with_symbols(model: bytes, symbols) -> bytes:
 
 
 class Tokenizer:
-    def __init__(self, model_file: str | Path):
+    def __init__(self, model_file: str | Path, target_language: str = ""):
+        """`target_language`: the model's target (its bundle's or checkpoint's), which says which
+        words address the reader in each register (`register_bans`); "": none are known."""
         model_file = Path(model_file)
         if not model_file.is_file():
             raise FileNotFoundError(f"no tokenizer at {model_file}")
@@ -96,6 +99,25 @@ class Tokenizer:
         self.placeholder_ids = frozenset(self.sp.piece_to_id(t) for t in placeholders.TOKENS)
         self.languages: dict[str, int] = {}  # one target: no language tokens
         self.source_languages: frozenset[str] = frozenset()  # no source token: the bundle's one source
+        self.target_language = target_language
+        self.register_bans = self._register_bans() if self.controls else {}
+
+    def _register_bans(self) -> dict[int, RegisterBans]:
+        """Register tag id -> what a translation asked for that register may not have
+        (model/controls.register_bans, in ids; model/constraints.py bans them). Words cut into
+        pieces the tokenizer does not have are left out."""
+        bans = controls.register_bans(self.target_language, lambda word: self.sp.encode(word, out_type=str))
+        if not any(bans.values()):
+            return {}
+        # what ends a word: a piece that starts one, or punctuation (not EOS: the loop rule may need it)
+        not_text = self.special_ids | self.placeholder_ids | {UNK_ID}
+        pieces = ((i, self.sp.id_to_piece(i)) for i in range(self.vocab_size) if i not in not_text)
+        word_ends = [i for i, p in pieces if p[:1] == "▁" or not p[:1].isalpha()]
+        out = {}
+        for tag, sequences in bans.items():
+            ids = [tuple(WORD_END if p is controls.WORD_END else self.sp.piece_to_id(p) for p in s) for s in sequences]
+            out[self.sp.piece_to_id(tag)] = RegisterBans([s for s in ids if UNK_ID not in s], word_ends)
+        return out
 
     def forced_first(self, target_language: str | None) -> int | None:
         return None
@@ -130,8 +152,11 @@ class Tokenizer:
         return placeholders.unmask(self.decode_masked(ids), values)
 
 
-def open_tokenizer(directory: Path, config: TokenizerConfig | None, vocab_size: int) -> Tokenizer | PieceTokenizer:
-    """The tokenizer a bundle's section describes (none: the project's, tokenizer.model)."""
+def open_tokenizer(
+    directory: Path, config: TokenizerConfig | None, vocab_size: int, target_language: str = ""
+) -> Tokenizer | PieceTokenizer:
+    """The tokenizer a bundle's section describes (none: the project's, tokenizer.model);
+    `target_language`: the bundle's target (the project's tokenizer's register bans)."""
     if config is None or config.placeholders:
-        return Tokenizer(Path(directory) / (config.source_model if config else FILENAME))
+        return Tokenizer(Path(directory) / (config.source_model if config else FILENAME), target_language)
     return PieceTokenizer(directory, config, vocab_size)

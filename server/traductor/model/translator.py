@@ -17,6 +17,8 @@ class TorchTranslator:
     def __init__(self, model: Transformer, tokenizer: Tokenizer, source_language: str = ""):
         self.model, self.tokenizer = model.eval(), tokenizer
         self.source_language = source_language  # the checkpoint's (its sentences are split by its rules)
+        # a register tag's bans (model/constraints.py); {} decodes as the weights alone would
+        self.register_bans = tokenizer.register_bans
 
     @classmethod
     def load(cls, model_dir: Path | None = None) -> "TorchTranslator":
@@ -43,13 +45,13 @@ class TorchTranslator:
             else:
                 batches.append([i])
         out: list[str] = [""] * len(texts)
-        ph = self.tokenizer.placeholder_ids
+        ph, bans = self.tokenizer.placeholder_ids, self.register_bans
         for idx in batches:
             chunk, n = [sources[i] for i in idx], max_new[idx[0]]
             if beam_size > 1:
-                tokens = beam_search(self.model, chunk, beam_size, n, placeholder_ids=ph)
+                tokens = beam_search(self.model, chunk, beam_size, n, placeholder_ids=ph, register_bans=bans)
             else:
-                tokens = greedy(self.model, chunk, n, placeholder_ids=ph)
+                tokens = greedy(self.model, chunk, n, placeholder_ids=ph, register_bans=bans)
             for i, toks in zip(idx, tokens):
                 out[i] = self.tokenizer.decode(toks, encoded[i][1])
         return out
