@@ -1,11 +1,12 @@
 """What one short call costs around the model: the engine alone against gRPC and both HTTP APIs.
 
     python scripts/measure/per_call.py [--bundle DIR] [--seconds 6] [--rounds 3] [--out FILE.json]
-        [--compare CHECKOUT]
+        [--compare CHECKOUT] [--paired]
 
 1. The engine alone, in a child process: the bundle's Scheduler with 1 ONNX Runtime thread (serve's
    default on 2 cores), each short text's source ids submitted and stepped until it finishes,
-   one at a time (batch 1): the engine's own time per text.
+   one at a time (batch 1), with the options the server decodes it with (a beam of 4 for a text of
+   one or two pieces, `for_short_source`): the engine's own time per text.
 2. `traductor serve` (translation memory off, every call decodes; gRPC and HTTP ports), one
    client at a time, each call sent as soon as the last one answered:
    - gRPC `Translate` through a bare stub (the request built once per text),
@@ -22,6 +23,11 @@ for before/after figures in one run. CPU per call: every thread of the front (se
 of its engine process and of this client, from /proc.
 The texts: the load generator's shipped sentences shorter than 40 characters that the text
 layer keeps as one segment (UI messages).
+
+`--paired` (gRPC only, for a loaded machine): the engine alone (a child process that decodes a text
+when asked) and a served `Translate` call are alternated text by text, so that each pair is timed
+within milliseconds; a machine whose load swings over seconds slows both alike. The ratio is the
+summed served time over the summed engine time of each round (the pairs' median is shown too).
 """
 
 from __future__ import annotations
@@ -76,23 +82,100 @@ def short_texts() -> list[str]:
     return [t for t in load_texts() if len(t) < 40 and one(t)]
 
 
+def engine_work(tokenizer, texts: list[str], limits) -> list[tuple]:
+    """Each text's (ids, values, options) as the server decodes it: the options of a short segment
+    (`for_short_source`: a beam of 4 for one or two pieces) included, as texts.prepare does."""
+    from traductor.options import DecodingOptions, for_short_source, resolve
+
+    work = []
+    for t in texts:
+        ids, values = tokenizer.encode(t)
+        options = for_short_source(DecodingOptions(), len(ids), limits)
+        work.append((ids, values, resolve(options, len(ids), limits)))
+    return work
+
+
+def engine_server(bundle_dir: str, texts: list[str]) -> None:
+    """The engine alone on demand (`--engine-server`, a child of `paired`): reads a text's index a
+    line from stdin, decodes it at batch 1, writes its time (s) and output tokens."""
+    from traductor.engine.bundle import load_bundle
+    from traductor.engine.runner import ModelRunner
+    from traductor.engine.scheduler import Scheduler
+    from traductor.engine.translator import drive
+    from traductor.options import Limits
+
+    bundle = load_bundle(bundle_dir)
+    tokenizer = bundle.tokenizer()
+    scheduler = Scheduler(ModelRunner(bundle, threads=1, max_rows=64), tokenizer, 64, 256)
+    work = engine_work(tokenizer, texts, Limits(max_input_tokens=200, max_new_tokens=200, max_beam_size=8))
+    drive(scheduler, work[:4])
+    print("ready", flush=True)
+    for line in sys.stdin:
+        w = work[int(line)]
+        begin = time.perf_counter()
+        (event,) = drive(scheduler, [w])
+        print(time.perf_counter() - begin, len(event.token_ids), flush=True)
+
+
+def paired(bundle: str, server: Server, texts: list[str], seconds: float, pythonpath: str | None = None) -> dict:
+    """The engine alone and a served gRPC call, text after text, alternated call by call for
+    `seconds`: each pair is timed within milliseconds of each other, so that a loaded machine's
+    swings (seconds long) fall on both alike. The ratio of the summed times is the cost around
+    the model; the median of the pairs' ratios is given too."""
+    import grpc
+
+    from traductor_client.v1 import translator_pb2 as pb
+    from traductor_client.v1 import translator_pb2_grpc as pb_grpc
+
+    env = dict(os.environ)
+    if pythonpath:  # the engine alone with the served checkout's code
+        env["PYTHONPATH"] = f"{pythonpath}/server:{pythonpath}/client"
+    cmd = [sys.executable, __file__, "--engine-server", "--bundle", bundle]
+    child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        stub = pb_grpc.TranslatorStub(grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}"))
+        requests = [pb.TranslateRequest(text=t) for t in texts]
+        for r in requests[:4]:
+            stub.Translate(r)
+        engine, served, tokens, begin = [], [], [], time.perf_counter()
+        while time.perf_counter() - begin < seconds:
+            for i in range(len(texts)):
+                child.stdin.write(f"{i}\n")
+                child.stdin.flush()
+                took, n = child.stdout.readline().split()
+                t0 = time.perf_counter()
+                stub.Translate(requests[i])
+                served.append(time.perf_counter() - t0)
+                engine.append(float(took))
+                tokens.append(int(n))
+    finally:
+        child.stdin.close()
+        child.wait(30)
+    return {
+        "pairs": len(engine),
+        "engine_ms": 1000 * statistics.mean(engine),
+        "grpc_ms": 1000 * statistics.mean(served),
+        "ratio": sum(served) / sum(engine),
+        "median_pair_ratio": statistics.median(s / e for s, e in zip(served, engine)),
+        "tokens_per_call": statistics.mean(tokens),
+    }
+
+
 def engine_alone(bundle_dir: str, texts: list[str], seconds: float) -> dict:
     """Mean time and CPU per text of the scheduler alone at batch 1 (ids ready, nothing else)."""
     from traductor.engine.bundle import load_bundle
     from traductor.engine.runner import ModelRunner
     from traductor.engine.scheduler import Scheduler
     from traductor.engine.translator import drive
-    from traductor.options import DecodingOptions, Limits, resolve
+    from traductor.options import Limits
 
     bundle = load_bundle(bundle_dir)
     tokenizer = bundle.tokenizer()
     runner = ModelRunner(bundle, threads=1, max_rows=64)
     scheduler = Scheduler(runner, tokenizer, 64, 256)
     limits = Limits(max_input_tokens=200, max_new_tokens=200, max_beam_size=8)
-    work = []
-    for t in texts:
-        ids, values = tokenizer.encode(t)
-        work.append((ids, values, resolve(DecodingOptions(), len(ids), limits)))
+    work = engine_work(tokenizer, texts, limits)
     drive(scheduler, work[:4])  # warm-up
     calls, tokens, begin, cpu = 0, 0, time.perf_counter(), cpu_ns(os.getpid())
     while time.perf_counter() - begin < seconds:
@@ -235,12 +318,22 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--compare", metavar="CHECKOUT", help="also serve this checkout (its server/, client/), alternated")
     ap.add_argument("--out", type=Path)
+    ap.add_argument(
+        "--paired",
+        action="store_true",
+        help="gRPC only: the engine alone and a served call alternated text by text (for a loaded machine)",
+    )
     ap.add_argument("--engine-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--engine-server", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     texts = short_texts()
     if args.engine_only:  # the child of engine_of
         return print(json.dumps(engine_alone(args.bundle, texts, args.seconds)))
+    if args.engine_server:  # the child of paired
+        return engine_server(args.bundle, texts)
     variants = {"this tree": None} if not args.compare else {"base": args.compare, "this tree": None}
+    if args.paired:
+        return main_paired(args, texts, variants)
     results: dict = {"texts": len(texts), **{v: [] for v in variants}}
     for r in range(args.rounds):
         for name, path in variants.items():
@@ -266,6 +359,31 @@ def main() -> None:
             cpu = {k: statistics.median(r[p]["cpu_us"][k] for r in results[name]) for k in PROCESSES}
             usage = ", ".join(f"{k} {v:.0f} us" for k, v in cpu.items())
             print(f"{name:>10} {p:>6}: {ms:.2f} ms a call ({1000 / ms:.0f}/s), x{ratio:.2f} the engine's; CPU {usage}")
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+
+
+def main_paired(args, texts: list[str], variants: dict) -> None:
+    results: dict = {"texts": len(texts), **{v: [] for v in variants}}
+    for r in range(args.rounds):
+        for name, path in variants.items():
+            server = Server(args.bundle, path)
+            try:
+                row = paired(args.bundle, server, texts, args.seconds, path)
+            finally:
+                server.stop()
+            row["load"] = os.getloadavg()[0]
+            results[name].append(row)
+            print(f"round {r + 1} {name}: {json.dumps(row)}", flush=True)
+    print(f"\n{len(texts)} short texts, engine alone and gRPC alternated call by call, medians of {args.rounds} rounds")
+    for name in variants:
+        rows = results[name]
+        med = {k: statistics.median(row[k] for row in rows) for k in rows[0]}
+        print(
+            f"{name:>10}: engine alone {med['engine_ms']:.2f} ms, gRPC Translate {med['grpc_ms']:.2f} ms, "
+            f"x{med['ratio']:.2f} (pairs' median x{med['median_pair_ratio']:.2f}), "
+            f"{med['tokens_per_call']:.1f} output tokens, load {med['load']:.1f}"
+        )
     if args.out:
         args.out.write_text(json.dumps(results, indent=1))
 

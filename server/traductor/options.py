@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from .errors import InvalidInput  # an option out of range; the message names it
 
@@ -112,4 +113,11 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
         raise InvalidInput(f"seed must be >= 0, got {o.seed}")
     if o.sampling and o.beam_size > 1:
         raise InvalidInput("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
-    return replace(o, max_new_tokens=max_new, stop_loops=o.stop_loops and limits.stop_loops)
+    return _resolved(o, max_new, o.stop_loops and limits.stop_loops)
+
+
+@lru_cache(maxsize=1024)
+def _resolved(o: DecodingOptions, max_new_tokens: int, stop_loops: bool) -> DecodingOptions:
+    """`o` with these two fields: frozen, so one copy serves every call that asks the same, instead of a
+    `dataclasses.replace` a call."""
+    return replace(o, max_new_tokens=max_new_tokens, stop_loops=stop_loops)

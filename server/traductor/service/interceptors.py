@@ -161,6 +161,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
     def _record(self, rpc: str, request, code: grpc.StatusCode, start: float) -> None:
         elapsed = time.monotonic() - start
         self.metrics.record_request("grpc", rpc, code.name, elapsed, (request_summary.get() or {}).get("model", ""))
+        if not log.isEnabledFor(logging.INFO):  # the line is not built for nobody (--log-level WARNING)
+            return
         line = {
             "protocol": "grpc",
             "rpc": rpc,

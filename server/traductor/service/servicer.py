@@ -62,7 +62,9 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
             source, target = glossary.source_language, glossary.target_language
         model = _model(self.registry, request, source, target)
         options = options_from_pb(request.options, target, source)
-        options = replace(options, register=register_of(request.formality, model.formality))
+        register = register_of(request.formality, model.formality)
+        if register:
+            options = replace(options, register=register)
         return model, options, format_from_pb(request.format), glossary_use.for_model(glossary, model, target)
 
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:

@@ -84,7 +84,12 @@ class DeltaStream:
 
     def _stream_head(self, index: int) -> str:
         partial = self._partial.get(index, "")
-        if not self.live or not partial.startswith(self._head_sent) or produced_nothing(partial):
+        if not self.live or not partial.startswith(self._head_sent):
+            return ""
+        # Once a head has been sent from, it had a letter, and a translation that grows keeps it
+        # (`produced_nothing`): only a head with nothing sent yet is checked (once a token, not
+        # the whole partial text again for every token of a long segment).
+        if not self._head_sent and produced_nothing(partial):
             return ""
         delta, self._head_sent = partial[len(self._head_sent) :], partial
         return delta
