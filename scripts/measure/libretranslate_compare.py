@@ -25,11 +25,12 @@ encoder over its own text and about nine decoder steps, on both servers alike. I
 
 `run` starts `libretranslate --load-only en,es` (its defaults otherwise: waitress with 4 threads)
 and `traductor serve --model WORK/bundle` (its defaults, translation memory off: every call
-decodes), then, round after round and server after server, runs N closed-loop clients (threads,
-one kept-alive connection each) that send LibreTranslate's JSON body `{"q", "source": "en",
-"target": "es"}` with the load generator's shipped sentences, each as soon as the last one
-answered. Per server and number of clients: requests/s, p50 latency, and the mean length of the
-answers (characters), medians over the rounds; the ratio is taken within each round.
+decodes; with `--thread-too` a second one with `--no-engine-process`), then, round after round and
+server after server, runs N closed-loop clients (threads, one kept-alive connection each) that send
+LibreTranslate's JSON body `{"q", "source": "en", "target": "es"}` with the load generator's
+shipped sentences, each as soon as the last one answered. Per server and number of clients:
+requests/s, p50 latency, and the mean length of the answers (characters), medians over the
+rounds; the ratio is taken within each round.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ import time
 import zipfile
 from pathlib import Path
 
+JSON = {"Content-Type": "application/json"}
 SHAPE = {"d_model": 256, "layers": 3, "heads": 4, "ffn": 1024, "vocab": 8000}
 # What the trained model answers to every text: 8 pieces and EOS, about a UI message's translation (the
 # load's short texts take 7.2 output tokens with the packaged en-es model).
@@ -278,7 +280,7 @@ def wait_http(port: int, path: str, seconds: float = 300) -> None:
 def load(port: int, texts: list[str], clients: int, seconds: float) -> dict:
     """`clients` closed-loop clients for `seconds` (after 1 s unmeasured): requests/s, p50, answer length."""
     bodies = [json.dumps({"q": t, "source": "en", "target": "es"}).encode() for t in texts]
-    headers = {"Content-Type": "application/json"}
+    headers = JSON
     start = threading.Barrier(clients + 1)
     state = {"measure_from": 0.0, "stop_at": 0.0}
     results: list[list] = [[] for _ in range(clients)]
@@ -316,9 +318,20 @@ def load(port: int, texts: list[str], clients: int, seconds: float) -> dict:
     done = [x for r in results for x in r]
     return {
         "requests_per_s": len(done) / seconds,
-        "p50_ms": 1000 * statistics.median(d for d, _ in done),
-        "answer_chars": statistics.mean(n for _, n in done),
+        "p50_ms": 1000 * statistics.median(d for d, _ in done) if done else float("nan"),
+        "answer_chars": statistics.mean(n for _, n in done) if done else float("nan"),
     }
+
+
+def warm(port: int, texts: list[str]) -> list[str]:
+    """A few calls, one after the other, unmeasured (LibreTranslate loads its model at the first)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    answers = []
+    for t in texts:
+        c.request("POST", "/translate", json.dumps({"q": t, "source": "en", "target": "es"}).encode(), JSON)
+        r = c.getresponse()
+        answers.append(json.loads(r.read())["translatedText"] if r.status == 200 else f"HTTP {r.status}")
+    return answers
 
 
 def run(args) -> None:
@@ -326,21 +339,23 @@ def run(args) -> None:
 
     work = Path(args.work).resolve()
     texts = list(load_texts())
-    ports = {"libretranslate": free_port(), "traductor": free_port()}
+    # each traductor variant: its name and the `traductor serve` options it adds to the defaults
+    variants = {"traductor": args.serve_args.split()}
+    if args.thread_too:
+        variants["traductor thread"] = [*args.serve_args.split(), "--no-engine-process"]
+    ports = {"libretranslate": free_port(), **{name: free_port() for name in variants}}
     env = dict(os.environ, ARGOS_PACKAGES_DIR=str(work / "argos-packages"))
     lt = [args.libretranslate, "--host", "127.0.0.1", "--port", str(ports["libretranslate"]), "--load-only", "en,es"]
-    tr = [sys.executable, "-c", "from traductor.cli import main; main()", "serve", "--model", str(work / "bundle")]
-    tr += ["--host", "127.0.0.1", "--port", str(free_port()), "--http-port", str(ports["traductor"])]
-    tr += ["--metrics-port", "0", "--no-memory"]  # its defaults otherwise (one log line a call)
-    procs = [
-        subprocess.Popen(lt, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-        subprocess.Popen(tr, stdout=subprocess.DEVNULL),
-    ]
+    procs = [subprocess.Popen(lt, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    for name, extra in variants.items():
+        tr = [sys.executable, "-c", "from traductor.cli import main; main()", "serve", "--model", str(work / "bundle")]
+        tr += ["--host", "127.0.0.1", "--port", str(free_port()), "--http-port", str(ports[name])]
+        tr += ["--metrics-port", "0", "--no-memory", *extra]  # its defaults otherwise (one log line a call)
+        procs.append(subprocess.Popen(tr, stdout=subprocess.DEVNULL))
     try:
-        wait_http(ports["libretranslate"], "/languages")
-        wait_http(ports["traductor"], "/languages")
-        for name, port in ports.items():  # warm-up, and the same first answers from both
-            print(f"{name}: {load(port, texts[:4], 1, 2.0)}", flush=True)
+        for name, port in ports.items():  # warm-up, and the first answers of each
+            wait_http(port, "/languages")
+            print(f"{name}: {warm(port, texts[:8])}", flush=True)
         clients = [int(c) for c in args.clients.split(",")]
         rounds: list[dict] = []
         for r in range(args.rounds):
@@ -361,13 +376,14 @@ def run(args) -> None:
         for name in ports:
             med = {k: statistics.median(r[f"{name} {n}"][k] for r in rounds) for k in rounds[0][f"{name} {n}"]}
             print(
-                f"{n:>3} clients {name:>14}: {med['requests_per_s']:8.1f} requests/s, "
-                f"p50 {med['p50_ms']:6.2f} ms, answers {med['answer_chars']:.1f} chars"
+                f"{n:>3} clients {name:>16}: {med['requests_per_s']:8.1f} requests/s, "
+                f"p50 {med['p50_ms']:7.2f} ms, answers {med['answer_chars']:.1f} chars"
             )
-        ratio = statistics.median(
-            r[f"traductor {n}"]["requests_per_s"] / r[f"libretranslate {n}"]["requests_per_s"] for r in rounds
-        )
-        print(f"{n:>3} clients traductor / LibreTranslate: x{ratio:.2f} (median of the rounds' ratios)")
+        for name in variants:
+            ratio = statistics.median(
+                r[f"{name} {n}"]["requests_per_s"] / r[f"libretranslate {n}"]["requests_per_s"] for r in rounds
+            )
+            print(f"{n:>3} clients {name} / LibreTranslate: x{ratio:.2f} (median of the rounds' ratios)")
     if args.out:
         Path(args.out).write_text(json.dumps({"clients": clients, "rounds": rounds}, indent=1))
 
@@ -456,6 +472,10 @@ def main() -> None:
     r.add_argument("--seconds", type=float, default=8.0)
     r.add_argument("--rounds", type=int, default=3)
     r.add_argument("--out")
+    r.add_argument("--serve-args", default="", help="more options for `traductor serve`")
+    r.add_argument(
+        "--thread-too", action="store_true", help="also serve traductor with --no-engine-process, in the same rounds"
+    )
     e = sub.add_parser("engines", help="the two engines alone at batch 1, alternated")
     e.add_argument("--work", required=True)
     e.add_argument("--lt-python", required=True, help="the Python of LibreTranslate's venv (ctranslate2)")
