@@ -45,6 +45,7 @@ def main() -> None:
     ap.add_argument("--lang", required=True)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--bans", choices=["on", "off", "both"], default="on", help="the register rule of the decoders")
+    ap.add_argument("--beam", type=int, default=1, help="beam size of the register sentences (1: greedy)")
     args = ap.parse_args()
     probe = json.loads(PROBE.read_text())
     translator = TorchTranslator.load(Path(args.checkpoint))
@@ -55,6 +56,7 @@ def main() -> None:
         "checkpoint": args.checkpoint,
         "weights_sha256": hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else None,
         "lang": args.lang,
+        "beam": args.beam,
         "glossary": {},
     }
 
@@ -65,7 +67,7 @@ def main() -> None:
         translator.register_bans = bans if key == "register" else {}
         out[key] = {}
         for setting in (None, "formal", "informal"):
-            hyps = translator.translate([controls.with_register(s, setting) for s in sentences])
+            hyps = translator.translate([controls.with_register(s, setting) for s in sentences], beam_size=args.beam)
             found = [register(h, args.lang) for h in hyps]
             out[key][setting or "none"] = {
                 "formal": found.count("formal"),

@@ -95,22 +95,26 @@ class RegisterBans:
             if seq and seq != (WORD_END,):  # a word's end alone is no word
                 ids = word_ends if seq[-1] == WORD_END else [seq[-1]]
                 after.setdefault(seq[:-1], set()).update(ids)
-        self.always = np.asarray(sorted(after.pop((), ())), dtype=np.int64)
-        self.after = {context: np.asarray(sorted(ids), dtype=np.int64) for context, ids in after.items()}
+        always = after.pop((), set())
+        self.always = np.asarray(sorted(always), dtype=np.int64)
+        # each context's ids with `always`: one ready array for a row, nothing joined per step
+        self.after = {context: np.asarray(sorted(ids | always), dtype=np.int64) for context, ids in after.items()}
         self.depths = sorted({len(context) for context in self.after})
 
     def __bool__(self) -> bool:
         return bool(self.always.size or self.after)
 
     def ids(self, output: Sequence[int]) -> np.ndarray:
-        """The ids this output may not produce next."""
-        found = [self.always]
+        """The ids this output may not produce next (`always` among them)."""
+        found = []
         for k in self.depths:
             if len(output) >= k:
                 hit = self.after.get(tuple(output[len(output) - k :]))
                 if hit is not None:
                     found.append(hit)
-        return found[0] if len(found) == 1 else np.concatenate(found)
+        if not found:
+            return self.always
+        return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
 
 
 class Constraints:
@@ -173,13 +177,9 @@ class Constraints:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The register rule's (rows, columns): only rows that ask for a register are looked at, a
         few dictionary look-ups each (never the vocabulary)."""
-        rows, cols = [], []
-        for i, tag in enumerate(registers):
-            if tag is not None:
-                ids = self._registers[tag].ids(outputs[i])
-                rows.append(np.full(ids.size, i, dtype=np.int64))
-                cols.append(ids)
-        return np.concatenate(rows), np.concatenate(cols)
+        rows = [i for i, tag in enumerate(registers) if tag is not None]
+        cols = [self._registers[registers[i]].ids(outputs[i]) for i in rows]
+        return np.repeat(np.asarray(rows, dtype=np.int64), [c.size for c in cols]), np.concatenate(cols)
 
     def _placeholder_bans(self, missing: Sequence[Counter], too_short: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
         n, ids = len(missing), self._ids
