@@ -123,8 +123,10 @@ class Service:
         )
         end = time.monotonic() + s.drain_seconds
         closing = asyncio.ensure_future(self.server.stop(grace=s.drain_seconds))  # listener closed, GOAWAY
+        if self.http is not None:
+            await self.http.close_listener()  # and the HTTP API's: its open connections still answered
         finished = await self._calls_done(end)
-        self.registry.set_draining()  # gRPC calls done: the HTTP API (still listening) answers 503 from now on
+        self.registry.set_draining()  # gRPC calls done: the HTTP API answers 503 on its open connections from now on
         finished = await self.registry.wait_idle(max(0.0, end - time.monotonic())) and finished
         if not finished:
             log.warning(

@@ -155,5 +155,19 @@ class HttpServer:
         self.port = self.runner.addresses[0][1]
         return self.port
 
+    async def close_listener(self) -> None:
+        """Stop accepting connections: a new one is refused (a balancer retries it elsewhere), while
+        requests on the connections already open are still answered (served, or 503 once the
+        engines drain) until `stop()`. The drain calls this when gRPC's listener closes. Left to
+        `stop()` alone, the listener closed a moment before aiohttp's shutdown, which then found
+        connections accepted in the last turns of the loop whose request it had not read yet: it
+        dropped the request's bytes, waited out its shutdown timeout (2 s) and cut the connection
+        without an answer (issue 47: 'connections closed in 2.00 s' and the client's
+        RemoteDisconnected, in stops under HTTP load)."""
+        for site in list(self.runner.sites):
+            await site.stop()
+
     async def stop(self) -> None:
+        """Close the listener if still open, let the requests in flight finish, close the rest."""
+        await self.close_listener()
         await self.runner.cleanup()
