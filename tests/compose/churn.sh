@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # Sourced by tests/compose/run.sh: replicas restarted and killed under load (issue 15).
 #
-# A client load (callcount.py, in the client image, through the balancer's published port, no
-# retries) runs while
+# A client load (callcount.py, in the client image, through the balancer's published ports, no
+# retries: CHURN_CONCURRENCY gRPC threads, and CHURN_HTTP_CONCURRENCY threads on the HTTP API
+# during the restarts) runs while
 #   check_rolling_restarts  stops replicas one after the other with SIGTERM (RESTARTS times, 10 by
 #                           default): each must exit 0 by itself within the grace period
 #                           (STOP_GRACE; its own log and podman's exit time say how long it took,
@@ -21,6 +22,7 @@
 
 RESTARTS="${RESTARTS:-10}"
 CHURN_CONCURRENCY="${CHURN_CONCURRENCY:-4}"
+CHURN_HTTP_CONCURRENCY="${CHURN_HTTP_CONCURRENCY:-2}"
 CHURN_WAIT="${CHURN_WAIT:-300}"
 KILL_RESTART_WAIT="${KILL_RESTART_WAIT:-60}"
 # docker-compose.yml's stop_grace_period: podman-compose applies it to its own `stop`/`down`
@@ -65,14 +67,15 @@ restarted_since() {  # container, StartedAt before: running again with a later s
 }
 
 # The load: callcount.py NAME in the client image, on the host network, through the balancer.
-start_load() {
+start_load() {  # NAME [callcount.py options...]
     local name="$1"
+    shift
     rm -f "$REPORTS/$name.json" "$REPORTS/$name.progress.json" "$REPORTS/$name.stop"
     podman run -d --rm --name "$PROJECT-load-$name" --network=host \
         --label "com.docker.compose.project=$PROJECT" \
         -v "$REPORTS:/reports" -v "$ROOT/tests/compose:/probe:ro" --entrypoint python3 \
         traductor-loadtest:latest /probe/callcount.py --target "127.0.0.1:$LB_PORT" \
-        --concurrency "$CHURN_CONCURRENCY" --name "$name" --dir /reports > /dev/null || {
+        --concurrency "$CHURN_CONCURRENCY" --name "$name" --dir /reports "$@" > /dev/null || {
         fail "could not start the load $name"; return 1; }
     wait_for "load $name: first OK calls" load_ok_at_least "$name" 20
 }
@@ -105,7 +108,7 @@ restart_replica() {
     podman start "$c" > /dev/null 2>> "$WORK/churn.log" || { fail "restart $n: podman start $c failed"; return 1; }
     wait_for "restart $n: $c SERVING" is_serving "$c" || return 1
     wait_for "restart $n: $c served calls" has_served "$c" || return 1
-    log "    restart $n: $c exited $code ${took}s after the SIGTERM (podman stop ${stopped}s), SERVING and served calls $(since "$t0")s after it (load: $(load_ok restarts) OK calls so far)"
+    log "    restart $n: $c exited $code ${took}s after the SIGTERM (podman stop ${stopped}s; $(stop_lines "$c")), SERVING and served calls $(since "$t0")s after it (load: $(load_ok restarts) OK calls so far)"
 }
 
 # Seconds from the SIGTERM (the server's first line after it) to the exit podman recorded, from
@@ -114,11 +117,18 @@ stop_time() {
     podman logs "$1" 2>&1 | python3 "$ROOT/tests/stack_stop_time.py" "$(podman inspect -f '{{.State.FinishedAt}}' "$1")" || true
 }
 
+stop_lines() {  # CONTAINER: what its last stop's "draining" and "stopped" lines said
+    podman logs "$1" 2>&1 | sed -n 's/.* traductor\.server draining: closing the listener, \(.*\) in flight.*/\1 in flight/p; s/.* traductor\.server stopped: //p' \
+        | tail -2 | paste -sd ';' | sed 's/;/; /'
+}
+
 percentiles() { python3 "$ROOT/tests/stack_stop_time.py" --percentiles "$@"; }
 
 check_rolling_restarts() {
     local i ok=1
-    start_load restarts || return
+    # gRPC (unary and streams) and the HTTP API through the balancer, Prometheus scraping the
+    # replicas meanwhile (its keep-alive connections to their metrics ports)
+    start_load restarts --http "http://127.0.0.1:$LB_HTTP_PORT" --http-concurrency "$CHURN_HTTP_CONCURRENCY" || return
     for (( i = 0; i < RESTARTS; i++ )); do
         restart_replica "${TRANSLATORS[i % ${#TRANSLATORS[@]}]}" "$(( i + 1 ))/$RESTARTS" || { ok=0; break; }
     done

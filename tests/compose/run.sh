@@ -35,8 +35,9 @@
 #   BUILD=0                   reuse the images already built (skip step 3); or a comma list of
 #                             the images to build, the others reused: BUILD=lb (translator, lb,
 #                             prometheus, loadtest)
-#   RESTARTS=10               rolling restarts under load; CHURN_CONCURRENCY=4 client threads
-#                             during them and during the kill; CHURN_WAIT=300 seconds any wait of
+#   RESTARTS=10               rolling restarts under load; CHURN_CONCURRENCY=4 gRPC client threads
+#                             during them and during the kill, CHURN_HTTP_CONCURRENCY=2 more on the
+#                             HTTP API during the restarts; CHURN_WAIT=300 seconds any wait of
 #                             those checks may take; KILL_RESTART_WAIT=60 for the restart policy
 #   KEEP_STACK=1              leave the stack running at the end (tear down with the printed command)
 #   SECOND_MODEL=en-es-b      the name of the second model in the repository

@@ -193,13 +193,25 @@ EOF
     else fail "metrics port: missing counts or gauges"; fi
 }
 
-# SIGTERM under load, SIGTERMS times (10 by default), with the Deployment's
+# SIGTERM under gRPC and HTTP load with /metrics scraped, SIGTERMS times (10 by default), with the Deployment's
 # terminationGracePeriodSeconds as the stop timeout: each stop must end in exit 0 within it (from
 # the server's first line after the SIGTERM to the exit podman recorded, tests/stack_stop_time.py)
 # without a stall report; the translator is started again and SERVING before the next, and left
 # stopped after the last. (podman does not run preStop hooks: on a cluster the sleep comes first,
 # see docs/kubernetes.md.)
 SIGTERMS="${SIGTERMS:-10}"
+stop_lines() {  # CONTAINER: what its last stop's "draining" and "stopped" lines said
+    podman logs "$1" 2>&1 | sed -n 's/.* traductor\.server draining: closing the listener, \(.*\) in flight.*/\1 in flight/p; s/.* traductor\.server stopped: //p' \
+        | tail -2 | paste -sd ';' | sed 's/;/; /'
+}
+poll_ok() {  # NAME N: until callcount.py's NAME.progress.json counts N OK calls (120 s)
+    local deadline=$(( $(date +%s) + 120 ))
+    until (( $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["by_code"].get("OK", 0))' \
+                "$WORK/$1.progress.json" 2> /dev/null || echo 0) >= $2 )); do
+        (( $(date +%s) <= deadline )) || return 1
+        sleep 0.5
+    done
+}
 check_sigterm() {
     local grace i took code pid times=() bad=0 clients
     grace=$(python3 -c 'import sys, yaml; print([d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "Deployment"][0]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"])' "$WORK/translator.yaml")
@@ -208,21 +220,26 @@ check_sigterm() {
             podman start "$TRANSLATOR" > /dev/null 2>&1 || { fail "podman start $TRANSLATOR after stop $(( i - 1 ))"; return 1; }
             wait_serving "$TRANSLATOR" "$GRPC_PORT" || { fail "$TRANSLATOR never answered SERVING after stop $(( i - 1 ))"; return 1; }
         fi
-        rm -f "$WORK/drain.json"
-        client loadtest --target "127.0.0.1:$GRPC_PORT" --token "$TOKEN" --concurrency 4 --duration 6 --no-progress \
-            --json-out "$WORK/drain.json" > "$WORK/drain.log" 2>&1 &
+        # gRPC (unary and streams) and HTTP /translate on the pod's ports, and /metrics scraped
+        # every second on a kept-alive connection, as Prometheus does (tests/compose/callcount.py)
+        rm -f "$WORK/drain.json" "$WORK/drain.progress.json" "$WORK/drain.stop"
+        python3 "$ROOT/tests/compose/callcount.py" --target "127.0.0.1:$GRPC_PORT" --token "$TOKEN" \
+            --concurrency 4 --http "http://127.0.0.1:$HTTP_PORT" --http-concurrency 2 \
+            --scrape "http://127.0.0.1:$METRICS_PORT/metrics" --timeout 30 --name drain --dir "$WORK" \
+            > "$WORK/drain.log" 2>&1 &
         pid=$!
-        sleep 2
+        poll_ok drain 20 || log "    (stop $i: the load had not 20 OK calls within 120 s; stopping anyway)"
         podman stop -t "$grace" "$TRANSLATOR" > /dev/null 2>&1
+        touch "$WORK/drain.stop"  # (a client of a stopped pod only counts refusals)
         code=$(podman inspect -f '{{.State.ExitCode}}' "$TRANSLATOR")
         took=$(podman logs "$TRANSLATOR" 2>&1 \
             | python3 "$ROOT/tests/stack_stop_time.py" "$(podman inspect -f '{{.State.FinishedAt}}' "$TRANSLATOR")" || true)
         wait "$pid" || true
         times+=("${took%% *}")
         clients=$([[ -f "$WORK/drain.json" ]] && python3 -c "
-import json, sys; (lv,) = json.load(open(sys.argv[1]))['levels']
-print(f\"{lv['requests']} calls, {lv['ok']} ok, errors {lv.get('errors') or 0}\")" "$WORK/drain.json")
-        log "    stop $i/$SIGTERMS: exit $code ${took}s after the SIGTERM; clients meanwhile: ${clients:-no report} (informational)"
+import json, sys; r = json.load(open(sys.argv[1]))
+print(', '.join(f'{kind} {codes}' for kind, codes in sorted(r['by_kind'].items())))" "$WORK/drain.json")
+        log "    stop $i/$SIGTERMS: exit $code ${took}s after the SIGTERM ($(stop_lines "$TRANSLATOR")); clients meanwhile: ${clients:-no report} (informational)"
         if [[ "$code" != 0 || "$took" == *stalled* ]] || ! awk -v t="${took%% *}" -v g="$grace" 'BEGIN { exit !(t + 0 < g + 0) }'; then
             fail "SIGTERM $i: exit code $code after ${took}s (grace period ${grace}s; podman logs $TRANSLATOR)"
             bad=1
