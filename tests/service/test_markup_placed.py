@@ -35,10 +35,12 @@ class FakeEngine:
         self.language, self.memory = "en", {}
         self.tokenizer = SimpleNamespace(controls=(), placeholder_ids=())
         self.sources: list[str] = []
+        self.registers: list[str] = []  # each encoded text's register
         self.groups: list[list[str]] = []
 
     def encode(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str]]:
         self.sources.append(text)
+        self.registers.append(options.register)
         return [len(self.sources) - 1, 10_000, 0], []
 
     async def generate_many(self, inputs, ids, timeout=None, stream=True):
@@ -51,8 +53,8 @@ class FakeEngine:
             yield j, FinishEvent(reason, out, [1], [-0.1], 3, Timings(), confidence=CONFIDENCE)
 
 
-def translate(engine: FakeEngine, text: str, format: str = "text") -> FinishEvent:
-    return asyncio.run(texts.translate(engine, text, OPTIONS, "r", format=format))
+def translate(engine: FakeEngine, text: str, format: str = "text", options: DecodingOptions = OPTIONS) -> FinishEvent:
+    return asyncio.run(texts.translate(engine, text, options, "r", format=format))
 
 
 DISK = "Check that <b>the disk</b> has space."
@@ -88,6 +90,17 @@ def test_the_wrapped_texts_own_translation_is_kept_for_the_next_call():
     engine = FakeEngine(TABLE)
     first, second = translate(engine, DISK), translate(engine, DISK)
     assert first.text == second.text and engine.groups == [[DISK, "the disk"], [DISK]]
+
+
+def test_the_wrapped_text_is_translated_in_the_register_asked_and_kept_per_register():
+    engine = FakeEngine(TABLE)
+    informal = DecodingOptions(source_language="en", target_language="es", register="informal")
+    translate(engine, DISK, options=informal)
+    assert engine.registers == ["informal", "informal"]  # the segment, and the wrapped text alone
+    translate(engine, DISK, options=informal)  # kept for the same register
+    translate(engine, DISK, options=DecodingOptions(source_language="en", target_language="es", register="formal"))
+    assert engine.groups == [[DISK, "the disk"], [DISK], [DISK, "the disk"]]
+    assert engine.registers[-2:] == ["formal", "formal"]
 
 
 def test_an_own_translation_cut_short_is_not_used_nor_kept():

@@ -67,11 +67,18 @@ def segment_terms(engine: AsyncEngine, text: str, found: list, options: Decoding
     return SegmentTerms(found, fallback, glossary.target_language, text)
 
 
+def alone_options(options: DecodingOptions) -> DecodingOptions:
+    """How a text is translated on its own (`own_table`): greedy, in the call's languages and register."""
+    return DecodingOptions(
+        source_language=options.source_language, target_language=options.target_language, register=options.register
+    )
+
+
 def own_table(engine: AsyncEngine, options: DecodingOptions, kind: str = "term") -> dict[str, str]:
     """Texts translated on their own (a glossary's terms; `kind` "markup": placed.py's wrapped texts),
-    per engine, languages and kind."""
+    per engine, languages, register and kind."""
     tables = _own.setdefault(engine, {})
-    table = tables.setdefault((kind, options.source_language, options.target_language), {})
+    table = tables.setdefault((kind, options.source_language, options.target_language, options.register), {})
     if len(table) > OWN_LIMIT:
         table.clear()
     return table
@@ -117,8 +124,8 @@ async def decode(
     own = own_table(engine, options)
     missing = sorted({s for t in terms.values() for s in t.sources} - set(own))
     n = len(inputs)
-    # a term alone is translated greedily whatever the call's options: its result is kept
-    greedy = DecodingOptions(source_language=options.source_language, target_language=options.target_language)
+    # a term alone is translated greedily whatever the call's options (but in its register): its result is kept
+    greedy = alone_options(options)
     extra = [engine.prepare(s, greedy) for s in missing]
     ids = request_ids + [f"{request_ids[0]}:term{i}" for i in range(len(missing))]
     held: dict[int, FinishEvent] = {}

@@ -203,8 +203,9 @@ async def decode(
     needed = {p.inner for ps in segment_pairs.values() for p in ps}
     alone = {s: own[s] for s in needed if s in own}  # this call's: the shared table may be cleared meanwhile
     missing = sorted(needed - set(alone))
-    # the wrapped text alone is translated greedily whatever the call's options: its result is kept
-    greedy = DecodingOptions(source_language=options.source_language, target_language=options.target_language)
+    # the wrapped text alone is translated greedily whatever the call's options (but in its register, so
+    # that one register runs through the message): its result is kept
+    greedy = glossed.alone_options(options)
     extra = []
     for s in missing:
         ids, values = engine.encode(s, greedy)
