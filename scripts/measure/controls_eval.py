@@ -68,7 +68,7 @@ def main() -> None:
         out[key] = {}
         for setting in (None, "formal", "informal"):
             hyps = translator.translate([controls.with_register(s, setting) for s in sentences], beam_size=args.beam)
-            found = [register(h, args.lang) for h in hyps]
+            found = [register(h, args.lang, s) for h, s in zip(hyps, sentences)]  # the English: Spanish verb forms
             out[key][setting or "none"] = {
                 "formal": found.count("formal"),
                 "informal": found.count("informal"),
