@@ -1,5 +1,5 @@
 """Very short inputs keep their letters: greedy decoding of a segment of one or two pieces is a beam
-of 4 (options.for_short_source), in `traductor translate` and in the service (test_texts.py).
+of 4 (options.for_segment), in `traductor translate` and in the service (test_texts.py).
 Greedily, the packaged models started such a word with SentencePiece's bare word-start piece and
 stopped a letter later: "hi" into German gave "h", "do" gave "t", "we" gave "t"."""
 
@@ -12,7 +12,7 @@ import pytest
 from traductor.cli import translate_texts
 from traductor.engine.bundle import packaged_bundle
 from traductor.engine.translator import OnnxTranslator
-from traductor.options import SHORT_SOURCE_BEAM, SHORT_SOURCE_TOKENS, DecodingOptions, Limits, for_short_source
+from traductor.options import SHORT_SOURCE_BEAM, SHORT_SOURCE_TOKENS, DecodingOptions, Limits, for_segment
 
 WORDS = ["hi", "do", "we"]  # German, greedy: "h", "t", "t"
 
@@ -21,15 +21,23 @@ def letters(text: str) -> int:
     return sum(unicodedata.category(c).startswith("L") for c in text)
 
 
-def test_the_rule_turns_greedy_into_a_beam_only_for_short_sources():
+def test_the_rule_turns_greedy_into_a_beam_only_for_segments():
     greedy, limits = DecodingOptions(), Limits(max_beam_size=8)
-    assert for_short_source(greedy, SHORT_SOURCE_TOKENS, limits).beam_size == SHORT_SOURCE_BEAM
-    assert for_short_source(greedy, SHORT_SOURCE_TOKENS + 1, limits) == greedy
-    assert for_short_source(DecodingOptions(beam_size=2), 2, limits).beam_size == 2, "a beam asked for is kept"
+    assert for_segment(greedy, SHORT_SOURCE_TOKENS, limits).beam_size == SHORT_SOURCE_BEAM
+    assert for_segment(greedy, SHORT_SOURCE_TOKENS + 1, limits) == greedy
+    assert for_segment(DecodingOptions(beam_size=2), 2, limits).beam_size == 2, "a beam asked for is kept"
     sampling = DecodingOptions(temperature=0.7, seed=3)
-    assert for_short_source(sampling, 2, limits) == sampling, "sampling is kept"
-    assert for_short_source(greedy, 2, Limits(max_beam_size=2)).beam_size == 2, "within --max-beam-size"
-    assert for_short_source(greedy, 2, Limits(max_beam_size=1)) == greedy
+    assert for_segment(sampling, 2, limits) == sampling, "sampling is kept"
+    assert for_segment(greedy, 2, Limits(max_beam_size=2)).beam_size == 2, "within --max-beam-size"
+    assert for_segment(greedy, 2, Limits(max_beam_size=1)) == greedy
+
+
+def test_a_register_asked_for_turns_greedy_into_a_beam_whatever_the_length():
+    limits = Limits()
+    informal = DecodingOptions(register="informal")
+    assert for_segment(informal, SHORT_SOURCE_TOKENS + 20, limits).beam_size == SHORT_SOURCE_BEAM
+    assert for_segment(DecodingOptions(register="formal", beam_size=2), 40, limits).beam_size == 2
+    assert for_segment(informal, 40, Limits(max_beam_size=1)) == informal
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@
 1. The engine alone, in a child process: the bundle's Scheduler with 1 ONNX Runtime thread (serve's
    default on 2 cores), each short text's source ids submitted and stepped until it finishes,
    one at a time (batch 1), with the options the server decodes it with (a beam of 4 for a text of
-   one or two pieces, `for_short_source`): the engine's own time per text.
+   one or two pieces, `for_segment`): the engine's own time per text.
 2. `traductor serve` (translation memory off, every call decodes; gRPC and HTTP ports), one
    client at a time, each call sent as soon as the last one answered:
    - gRPC `Translate` through a bare stub (the request built once per text),
@@ -84,13 +84,13 @@ def short_texts() -> list[str]:
 
 def engine_work(tokenizer, texts: list[str], limits) -> list[tuple]:
     """Each text's (ids, values, options) as the server decodes it: the options of a short segment
-    (`for_short_source`: a beam of 4 for one or two pieces) included, as texts.prepare does."""
-    from traductor.options import DecodingOptions, for_short_source, resolve
+    (`for_segment`: a beam of 4 for one or two pieces) included, as texts.prepare does."""
+    from traductor.options import DecodingOptions, for_segment, resolve
 
     work = []
     for t in texts:
         ids, values = tokenizer.encode(t)
-        options = for_short_source(DecodingOptions(), len(ids), limits)
+        options = for_segment(DecodingOptions(), len(ids), limits)
         work.append((ids, values, resolve(options, len(ids), limits)))
     return work
 

@@ -91,8 +91,9 @@ def translate_texts(
     its own separators. No text-level limits: this is not a server. `target` is a multilingual
     model's target_language (ONNX engine). A segment whose translation has nothing in it keeps
     its source (`Plan.finished`); `untranslated`, when given, gets (text index, segment) of each.
-    Greedy decoding of a segment of one or two pieces is a beam of 4 (`options.for_short_source`)."""
-    from .options import DecodingOptions, Limits, for_short_source
+    Greedy decoding of a segment of one or two pieces, or in a register asked for, is a beam of 4
+    (`options.for_segment`)."""
+    from .options import DecodingOptions, Limits, for_segment
     from .text import TextLimits, plan
 
     bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
@@ -107,7 +108,10 @@ def translate_texts(
     done = {}  # segment -> its translation; greedy is a beam of 4 for a short one, as in the service
     languages = target.get("target_language"), target.get("source_language"), target.get("register", "")
     tokens = lambda s: len(translator.tokenizer.encode(s, *languages)[0])  # noqa: E731
-    beams = {s: for_short_source(DecodingOptions(beam_size=beam), tokens(s), Limits()).beam_size for s in flat}
+    beams = {
+        s: for_segment(DecodingOptions(beam_size=beam, register=languages[2]), tokens(s), Limits()).beam_size
+        for s in flat
+    }
     for size in sorted(set(beams.values())):
         group = [s for s in flat if beams[s] == size]
         done.update(zip(group, translator.translate(group, beam_size=size, batch_size=batch_size, **target)))

@@ -69,17 +69,27 @@ SHORT_SOURCE_TOKENS = 3  # a segment of at most this many tokens, EOS included (
 SHORT_SOURCE_BEAM = 4
 
 
-def for_short_source(options: DecodingOptions, source_tokens: int, limits: Limits) -> DecodingOptions:
+def for_segment(options: DecodingOptions, source_tokens: int, limits: Limits) -> DecodingOptions:
     """The options a text segment of `source_tokens` tokens is decoded with: the caller's, except
-    that greedy decoding of a one- or two-piece segment becomes a beam of 4 (at most the server's
-    --max-beam-size). Greedily, the packaged models often start such a word with SentencePiece's
-    bare word-start piece and stop one letter later: "hi" into German gave "h", "do" "t", "be"
-    into Spanish "s"; the beam keeps the whole word ("hi", "tun", "ser"). On the packaged models'
-    memory entries of at most three tokens (400 of each length per language), exact matches went
-    from 514 to 535 (de), 566 to 571 (es) and 559 to 567 (fr). Such a segment takes a few decode
-    steps, so the beam's rows cost little. Applied where a text is cut into segments (the service's
-    texts.prepare, `traductor translate`); the engine itself decodes what it is given."""
-    if options.beam_size != 1 or options.sampling or source_tokens > SHORT_SOURCE_TOKENS:
+    that greedy decoding becomes a beam of 4 (at most the server's --max-beam-size) in two cases.
+
+    A one- or two-piece segment: greedily, the packaged models often start such a word with
+    SentencePiece's bare word-start piece and stop one letter later: "hi" into German gave "h",
+    "do" "t", "be" into Spanish "s"; the beam keeps the whole word ("hi", "tun", "ser"). On the
+    packaged models' memory entries of at most three tokens (400 of each length per language),
+    exact matches went from 514 to 535 (de), 566 to 571 (es) and 559 to 567 (fr). Such a segment
+    takes a few decode steps, so the beam's rows cost little.
+
+    A register asked for (formality more/less): the decoders' register bans (model/constraints.py)
+    take the wrong pronoun away, and greedy decoding keeps the verb it began with ("Bitte geben
+    deines Passworts ein"), where a beam picks the verb that goes with the pronoun ("Bitte gib dein
+    Passwort ein"; docs/model-card.md, the register bans).
+
+    Applied where a text is cut into segments (the service's texts.prepare, placed.py's wrapped
+    texts, `traductor translate`); the engine itself decodes what it is given."""
+    if options.beam_size != 1 or options.sampling:
+        return options
+    if source_tokens > SHORT_SOURCE_TOKENS and not options.register:
         return options
     return replace(options, beam_size=max(1, min(SHORT_SOURCE_BEAM, limits.max_beam_size)))
 

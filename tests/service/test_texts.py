@@ -182,7 +182,7 @@ def test_options_apply_per_segment(server):
 
 def test_a_short_segment_is_decoded_with_a_beam_of_4_a_longer_one_as_asked(server):
     """Greedy decoding of a segment of one or two pieces lost letters on the packaged models ("hi"
-    into German gave "h"): such a segment is decoded with a beam of 4 (options.for_short_source),
+    into German gave "h"): such a segment is decoded with a beam of 4 (options.for_segment),
     per segment; a beam asked for, and sampling, are kept."""
     from traductor.options import SHORT_SOURCE_BEAM, SHORT_SOURCE_TOKENS, DecodingOptions
     from traductor.service.texts import prepare

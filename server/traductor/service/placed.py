@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from ..engine.confidence import LOW
 from ..engine.request import FinishEvent, TokenEvent
 from ..model import placeholders
-from ..options import DecodingOptions, for_short_source, resolve
+from ..options import DecodingOptions, for_segment, resolve
 from ..text.pieces import needs_translation
 from . import glossed
 from .async_engine import AsyncEngine
@@ -209,7 +209,7 @@ async def decode(
     extra = []
     for s in missing:
         ids, values = engine.encode(s, greedy)
-        extra.append((ids, values, resolve(for_short_source(greedy, len(ids), engine.limits), len(ids), engine.limits)))
+        extra.append((ids, values, resolve(for_segment(greedy, len(ids), engine.limits), len(ids), engine.limits)))
     n = len(inputs)
     ids = request_ids + [f"{request_ids[0]}:markup{i}" for i in range(len(missing))]
     held: dict[int, FinishEvent] = {}

@@ -15,7 +15,7 @@ with the original separators (`Plan.assemble`), or streamed in text order (`Delt
 
 Per segment: the decoding options (beam, sampling and its seed, max/min new tokens) apply to
 each segment on its own (greedy decoding of a segment of one or two pieces is a beam of 4:
-`options.for_short_source`), and the model's input limit (`max_input_tokens`) is a segment's: a
+`options.for_segment`), and the model's input limit (`max_input_tokens`) is a segment's: a
 longer sentence is cut by the text layer, not refused. Per text: `engine.text_limits`
 (characters and segments; beyond them `LimitExceeded`, INVALID_ARGUMENT naming the limit).
 
@@ -59,7 +59,7 @@ from typing import AsyncIterator
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
 from ..glossary import Glossary, masking
-from ..options import DecodingOptions, for_short_source, resolve
+from ..options import DecodingOptions, for_segment, resolve
 from ..text import DeltaStream, Plan, plan
 from ..text.pieces import Kind
 from . import glossed, placed
@@ -139,7 +139,7 @@ def prepare(
             ids, values = engine.encode(masking.annotate(segment.text, found), options)
         else:
             ids, values = encode(segment.text)
-        segment_options = for_short_source(options, len(ids), engine.limits)
+        segment_options = for_segment(options, len(ids), engine.limits)
         inputs.append((ids, values, resolve(segment_options, len(ids), engine.limits)))
         segments.append(segment.index)
     if not inputs:  # nothing reaches the model, but bad options are still refused
