@@ -5,36 +5,21 @@ adds 2 source tokens to every text. A model without a formality refuses "more"/"
 in one line naming the models that have one, exit status non-zero, no traceback; the page shows its
 selector only for a pair whose model has a formality and sends it with texts and files."""
 
+# ruff: noqa: F811 - `server` and `controls_bundle` are test_formality.py's fixtures, named as parameters
+
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from browser_flow import browser, missing, open_page, pick, until
 from http_harness import call
-from server_harness import ServerThread, free_port, make_settings
-from test_formality import controls_bundle  # noqa: F401 - the fixture: the tiny model with register tags
+from test_formality import controls_bundle, server  # noqa: F401 - en-de with register tags, en-es without
 
 from traductor_client import InvalidArgument, TranslatorClient
 from traductor_client.cli import main
 
 FORMAL_TOKENS = 2  # "▁" and <formal>/<informal> before each text
-
-
-@pytest.fixture(scope="module")
-def server(tiny_bundle, controls_bundle, tmp_path_factory):  # noqa: F811 - the imported fixture
-    repository = tmp_path_factory.mktemp("repo")
-    for name, bundle, target in (("en-de", controls_bundle, "de"), ("en-es", tiny_bundle, "es")):
-        shutil.copytree(bundle, repository / name)
-        config = json.loads((repository / name / "config.json").read_text())
-        config["languages"] = {"source": "en", "target": target}
-        (repository / name / "config.json").write_text(json.dumps(config))
-    settings = make_settings("", model_repository=str(repository), default_model="en-es", http_port=free_port())
-    s = ServerThread(settings)
-    s.url = f"http://127.0.0.1:{s.service.http.port}/"
-    yield s
-    s.close()
 
 
 def _json_lines(text: str) -> list[dict]:

@@ -103,7 +103,8 @@ def _merged(first: FinishEvent, second: FinishEvent, text: str) -> FinishEvent:
     )
 
 
-def _quiet(event: TokenEvent) -> TokenEvent:
+def quiet(event: TokenEvent) -> TokenEvent:
+    """A token event that shows no text (its segment's text comes with its finish event)."""
     return TokenEvent(event.index, event.token_id, "", event.logprob)
 
 
@@ -139,7 +140,7 @@ async def decode(
             elif isinstance(event, FinishEvent):
                 held[j] = check(event)
             else:
-                yield j, _quiet(event)
+                yield j, quiet(event)
     again: dict[int, FinishEvent] = {}
     for j, event in held.items():
         text = substitute(event.text, terms[j].found, own, terms[j].language)
@@ -161,4 +162,4 @@ async def decode(
                 event = check(event)
                 yield j, _merged(again[j], event, masking.unmark(event.text))
             else:
-                yield j, _quiet(event)
+                yield j, quiet(event)

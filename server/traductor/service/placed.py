@@ -180,10 +180,6 @@ def checked(event: FinishEvent, segment_pairs: list[Pair], alone: dict[str, str]
     return replace(event, text=text, markup_unsure=True, confidence=min(event.confidence, UNSURE_CONFIDENCE))
 
 
-def _quiet(event: TokenEvent) -> TokenEvent:
-    return TokenEvent(event.index, event.token_id, "", event.logprob)
-
-
 async def decode(
     engine: AsyncEngine,
     inputs: list[tuple],
@@ -231,7 +227,7 @@ async def decode(
             elif isinstance(event, FinishEvent):
                 held[j] = check(event)
             else:
-                yield j, _quiet(event)
+                yield j, glossed.quiet(event)
                 continue
             for k in ready():
                 yield k, checked(held.pop(k), segment_pairs[k], alone)
