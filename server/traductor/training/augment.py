@@ -69,6 +69,7 @@ _ES_IMPERATIVES = dict(
         "visita/visite lee/lea ingresa/ingrese teclea/teclee"
     ).split()
 )
+_ES_FORMAL_FORMS = frozenset(_ES_IMPERATIVES.values())
 _ES_OPENING = re.compile(r"^[¡¿\s]*(?:por favor,?\s+)?([^\W\d_]+)", re.IGNORECASE)
 _EN_OPENING = re.compile(r"^\W*(?:please\s+)?([a-z]+)\b", re.IGNORECASE)
 _ES_FORMAL_WITH_YOU = re.compile(r"\b(?:su|sus|desea|puede|quiere|debe|tiene|necesita)\b", re.IGNORECASE)
@@ -83,7 +84,8 @@ def register(target: str, language: str, source: str = "") -> str | None:
         return None
     a, b = bool(informal.search(target)), bool(formal.search(target))
     if language == "es" and source:
-        a, b = a or _spanish_verbs(target, source) == "informal", b or _spanish_verbs(target, source) == "formal"
+        verbs = _spanish_verbs(target, source)
+        a, b = a or verbs == "informal", b or verbs == "formal"
     return "informal" if a and not b else "formal" if b and not a else None
 
 
@@ -101,9 +103,6 @@ def _spanish_verbs(target: str, source: str) -> str | None:
     if _YOU.search(source) and _ES_FORMAL_WITH_YOU.search(target):
         return "formal"
     return None
-
-
-_ES_FORMAL_FORMS = frozenset(_ES_IMPERATIVES.values())
 
 
 _SHORT = re.compile(r"[^\W\d_]{4,}(?: [^\W\d_]+)?")  # one or two words, letters only, the first of 4 or more
