@@ -248,6 +248,25 @@ def test_warm_start_with_its_own_vocabulary_carries_the_shared_pieces(small_corp
             assert torch.equal(tensor, base_state[name]), name
 
 
+def test_a_fresh_model_of_other_sizes_takes_the_tokenizer_of_a_checkpoint(small_corpus, tmp_path, capsys):
+    """--tokenizer-from: new weights of the sizes the flags give (a bigger model trained from
+    scratch), with the checkpoint's SentencePiece file as it is; with --init-from, or a directory
+    without a tokenizer, it is a one-line error."""
+    base_dir = tmp_path / "base"
+    train(small_corpus, base_dir, tiny_config(2), quiet=True)
+    cfg = replace(tiny_config(2), tokenizer_from=str(base_dir))
+    cfg.model = replace(cfg.model, d_model=24, n_encoder_layers=2, vocab_size=999)  # the vocabulary is the file's
+    train(small_corpus, tmp_path / "big", cfg, quiet=True)
+    model, tokenizer, _ = checkpoint.load(tmp_path / "big")
+    assert (tmp_path / "big" / "tokenizer.model").read_bytes() == (base_dir / "tokenizer.model").read_bytes()
+    assert (model.cfg.d_model, model.cfg.n_encoder_layers, model.cfg.vocab_size) == (24, 2, tokenizer.vocab_size)
+
+    out = str(tmp_path / "m")
+    args = ["train", "--corpus", str(small_corpus), "--out", out, "--tokenizer-from", str(base_dir)]
+    run_error([*args, "--init-from", str(base_dir)], capsys, "--tokenizer-from and --init-from")
+    run_error([*args[:-1], str(tmp_path)], capsys, f"--tokenizer-from {tmp_path}: no tokenizer.model")
+
+
 def test_cli_train_rejects_an_unknown_init_vocab(small_corpus, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["train", "--corpus", str(small_corpus), "--out", str(tmp_path / "m"), "--init-vocab", "shared"])

@@ -9,7 +9,8 @@
 # Runs `traductor train --device cuda` for every NAME at once (one GPU, time-sliced), each for
 # MINUTES of wall time, resuming work/gpu/model-NAME/train_state.pt when a previous call on the
 # same (still warm) machine left one. Extra flags for all runs: TRAIN_FLAGS; a warm start per NAME:
-# INIT_FROM, a path with {} for the NAME (server/traductor/checkpoints/en-{}). DEVICE=cpu makes a dry
+# INIT_FROM, a path with {} for the NAME (server/traductor/checkpoints/en-{}); a {} in TRAIN_FLAGS is
+# the NAME too (--tokenizer-from server/traductor/checkpoints/en-{}). DEVICE=cpu makes a dry
 # run of the whole recipe on a machine without a GPU. Then, per NAME, the
 # weights of its last evaluations averaged, in fp16, and its history -> OUT_DIR/NAME.tar (under
 # the tool's 16 MiB per file), and the logs -> OUT_DIR/logs.tar.
@@ -19,6 +20,11 @@ cd "$(dirname "$0")/../.."
 export PYTHONPATH=$PWD/server:$PWD/export:$PWD/client
 python3 -c "import sacrebleu, tqdm" 2>/dev/null || python3 -m pip install --quiet --no-deps --no-index \
   --find-links work/wheels sacrebleu portalocker regex tabulate colorama tqdm
+if ! python3 -c "import langcodes, language_data" 2>/dev/null; then  # languages.py's; not in the device image
+  python3 -m pip install --quiet --no-deps --no-index --no-compile --target work/site --find-links work/wheels \
+    langcodes language_data marisa-trie
+  export PYTHONPATH=$PYTHONPATH:$PWD/work/site
+fi
 if ! python3 -c "import lxml.etree" 2>/dev/null; then
   # sacrebleu imports lxml for its WMT XML test sets, which training never reads; lxml's wheel would
   # not fit in the carried 64 MiB beside the corpora, so an empty stand-in lets the import succeed
@@ -39,9 +45,10 @@ for name in "$@"; do
   init=()
   [[ -z ${INIT_FROM:-} ]] || init=(--init-from "${INIT_FROM//\{\}/$name}")
   bash scripts/model/keep_states.sh "work/gpu/model-$name" 10 > /dev/null 2>&1 &
+  flags=${TRAIN_FLAGS:-}
   # shellcheck disable=SC2086  # TRAIN_FLAGS is a list of flags
   python3 -m traductor.cli train --corpus "work/gpu/corpus-$name" --out "work/gpu/model-$name" \
-    --device "$device" --threads "$threads" --max-minutes "$minutes" "${init[@]}" ${TRAIN_FLAGS:-} \
+    --device "$device" --threads "$threads" --max-minutes "$minutes" "${init[@]}" ${flags//\{\}/$name} \
     > "work/gpu/train-$name.log" 2>&1 &
 done
 wait -n $(jobs -p) 2>/dev/null || true

@@ -4,7 +4,7 @@
 
 train.tsv: every documentation training pair but the dev ones, and as many catalog training pairs
 (`--catalog-ratio` times the documentation's, drawn with a fixed seed) so that software messages
-keep their weight, and every other catalog pair whose reference addresses the reader in one
+keep their weight, the documentation pairs `--docs-repeat` times, and every other catalog pair whose reference addresses the reader in one
 register (training/augment.register), for the register tags, the informal ones `--informal-repeat`
 times (catalogs address the reader informally far less often); dev.tsv: `--dev` catalog dev pairs
 and `--dev` documentation dev pairs (held out of training when the documentation corpus has no
@@ -30,6 +30,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--dev", type=int, default=300, help="dev pairs from each side")
     ap.add_argument("--catalog-ratio", type=float, default=1.0)
+    ap.add_argument(
+        "--docs-repeat", type=int, default=1, help="each documentation pair this many times (after the catalog draw)"
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--informal-repeat", type=int, default=1, help="each informal catalog pair this many times (rare in catalogs)"
@@ -54,7 +57,7 @@ def main() -> None:
     catalogs += addressed + informal * (args.informal_repeat - 1)
     catalog_dev = load_split(args.catalogs / "dev.tsv")
     catalog_dev = rng.sample(catalog_dev, min(len(catalog_dev), args.dev))
-    train = docs_train + catalogs
+    train = docs_train * args.docs_repeat + catalogs
     rng.shuffle(train)
     args.out.mkdir(parents=True, exist_ok=True)
     write_tsv(args.out / "train.tsv", train)
@@ -63,6 +66,7 @@ def main() -> None:
         "languages": languages(args.catalogs),
         "train": {
             "docs": len(docs_train),
+            "docs_repeat": args.docs_repeat,
             "catalogs": len(catalogs),
             "catalogs_addressing_the_reader": len(addressed),
             "informal": len(informal),

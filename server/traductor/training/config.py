@@ -40,6 +40,9 @@ class TrainConfig:
     # with init_from: "init" keeps its tokenizer; "own" trains one on this corpus and carries over the
     # embedding rows of the pieces both vocabularies have (state.transfer_weights), the rest start fresh
     init_vocab: str = "init"
+    # a fresh model (new weights, sizes from the flags) with the tokenizer of this checkpoint: a bigger
+    # model trained from scratch keeps the packaged model's vocabulary and control tokens
+    tokenizer_from: str = ""
     # control tokens (model/controls.py, training/augment.py): the share of pairs whose reference has
     # a register that get its tag, and of pairs with a dictionary term that get it annotated; 0: none
     register_tags: float = 0.0

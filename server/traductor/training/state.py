@@ -40,10 +40,12 @@ class Progress:
 
 def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool) -> Tokenizer:
     """A new run trains SentencePiece on the masked pairs, or takes --init-from's (unless --init-vocab
-    own); a resumed one reuses it."""
+    own) or --tokenizer-from's; a resumed one reuses it."""
     tok_file = out_dir / TOKENIZER_FILE
     if fresh and cfg.init_from and cfg.init_vocab == "init":
         tok_file.write_bytes((Path(cfg.init_from) / TOKENIZER_FILE).read_bytes())
+    elif fresh and cfg.tokenizer_from:
+        tok_file.write_bytes((Path(cfg.tokenizer_from) / TOKENIZER_FILE).read_bytes())
     elif fresh:
         lines = []
         for p in train_pairs:

@@ -139,6 +139,10 @@ def train(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bool = True
     bf16 = uses_bf16(cfg.precision, device.type)  # a wrong precision fails here, before any work
     if cfg.init_vocab not in INIT_VOCABS:
         raise CommandError(f"--init-vocab {cfg.init_vocab!r}: must be one of {', '.join(INIT_VOCABS)}")
+    if cfg.tokenizer_from and cfg.init_from:
+        raise CommandError("--tokenizer-from and --init-from: give one (--init-from brings its tokenizer)")
+    if cfg.tokenizer_from and not (Path(cfg.tokenizer_from) / TOKENIZER_FILE).is_file():
+        raise CommandError(f"--tokenizer-from {cfg.tokenizer_from}: no {TOKENIZER_FILE} there")
     for name in ("train.tsv", "dev.tsv"):
         if not (corpus_dir / name).is_file():
             raise CorpusError(f"{corpus_dir} has no {name}: make one with `traductor corpus --out {corpus_dir}`")
