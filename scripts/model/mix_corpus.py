@@ -2,14 +2,14 @@
 
     python scripts/model/mix_corpus.py --catalogs work/corpus-de --docs work/docs-corpus/de --out work/mix-de
 
-train.tsv: every documentation training pair but the dev ones, and as many catalog training pairs
-(`--catalog-ratio` times the documentation's, drawn with a fixed seed) so that software messages
-keep their weight, the documentation pairs `--docs-repeat` times, and every other catalog pair whose reference addresses the reader in one
-register (training/augment.register), for the register tags, the informal ones `--informal-repeat`
-times (catalogs address the reader informally far less often); dev.tsv: `--dev` catalog dev pairs
-and `--dev` documentation dev pairs (held out of training when the documentation corpus has no
-dev split), so the best checkpoint is the best on both; stats.json: the language pair and the
-counts. Test splits stay where they are.
+train.tsv: every documentation training pair but the dev ones (`--docs-repeat` times), and as
+many catalog training pairs (`--catalog-ratio` times the documentation's, drawn with a fixed seed)
+so that software messages keep their weight, and every other catalog pair whose reference
+addresses the reader in one register (training/augment.register), for the register tags, the
+informal ones `--informal-repeat` times (catalogs address the reader informally far less often);
+dev.tsv: `--dev` catalog dev pairs and `--dev` documentation dev pairs (held out of training when
+the documentation corpus has no dev split), so the best checkpoint is the best on both; stats.json:
+the language pair and the counts. Test splits stay where they are.
 """
 
 from __future__ import annotations
