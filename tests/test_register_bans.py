@@ -19,7 +19,7 @@ from traductor.engine.scheduler import Scheduler
 from traductor.engine.translator import drive
 from traductor.model import controls
 from traductor.model.config import ModelConfig
-from traductor.model.constraints import WORD_END, Constraints, RegisterBans
+from traductor.model.constraints import GLUED, WORD_END, Constraints, RegisterBans
 from traductor.model.generate import beam_search, greedy
 from traductor.model.tokenizer import Tokenizer, train_sentencepiece, with_symbols
 from traductor.options import DecodingOptions, Limits, resolve
@@ -37,8 +37,11 @@ BANS = {
     INFORMAL: RegisterBans([(SIE,), (IHRE,)], WORD_ENDS),
     FORMAL: RegisterBans([(DEIN,), (TO, PIECE_I), (DU, WORD_END)], WORD_ENDS),
 }
+# Words glued to the piece before them: "▁(" (a piece a word can be glued to), then "Sie" or "du"
+# without "▁" (as SentencePiece cuts "(Sie", "(du"), "he" ("(Siehe")
+PAREN, GLUED_SIE, GLUED_DU, PIECE_HE = 18, 19, 20, 21
 # What the model would say in place of a word it may not say: its second choice
-SECOND = {SIE: DU, IHRE: DEIN, DEIN: IHRE, PIECE_I: PIECE_N}
+SECOND = {SIE: DU, IHRE: DEIN, DEIN: IHRE, PIECE_I: PIECE_N, GLUED_SIE: GLUED_DU, GLUED_DU: GLUED_SIE}
 CONFIG = ModelConfig(vocab_size=VOCAB, d_model=8, n_heads=2, d_ff=8, n_encoder_layers=1, n_decoder_layers=1)
 EOS = CONFIG.eos_id
 FAVOURED, RUNNER_UP, EOS_LOGIT, NEVER = 20.0, 15.0, 10.0, -100.0
@@ -168,6 +171,51 @@ def test_a_whole_word_ban_takes_the_word_where_it_ends_only():
     assert out == [DU, PLIZIERT]
 
 
+def glued_bans() -> dict[int, RegisterBans]:
+    """BANS with the glued words: "Sie" after "▁(" with <informal>, "du" after it with <formal>,
+    both where the word ends (model/controls.register_bans cuts them so)."""
+    words_end = [*WORD_ENDS, PAREN]
+    return {
+        INFORMAL: RegisterBans([(SIE,), (IHRE,), (GLUED, GLUED_SIE, WORD_END)], words_end, [PAREN]),
+        FORMAL: RegisterBans([(DEIN,), (GLUED, GLUED_DU, WORD_END)], words_end, [PAREN]),
+    }
+
+
+GLUED_INFORMAL = [INFORMAL, PAREN, GLUED_SIE, KANNST, X, EOS]  # "(Sie kannst x"
+GLUED_FORMAL = [FORMAL, PAREN, GLUED_DU, X, EOS]  # "(du x"
+NOT_GLUED = [
+    [INFORMAL, PAREN, GLUED_SIE, PIECE_HE, X, EOS],  # "(Siehe x": a longer word
+    [INFORMAL, X, GLUED_SIE, KANNST, EOS],  # "xSie kannst": the pieces inside a word, not glued to punctuation
+    [PAREN, GLUED_SIE, KANNST, X, EOS],  # no tag
+]
+
+
+def glued_word_ends(out: list[int], word: int) -> bool:
+    """Whether `out` has `word` glued to "▁(" with a word's end right after it."""
+    ends = [i for i in range(len(out) - 2) if out[i : i + 2] == [PAREN, word]]
+    return any(out[i + 2] in WORD_ENDS for i in ends)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_word_glued_to_punctuation_is_banned_where_it_ends(mode):
+    informal, formal, *untouched = engine([GLUED_INFORMAL, GLUED_FORMAL, *NOT_GLUED], MODES[mode], bans=glued_bans())
+    assert engine([GLUED_INFORMAL, GLUED_FORMAL], MODES[mode]) == [said(GLUED_INFORMAL), said(GLUED_FORMAL)]  # before
+    assert not glued_word_ends(informal, GLUED_SIE) and not glued_word_ends(formal, GLUED_DU)
+    if mode == "beam":  # the second choice: one register throughout
+        assert informal == [PAREN, GLUED_DU, KANNST, X] and formal == [PAREN, GLUED_SIE, X]
+    assert untouched == [said(s) for s in NOT_GLUED]
+
+
+@pytest.mark.parametrize("search", ["greedy", "beam"])
+def test_the_pytorch_reference_bans_glued_words_as_the_engine_does(search):
+    sources = [GLUED_INFORMAL, GLUED_FORMAL, *NOT_GLUED]
+    out = reference(sources, search, bans=glued_bans())
+    assert out[2:] == [said(s) for s in NOT_GLUED]
+    assert not glued_word_ends(out[0], GLUED_SIE) and not glued_word_ends(out[1], GLUED_DU)
+    options = DecodingOptions(max_new_tokens=30, beam_size=1 if search == "greedy" else 3)
+    assert out == engine(sources, options, bans=glued_bans())
+
+
 @pytest.mark.parametrize("search", ["greedy", "beam"])
 def test_the_pytorch_reference_bans_the_same_words(search):
     sources = [INFORMAL_ASKED, FORMAL_ASKED, *WORDS, [FORMAL, DU, KANNST, EOS]]
@@ -212,21 +260,67 @@ def test_register_bans_cut_words_as_the_tokenizer_does():
     assert controls.register_bans("it", list) == {controls.FORMAL: [], controls.INFORMAL: []}
 
 
-@pytest.fixture(scope="module")
-def german_tokenizer(tmp_path_factory) -> Path:
-    """A tiny SentencePiece model with the control tokens, whose vocabulary has the German words of
-    address as pieces of their own."""
-    folder = tmp_path_factory.mktemp("tok")
-    lines = ["Sie können Ihre Datei öffnen", "du kannst deine Datei öffnen", "Siehe dupliziert Ordner"] * 20
-    train_sentencepiece(lines, folder / "base.model", vocab_size=320)
+def tiny_tokenizer(folder: Path, lines: list[str], words: list[str]) -> Path:
+    """A tiny SentencePiece model with the control tokens, trained on `lines`, whose vocabulary has
+    `words` as pieces of their own."""
+    train_sentencepiece(lines * 20, folder / "base.model", vocab_size=320)
     proto = sentencepiece_model_pb2.ModelProto()
     proto.ParseFromString((folder / "base.model").read_bytes())
     have = {p.piece for p in proto.pieces}
-    for word in ["▁Sie", "▁Ihre", "▁Ihr", "▁Ihnen", "▁du", "▁Du", "▁dein", "▁deine", "▁dich", "▁dir", "▁euch"]:
+    for word in words:
         if word not in have:
             proto.pieces.add(piece=word, score=0.0, type=sentencepiece_model_pb2.ModelProto.SentencePiece.NORMAL)
     (folder / "tokenizer.model").write_bytes(with_symbols(proto.SerializeToString(), controls.TOKENS))
     return folder / "tokenizer.model"
+
+
+@pytest.fixture(scope="module")
+def german_tokenizer(tmp_path_factory) -> Path:
+    """German, with the words of address as pieces of their own."""
+    lines = ["Sie können Ihre Datei öffnen", "du kannst deine Datei öffnen", "Siehe dupliziert Ordner", "(„Dich“)"]
+    words = ["▁Sie", "▁Ihre", "▁Ihr", "▁Ihnen", "▁du", "▁Du", "▁dein", "▁deine", "▁dich", "▁dir", "▁euch"]
+    return tiny_tokenizer(tmp_path_factory.mktemp("de"), lines, words)
+
+
+@pytest.fixture(scope="module")
+def french_tokenizer(tmp_path_factory) -> Path:
+    """French, with vous and tu as pieces of their own, and "vous" and "tu" without "▁" (as they are
+    glued to punctuation)."""
+    lines = ["Vous pouvez ouvrir votre fichier", "tu peux ouvrir ton fichier", '(« tutoriel » tuyau "l\'ordinateur")']
+    return tiny_tokenizer(tmp_path_factory.mktemp("fr"), lines, ["▁vous", "▁Vous", "▁tu", "vous", "tu"])
+
+
+def banned_in(tok: Tokenizer, text: str, register: str) -> list[str]:
+    """The pieces of `text` (as the tokenizer cuts it) that a translation asked in `register` may
+    not write where they stand (the register rule alone)."""
+    bans = tok.register_bans[tok.sp.piece_to_id(controls.REGISTERS[register])]
+    ids = tok.sp.encode(text)
+    return [tok.sp.id_to_piece(t) for k, t in enumerate(ids) if t in set(bans.ids(ids[:k]).tolist())]
+
+
+def test_a_word_glued_to_punctuation_or_a_placeholder_is_banned_where_it_ends(french_tokenizer, german_tokenizer):
+    fr, de = Tokenizer(french_tokenizer, "fr"), Tokenizer(german_tokenizer, "de")
+    assert fr.sp.encode("(vous", out_type=str)[-1] == "vous"  # not "▁vous": another piece
+    for text in ["(vous pouvez", "«vous pouvez", '"vous pouvez', "<ph0>vous<ph1>", "(Vous pouvez"]:
+        assert banned_in(fr, text, "informal"), text
+    for text in ["(tu peux", "«tu»", "<ph0>tu<ph1>", "(t'ouvrir"]:
+        assert banned_in(fr, text, "formal"), text
+    for text in ["(Sie können", "„Sie“", "(Ihre Datei", "„Ihr Ordner"]:
+        assert banned_in(de, text, "informal"), text
+    for text in ["(du kannst", "„dein Ordner“", "(dich)"]:
+        assert banned_in(de, text, "formal"), text
+    # where it ends: the piece after the word, not the word's own pieces
+    assert banned_in(fr, "(vous)", "informal") == [")"] and banned_in(fr, "(tu)", "formal") == [")"]
+
+
+def test_words_that_begin_or_hold_a_glued_word_are_still_written(french_tokenizer, german_tokenizer):
+    fr, de = Tokenizer(french_tokenizer, "fr"), Tokenizer(german_tokenizer, "de")
+    for text in ["(tutoriel)", "(tuyau", "«tutoriel»", "l'ordinateur", "fichier (ouvrir)", "(Datei)"]:
+        assert banned_in(fr, text, "formal") == [] and banned_in(fr, text, "informal") == [], text
+    for text in ["(Siehe Ordner)", "„Siehe“", "(sie können", "Datei (öffnen)"]:
+        assert banned_in(de, text, "informal") == [], text
+    for text in ["(dupliziert)", "„dupliziert“", "Ordner (Datei)"]:
+        assert banned_in(de, text, "formal") == [], text
 
 
 def test_a_tokenizer_gives_the_bans_of_its_target_language(german_tokenizer):
@@ -238,8 +332,9 @@ def test_a_tokenizer_gives_the_bans_of_its_target_language(german_tokenizer):
     du = (sp.piece_to_id("▁du"),)
     assert du in tok.register_bans[formal].after and sp.piece_to_id("▁du") not in tok.register_bans[formal].always
     ends = set(tok.register_bans[formal].after[du].tolist())  # what may not follow "▁du": a word's end
-    text = set(range(tok.vocab_size)) - tok.special_ids - tok.placeholder_ids - {tok.unk_id}
+    text = set(range(tok.vocab_size)) - tok.special_ids - {tok.unk_id}  # placeholders end a word too
     assert ends == {i for i in text if sp.id_to_piece(i)[0] == "▁" or not sp.id_to_piece(i)[0].isalpha()}
+    assert tok.placeholder_ids <= ends
     assert sp.piece_to_id("▁Sie") in ends and EOS not in ends and sp.piece_to_id("e") not in ends
     source = tok.encode("Du kannst deine Datei öffnen", register="informal")[0]
     assert Constraints(tok.placeholder_ids, EOS, tok.register_bans).register(source) == informal

@@ -1,7 +1,9 @@
 """CPU cost of a decode step's bans (model/constraints.Constraints.banned) with the register rule, at
 32 rows, on the packaged tokenizers: no register, every row <informal> (de) or <formal> (fr), and
 steps where one row, or every row, has just written "▁tu" with <formal> (a word banned where it
-ends: each of the 5,473 word-ending pieces is banned next). Process time, cases alternated, median of the rounds:
+ends: each of the 5,473 word-ending pieces is banned next); with <informal>, steps where every row
+has just written "▁(" (a word may be glued to it) or "▁(" "vous" (a glued word, banned where it
+ends), or where one row has. Process time, cases alternated, median of the rounds:
 
     python scripts/measure/register_ban_cost.py [calls per round] [rounds]
 """
@@ -40,6 +42,10 @@ def main() -> None:
     tu = tok.sp.piece_to_id("▁tu")
     cases["fr formal, 1 after ▁tu"] = (c, [tag["formal"]] * 32, [out[0] + [tu]] + out[1:])
     cases["fr formal, 32 after ▁tu"] = (c, [tag["formal"]] * 32, [o + [tu] for o in out])
+    paren, vous = tok.sp.piece_to_id("▁("), tok.sp.piece_to_id("vous")
+    cases["fr informal, 32 after ▁("] = (c, [tag["informal"]] * 32, [o + [paren] for o in out])
+    cases["fr informal, 1 after ▁( vous"] = (c, [tag["informal"]] * 32, [out[0] + [paren, vous]] + out[1:])
+    cases["fr informal, 32 after ▁( vous"] = (c, [tag["informal"]] * 32, [o + [paren, vous] for o in out])
     missing, short = [Counter()] * 32, [False] * 32
     times: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(rounds):
@@ -49,7 +55,7 @@ def main() -> None:
                 c.banned(missing, short, registers, outputs)
             times[k].append((time.process_time() - t0) / calls * 1e6)
     for k, v in times.items():
-        print(f"{k:22s} {statistics.median(v):8.1f} us of CPU a step (32 rows)")
+        print(f"{k:30s} {statistics.median(v):8.1f} us of CPU a step (32 rows)")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,11 @@
     * a source that asks for a register (a `<formal>`/`<informal>` tag, model/controls.py) bans the
       other register's words of address: each is a sequence of pieces ("▁Sie"; "▁to", "i" for
       "toi"), and the sequence's last piece is impossible wherever the output ends with the pieces
-      before it (model/controls.register_bans; the tokenizer gives their ids). One register
-      throughout a message, whatever the weights do; a source without a tag bans nothing.
+      before it (model/controls.register_bans; the tokenizer gives their ids). A word glued to
+      punctuation or a placeholder ("(vous", "„Sie", "<ph0>vous") is cut into other pieces
+      ("▁(", "vous"): those are banned where the word ends, only right after such a piece, so the
+      same pieces inside or at the start of longer words stay allowed. One register throughout
+      a message, whatever the weights do; a source without a tag bans nothing.
 
 Every decoder applies these rules through `Constraints.banned` and `Constraints.stop`: greedy,
 sampling and beam search in the serving engine (numpy), and the PyTorch reference decoder
@@ -36,6 +39,7 @@ import numpy as np
 
 NEG_INF = -np.inf
 WORD_END = -1  # in a register ban's sequence: any id of `RegisterBans.word_end_ids`
+GLUED = -2  # first in a register ban's sequence: any id of `RegisterBans.glue_ids` (the piece a word is glued to)
 MAX_PERIOD = 8  # the longest repeated unit looked for, in tokens
 MIN_REPEATS = 4  # times in a row a unit may not reach, whatever the source
 
@@ -84,25 +88,40 @@ def looped(tokens: Sequence[int], limit: int) -> bool:
 class RegisterBans:
     """One register tag's bans: the ids banned after each context (the pieces before a banned
     sequence's last one; () for one-piece words: banned everywhere). A sequence that ends with
-    WORD_END bans `word_end_ids` (the pieces that end a word: "▁..." and punctuation) after its
-    other pieces: the word is banned where it ends, not where it begins a longer one."""
+    WORD_END bans `word_end_ids` (the pieces that end a word: "▁...", punctuation, placeholders)
+    after its other pieces: the word is banned where it ends, not where it begins a longer one. A
+    sequence that begins with GLUED is a word glued to what came before it: its context counts
+    only right after one of `glue_ids` (pieces that end in punctuation, placeholders)."""
 
-    def __init__(self, sequences: Iterable[Sequence[int]], word_end_ids: Iterable[int] = ()):
+    def __init__(
+        self, sequences: Iterable[Sequence[int]], word_end_ids: Iterable[int] = (), glue_ids: Iterable[int] = ()
+    ):
         word_ends = [int(t) for t in word_end_ids]
         after: dict[tuple[int, ...], set[int]] = {}
+        glued: dict[tuple[int, ...], set[int]] = {}
         for seq in sequences:
             seq = tuple(int(t) for t in seq)
+            table = after
+            if seq[:1] == (GLUED,):
+                seq, table = seq[1:], glued
             if seq and seq != (WORD_END,):  # a word's end alone is no word
                 ids = word_ends if seq[-1] == WORD_END else [seq[-1]]
-                after.setdefault(seq[:-1], set()).update(ids)
+                table.setdefault(seq[:-1], set()).update(ids)
         always = after.pop((), set())
         self.always = np.asarray(sorted(always), dtype=np.int64)
         # each context's ids with `always`: one ready array for a row, nothing joined per step
         self.after = {context: np.asarray(sorted(ids | always), dtype=np.int64) for context, ids in after.items()}
         self.depths = sorted({len(context) for context in self.after})
+        self.glued = {context: np.asarray(sorted(ids | always), dtype=np.int64) for context, ids in glued.items()}
+        self.glue_ids = frozenset(int(t) for t in glue_ids) if self.glued else frozenset()
+        # the pieces of the glued contexts: going back from the output's end over these only, a
+        # step looks for the glue piece; most steps end in neither (one set look-up a row)
+        self.glued_pieces = frozenset(t for context in self.glued for t in context)
+        self.glued_depth = max(map(len, self.glued), default=0)
+        self._glued_ends = self.glue_ids | self.glued_pieces
 
     def __bool__(self) -> bool:
-        return bool(self.always.size or self.after)
+        return bool(self.always.size or self.after or self.glued)
 
     def ids(self, output: Sequence[int]) -> np.ndarray:
         """The ids this output may not produce next (`always` among them)."""
@@ -112,9 +131,24 @@ class RegisterBans:
                 hit = self.after.get(tuple(output[len(output) - k :]))
                 if hit is not None:
                     found.append(hit)
+        if output and output[-1] in self._glued_ends:
+            hit = self._glued(output)
+            if hit is not None:
+                found.append(hit)
         if not found:
             return self.always
         return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
+
+    def _glued(self, output: Sequence[int]) -> np.ndarray | None:
+        """The ids banned after the glued word the output ends with, if any: the pieces after the
+        last glue piece, if every one of them belongs to a glued context (glue pieces never do)."""
+        n = len(output)
+        for at in range(n - 1, max(n - 2 - self.glued_depth, -1), -1):
+            if output[at] in self.glue_ids:
+                return self.glued.get(tuple(output[at + 1 :]))
+            if output[at] not in self.glued_pieces:
+                return None
+        return None
 
 
 class Constraints:

@@ -84,6 +84,8 @@ WHOLE_WORD = {
     "es": {"Tu", "ti", "Ti", "te", "Te"},
 }
 WORD_END = None  # in a sequence of `register_bans`: any piece that ends the word before it
+GLUED = ...  # first in a sequence of `register_bans`: any piece a word can be glued to ("▁(", "„", "<ph0>")
+GLUE = "("  # what a word is glued to when it is cut as it is after punctuation
 
 
 def address_words(language: str, register: str) -> list[str]:
@@ -103,8 +105,15 @@ def register_bans(language: str, encode) -> dict[str, list[tuple]]:
     not produce: the other register's words, each cut into pieces by `encode` (text -> pieces, as
     SentencePiece cuts a word). A decoder bans a sequence's last piece wherever the output ends with
     the pieces before it; a WHOLE_WORD word's sequence ends with WORD_END (what may not follow its
-    pieces is whatever ends a word). A clitic ("-vous") is cut without the word boundary before it."""
+    pieces is whatever ends a word). A clitic ("-vous") is cut without the word boundary before it.
+
+    Each word is cut a second time as it is glued to punctuation ("(vous", "„Sie", "¿Puedes"): no
+    "▁", and often shorter pieces ("(Ihre" is "▁(", "I", "hr", "e"). That sequence begins with
+    GLUED (the piece before it must be one a word can be glued to) and ends with WORD_END, since
+    such pieces begin many longer words ("(Siehe", "(Sieben", "(tuyau"); an elision ("t'") ends
+    with its apostrophe, which is banned itself."""
     other = {FORMAL: "informal", INFORMAL: "formal"}
+    glue = tuple(encode(GLUE))
     bans = {}
     for tag, register in other.items():
         sequences = []
@@ -114,7 +123,12 @@ def register_bans(language: str, encode) -> dict[str, list[tuple]]:
                 pieces = pieces[1:]
             if pieces and word.lstrip("-") in WHOLE_WORD.get(language, ()):
                 pieces += (WORD_END,)
-            if pieces and pieces not in sequences:
-                sequences.append(pieces)
+            cut, glued = tuple(encode(GLUE + word)), ()
+            # a clitic is glued already; a vocabulary that joins the word to the glue gives no cut
+            if word[:1] != "-" and cut[: len(glue)] == glue and len(cut) > len(glue):
+                glued = (GLUED, *cut[len(glue) :]) + ((WORD_END,) if word[-1].isalpha() else ())
+            for sequence in (pieces, glued):
+                if sequence and sequence not in sequences:
+                    sequences.append(sequence)
         bans[tag] = sequences
     return bans

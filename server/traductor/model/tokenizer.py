@@ -21,7 +21,7 @@ from sentencepiece import sentencepiece_model_pb2
 
 from ..errors import InvalidInput
 from . import controls, placeholders
-from .constraints import WORD_END, RegisterBans
+from .constraints import GLUED, WORD_END, RegisterBans
 from .imported_tokenizer import PieceTokenizer, TokenizerConfig
 from .token_ids import BOS_ID, EOS_ID, FILENAME, PAD_ID, UNK_ID
 
@@ -109,14 +109,18 @@ class Tokenizer:
         bans = controls.register_bans(self.target_language, lambda word: self.sp.encode(word, out_type=str))
         if not any(bans.values()):
             return {}
-        # what ends a word: a piece that starts one, or punctuation (not EOS: the loop rule may need it)
-        not_text = self.special_ids | self.placeholder_ids | {UNK_ID}
-        pieces = ((i, self.sp.id_to_piece(i)) for i in range(self.vocab_size) if i not in not_text)
+        # what ends a word: a piece that starts one, punctuation or a placeholder (not EOS: the loop
+        # rule may need it); what a word can be glued to: a piece that ends in punctuation ("▁(",
+        # "„", "'", "▁" alone) or a placeholder ("<ph0>vous")
+        not_text = self.special_ids | {UNK_ID}
+        pieces = [(i, self.sp.id_to_piece(i)) for i in range(self.vocab_size) if i not in not_text]
         word_ends = [i for i, p in pieces if p[:1] == "▁" or not p[:1].isalpha()]
+        glue = [i for i, p in pieces if not p[-1:].isalnum() and not self.sp.is_byte(i)]  # a byte may be a letter's
+        marks = {controls.WORD_END: WORD_END, controls.GLUED: GLUED}
         out = {}
         for tag, sequences in bans.items():
-            ids = [tuple(WORD_END if p is controls.WORD_END else self.sp.piece_to_id(p) for p in s) for s in sequences]
-            out[self.sp.piece_to_id(tag)] = RegisterBans([s for s in ids if UNK_ID not in s], word_ends)
+            ids = [tuple(marks[p] if p in marks else self.sp.piece_to_id(p) for p in s) for s in sequences]
+            out[self.sp.piece_to_id(tag)] = RegisterBans([s for s in ids if UNK_ID not in s], word_ends, glue)
         return out
 
     def forced_first(self, target_language: str | None) -> int | None:
