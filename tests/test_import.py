@@ -25,6 +25,7 @@ from traductor.cli import main  # noqa: E402
 from traductor.engine.translator import OnnxTranslator  # noqa: E402
 from traductor.options import DecodingOptions  # noqa: E402
 from traductor_export.importers import import_model  # noqa: E402
+from traductor_export.random_models import random_marian, shape  # noqa: E402
 
 QUIET = {"progress": lambda *_: None}
 # Written for this test: program messages and Spanish translations of them.
@@ -62,6 +63,7 @@ SPANISH = [
 ]
 TESTS = ENGLISH + ["unknown file: Zürich", "  two  spaces", "ñandú €"]
 NEW_TOKENS = 12
+TINY = {"d_model": 32, "layers": 2, "heads": 4, "d_ff": 64, "max_positions": 64}  # the tiny Marian's and M2M100's
 
 
 def train_spm(lines: list[str], path: Path, vocab_size: int, model_type: str = "unigram") -> None:
@@ -103,39 +105,9 @@ def marian_dir(tmp_path_factory) -> Path:
     work.mkdir()
     train_spm(ENGLISH, work / "source.spm", 70)
     train_spm(SPANISH, work / "target.spm", 70)
-    vocab = {"</s>": 0, "<unk>": 1}
-    for f in ("source.spm", "target.spm"):
-        sp = spm.SentencePieceProcessor(model_file=str(work / f))
-        for i in range(sp.get_piece_size()):
-            if not sp.is_control(i) and not sp.is_unknown(i):
-                vocab.setdefault(sp.id_to_piece(i), len(vocab))
-    vocab[">>es<<"], vocab[">>fr<<"] = len(vocab), len(vocab) + 1
-    vocab["<pad>"] = len(vocab)
-    (work / "vocab.json").write_text(json.dumps(vocab))
-    spm_files = [str(work / f) for f in ("source.spm", "target.spm", "vocab.json")]
-    tok = transformers.MarianTokenizer(*spm_files, source_lang="en")  # as OPUS-MT's tokenizer_config.json
-    pad = vocab["<pad>"]
-    cfg = transformers.MarianConfig(
-        vocab_size=len(vocab),
-        d_model=32,
-        encoder_layers=2,
-        decoder_layers=2,
-        encoder_attention_heads=4,
-        decoder_attention_heads=4,
-        encoder_ffn_dim=64,
-        decoder_ffn_dim=64,
-        max_position_embeddings=64,
-        pad_token_id=pad,
-        eos_token_id=0,
-        decoder_start_token_id=pad,
-        forced_eos_token_id=0,
-        activation_function="swish",
-        scale_embedding=True,
-    )
-    torch.manual_seed(0)
-    model = transformers.MarianMTModel(cfg).eval()
+    # as OPUS-MT's multi-target tokenizer_config.json: no target language
+    tok, model = random_marian(work, **TINY, extra_tokens=[">>es<<", ">>fr<<"])
     train_briefly(model, tok, 1)
-    model.generation_config.bad_words_ids = [[pad]]
     model.generation_config.renormalize_logits = True  # as OPUS-MT's generation_config.json has it
     out = d / "hf"
     model.save_pretrained(out)
@@ -147,14 +119,7 @@ def tiny_m2m100(tok, vocab_size: int, seed: int):
     """A tiny pre-norm M2M100 (NLLB's and M2M100's architecture) for `tok`, briefly trained."""
     cfg = transformers.M2M100Config(
         vocab_size=vocab_size,
-        d_model=32,
-        encoder_layers=2,
-        decoder_layers=2,
-        encoder_attention_heads=4,
-        decoder_attention_heads=4,
-        encoder_ffn_dim=64,
-        decoder_ffn_dim=64,
-        max_position_embeddings=64,
+        **shape(**TINY),
         pad_token_id=tok.pad_token_id,
         eos_token_id=tok.eos_token_id,
         bos_token_id=tok.bos_token_id,

@@ -50,6 +50,7 @@ from traductor.engine.translator import drive
 from traductor.options import DecodingOptions
 from traductor_export.hf_checkpoint import model_config, variants
 from traductor_export.importers import build_model
+from traductor_export.random_models import marian_config, shape
 
 ROOT = Path(__file__).resolve().parents[2]
 # name -> (model_type, d_model, layers, heads, d_ff, vocab, max positions): the published configs
@@ -67,27 +68,18 @@ SERVE_LEVELS, SMOKE_LEVELS = (64, 256), (2, 4)
 
 def hf_model(kind: str, d: int, layers: int, heads: int, d_ff: int, vocab: int, positions: int, device):
     """A transformers model of the shape, random weights (seed 0), fp32 on `device`."""
-    sizes = dict(
-        vocab_size=vocab,
-        d_model=d,
-        encoder_layers=layers,
-        decoder_layers=layers,
-        encoder_attention_heads=heads,
-        decoder_attention_heads=heads,
-        encoder_ffn_dim=d_ff,
-        decoder_ffn_dim=d_ff,
-        max_position_embeddings=positions,
-        scale_embedding=True,
-    )
     if kind == "marian":  # OPUS-MT's ids: EOS 0, PAD last and the decoder's start
-        pad = vocab - 1
-        config = transformers.MarianConfig(
-            pad_token_id=pad, eos_token_id=0, decoder_start_token_id=pad, activation_function="swish", **sizes
-        )
+        config = marian_config(vocab, d_model=d, layers=layers, heads=heads, d_ff=d_ff, max_positions=positions)
         cls = transformers.MarianMTModel
     else:  # NLLB's: BOS 0, PAD 1, EOS 2 (the decoder's start)
         config = transformers.M2M100Config(
-            pad_token_id=1, eos_token_id=2, bos_token_id=0, decoder_start_token_id=2, **sizes
+            vocab_size=vocab,
+            **shape(d_model=d, layers=layers, heads=heads, d_ff=d_ff, max_positions=positions),
+            scale_embedding=True,
+            pad_token_id=1,
+            eos_token_id=2,
+            bos_token_id=0,
+            decoder_start_token_id=2,
         )
         cls = transformers.M2M100ForConditionalGeneration
     torch.manual_seed(0)

@@ -62,47 +62,21 @@ def train_spm(path: Path, vocab_size: int = 200, model_type: str = "unigram") ->
 
 
 def marian_checkpoint(out: Path, d_model: int, layers: int, heads: int, d_ff: int, vocab_size: int) -> None:
-    import sentencepiece as spm
-    import torch
-    import transformers
+    from traductor_export.random_models import random_marian
 
     out.mkdir(parents=True, exist_ok=True)
     train_spm(out / "source.spm")
     train_spm(out / "target.spm")
-    vocab = {"</s>": 0, "<unk>": 1}
-    for name in ("source.spm", "target.spm"):
-        sp = spm.SentencePieceProcessor(model_file=str(out / name))
-        for i in range(sp.get_piece_size()):
-            if not sp.is_control(i) and not sp.is_unknown(i):
-                vocab.setdefault(sp.id_to_piece(i), len(vocab))
-    while len(vocab) < vocab_size - 1:  # the real vocabulary's size: rows the tokenizer never gives
-        vocab[f"<unused{len(vocab)}>"] = len(vocab)
-    vocab["<pad>"] = len(vocab)
-    (out / "vocab.json").write_text(json.dumps(vocab))
-    tok = transformers.MarianTokenizer(
-        *(str(out / n) for n in ("source.spm", "target.spm", "vocab.json")), source_lang="en", target_lang="fr"
-    )
-    pad = vocab["<pad>"]
-    cfg = transformers.MarianConfig(
-        vocab_size=len(vocab),
+    tok, model = random_marian(
+        out,
         d_model=d_model,
-        encoder_layers=layers,
-        decoder_layers=layers,
-        encoder_attention_heads=heads,
-        decoder_attention_heads=heads,
-        encoder_ffn_dim=d_ff,
-        decoder_ffn_dim=d_ff,
-        max_position_embeddings=512,
-        pad_token_id=pad,
-        eos_token_id=0,
-        decoder_start_token_id=pad,
-        forced_eos_token_id=0,
-        activation_function="swish",
-        scale_embedding=True,
+        layers=layers,
+        heads=heads,
+        d_ff=d_ff,
+        max_positions=512,
+        vocab_size=vocab_size,  # the real vocabulary's size: rows the tokenizer never gives
+        target_lang="fr",
     )
-    torch.manual_seed(0)
-    model = transformers.MarianMTModel(cfg).eval()
-    model.generation_config.bad_words_ids = [[pad]]
     model.save_pretrained(out)
     tok.save_pretrained(out)
 
@@ -112,6 +86,8 @@ def nllb_checkpoint(out: Path, d_model: int, layers: int, heads: int, d_ff: int,
     import transformers
     from transformers.models.nllb.tokenization_nllb import FAIRSEQ_LANGUAGE_CODES
 
+    from traductor_export.random_models import shape
+
     out.mkdir(parents=True, exist_ok=True)
     train_spm(out / "sentencepiece.bpe.model", model_type="bpe")
     tok = transformers.NllbTokenizer.from_pretrained(
@@ -119,14 +95,7 @@ def nllb_checkpoint(out: Path, d_model: int, layers: int, heads: int, d_ff: int,
     )
     cfg = transformers.M2M100Config(
         vocab_size=vocab_size,
-        d_model=d_model,
-        encoder_layers=layers,
-        decoder_layers=layers,
-        encoder_attention_heads=heads,
-        decoder_attention_heads=heads,
-        encoder_ffn_dim=d_ff,
-        decoder_ffn_dim=d_ff,
-        max_position_embeddings=1024,
+        **shape(d_model=d_model, layers=layers, heads=heads, d_ff=d_ff, max_positions=1024),
         pad_token_id=tok.pad_token_id,
         eos_token_id=tok.eos_token_id,
         bos_token_id=tok.bos_token_id,

@@ -126,7 +126,8 @@ def sentence_model(path: Path) -> None:
 def build(args) -> None:
     import sentencepiece as spm
     import torch
-    import transformers
+
+    from traductor_export.random_models import random_marian
 
     work = Path(args.work)
     hf, raw = work / "hf", work / "raw"
@@ -145,38 +146,17 @@ def build(args) -> None:
     )
     for name in ("source.spm", "target.spm"):
         (raw / name).write_bytes(model.getvalue())
-    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    vocab = {"</s>": 0, "<unk>": 1}
-    for i in range(sp.get_piece_size()):
-        if not sp.is_control(i) and not sp.is_unknown(i):
-            vocab.setdefault(sp.id_to_piece(i), len(vocab))
-    vocab["<pad>"] = len(vocab)
-    (raw / "vocab.json").write_text(json.dumps(vocab))
-    files = [str(raw / f) for f in ("source.spm", "target.spm", "vocab.json")]
-    tok = transformers.MarianTokenizer(*files, source_lang="en", target_lang="es")
-    pad = vocab["<pad>"]
-    cfg = transformers.MarianConfig(
-        vocab_size=len(vocab),
-        d_model=SHAPE["d_model"],
-        encoder_layers=SHAPE["layers"],
-        decoder_layers=SHAPE["layers"],
-        encoder_attention_heads=SHAPE["heads"],
-        decoder_attention_heads=SHAPE["heads"],
-        encoder_ffn_dim=SHAPE["ffn"],
-        decoder_ffn_dim=SHAPE["ffn"],
-        max_position_embeddings=256,
-        pad_token_id=pad,
-        eos_token_id=0,
-        decoder_start_token_id=pad,
-        forced_eos_token_id=0,
-        activation_function="swish",
-        scale_embedding=True,
-        share_encoder_decoder_embeddings=True,
-    )
     torch.set_num_threads(1)  # OpenMP threads spin badly on a shared machine
-    torch.manual_seed(0)
-    net = transformers.MarianMTModel(cfg)
-    net.generation_config.bad_words_ids = [[pad]]
+    tok, net = random_marian(
+        raw,
+        d_model=SHAPE["d_model"],
+        layers=SHAPE["layers"],
+        heads=SHAPE["heads"],
+        d_ff=SHAPE["ffn"],
+        max_positions=256,
+        target_lang="es",
+    )
+    pad = tok.pad_token_id
     net.generation_config.max_length = 256
     # Trained to answer every text with ANSWER: a decode of a UI message's length that ends with EOS.
     g = torch.Generator().manual_seed(0)
