@@ -19,9 +19,9 @@
       "toi"), and the sequence's last piece is impossible wherever the output ends with the pieces
       before it (model/controls.register_bans; the tokenizer gives their ids). A word glued to
       punctuation or a placeholder ("(vous", "„Sie", "<ph0>vous") is cut into other pieces
-      ("▁(", "vous"): those are banned where the word ends, only right after such a piece, so the
-      same pieces inside or at the start of longer words stay allowed. One register throughout
-      a message, whatever the weights do; a source without a tag bans nothing.
+      ("▁(", "vous"): those are banned only right after such a piece, so that the same pieces
+      inside longer words stay allowed. One register throughout a message, whatever the weights
+      do; a source without a tag bans nothing.
 
 Every decoder applies these rules through `Constraints.banned` and `Constraints.stop`: greedy,
 sampling and beam search in the serving engine (numpy), and the PyTorch reference decoder

@@ -109,9 +109,10 @@ def register_bans(language: str, encode) -> dict[str, list[tuple]]:
 
     Each word is cut a second time as it is glued to punctuation ("(vous", "„Sie", "¿Puedes"): no
     "▁", and often shorter pieces ("(Ihre" is "▁(", "I", "hr", "e"). That sequence begins with
-    GLUED (the piece before it must be one a word can be glued to) and ends with WORD_END, since
-    such pieces begin many longer words ("(Siehe", "(Sieben", "(tuyau"); an elision ("t'") ends
-    with its apostrophe, which is banned itself."""
+    GLUED (the piece before it must be one a word can be glued to), and ends with WORD_END where
+    the word's own does: "(tutoriel" and "(dupliziert" are still written, "(Siehe" is not, as
+    "Siehe" is not. (Banned where it ends, a glued "vous" the weights insist on is written on,
+    glued to the next word: "(vousDémarrer", "Votres compte", "Ihrkonto".)"""
     other = {FORMAL: "informal", INFORMAL: "formal"}
     glue = tuple(encode(GLUE))
     bans = {}
@@ -121,12 +122,13 @@ def register_bans(language: str, encode) -> dict[str, list[tuple]]:
             pieces = tuple(encode(word))
             if word[:1] == "-" and pieces[:1] == ("▁",):
                 pieces = pieces[1:]
-            if pieces and word.lstrip("-") in WHOLE_WORD.get(language, ()):
-                pieces += (WORD_END,)
+            whole = (WORD_END,) if word.lstrip("-") in WHOLE_WORD.get(language, ()) else ()
+            if pieces:
+                pieces += whole
             cut, glued = tuple(encode(GLUE + word)), ()
             # a clitic is glued already; a vocabulary that joins the word to the glue gives no cut
             if word[:1] != "-" and cut[: len(glue)] == glue and len(cut) > len(glue):
-                glued = (GLUED, *cut[len(glue) :]) + ((WORD_END,) if word[-1].isalpha() else ())
+                glued = (GLUED, *cut[len(glue) :], *whole)
             for sequence in (pieces, glued):
                 if sequence and sequence not in sequences:
                     sequences.append(sequence)
