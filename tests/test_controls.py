@@ -122,6 +122,17 @@ def test_each_pair_is_annotated_with_the_word_its_own_reference_uses():
     assert all(none.source(p.source, p.target) == p.source for p in pairs)
 
 
+def test_the_terms_of_a_source_are_whole_words_a_two_word_term_first():
+    """Augmenter.term_words: dictionary words and two-word terms (or with an "s" more), case aside,
+    left to right, a two-word term before its first word; not a word glued after "<", ">" or "-"
+    or before ">" or "-" (control tokens, placeholders, compounds), nor one with digits."""
+    augment = Augmenter([], "de", register_tags=0.0, term_annotations=1.0, seed=1)
+    augment.terms = {"folder": {"ordner"}, "print queue": {"druckwarteschlange"}, "print": {"drucken"}}
+    source = "Print queues and Folders: print, sub-folder folder-x <folder> folder2 print  queue"
+    found = [source[a:b] for a, b in augment.term_words(source)]
+    assert found == ["Print queues", "Folders", "print", "print"]
+
+
 def test_a_warm_start_grows_the_base_vocabulary_and_keeps_every_weight(small_corpus, tmp_path):  # noqa: F811
     """--init-from with its own vocabulary predating the control tokens: the run's tokenizer is the
     base's plus the tokens, every base weight is carried over (rows keep their ids), and the run
