@@ -7,7 +7,8 @@ before/after):
         --sample 1000 --out docs/model/retrain-de-before.json
 
 `--sample N` takes N lines of each split with a fixed seed (the same lines for every bundle);
-`--formality` asks every line in that register (a bundle trained with the tags).
+`--formality` asks every line in that register (a bundle trained with the tags); `--beam N` decodes
+with a beam of N instead of greedily.
 """
 
 from __future__ import annotations
@@ -43,18 +44,19 @@ def main() -> None:
     ap.add_argument("--split", action="append", required=True, help="NAME=TSV")
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--formality", default="")
+    ap.add_argument("--beam", type=int, default=1, help="beam size (1: greedy, as served by default)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     translator = OnnxTranslator.load(args.model)
     target = {"register": args.formality} if args.formality else {}
-    out: dict = {"model": args.model, "formality": args.formality, "splits": {}}
+    out: dict = {"model": args.model, "formality": args.formality, "beam": args.beam, "splits": {}}
     for spec in args.split:
         name, path = spec.split("=", 1)
         pairs = load_split(Path(path))
         if args.sample and len(pairs) > args.sample:
             pairs = random.Random(1).sample(pairs, args.sample)
         t0 = time.monotonic()
-        hyps = translate_texts(translator, [p.source for p in pairs], 1, 32, "text", {}, **target)
+        hyps = translate_texts(translator, [p.source for p in pairs], args.beam, 32, "text", {}, **target)
         refs = [p.target for p in pairs]
         result = scores(hyps, refs)
         result["seconds"] = round(time.monotonic() - t0, 1)

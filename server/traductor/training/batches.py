@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import random
 
+from tqdm import tqdm
+
 from ..model import placeholders
 from ..model.generate import pad_batch
 from ..model.tokenizer import BOS_ID, EOS_ID, PAD_ID, Tokenizer
 
 
-def encode_pairs(tokenizer: Tokenizer, pairs, max_len: int, augment=None) -> list[tuple[list[int], list[int]]]:
+def encode_pairs(
+    tokenizer: Tokenizer, pairs, max_len: int, augment=None, progress: bool = False
+) -> list[tuple[list[int], list[int]]]:
     """(source ids, target ids) of each pair that fits `max_len`; `augment(source, target)`, when
-    given, is the source the model is trained on (training/augment.py)."""
+    given, is the source the model is trained on (training/augment.py). `progress`: a bar on
+    stderr (half a million pairs take a minute or two)."""
     out = []
-    for p in pairs:
+    for p in tqdm(pairs, desc="encode", unit="pair", disable=not progress, mininterval=2, dynamic_ncols=True):
         source = augment(p.source, p.target) if augment is not None else p.source
         m, target = placeholders.mask_pair(source, p.target)
         src = tokenizer.encode_masked(m.text) + [EOS_ID]

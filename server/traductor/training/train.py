@@ -179,7 +179,7 @@ def train_in_group(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bo
         if not tokenizer.controls:
             raise CommandError("--register-tags/--term-annotations: the tokenizer has no control tokens")
         augment = Augmenter(train_pairs, pair["target"], cfg.register_tags, cfg.term_annotations, cfg.seed).source
-    train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len, augment)
+    train_data = encode_pairs(tokenizer, train_pairs, cfg.model.max_len, augment, progress=not quiet and group.leader)
     dev = (dev_pairs, encode_pairs(tokenizer, dev_pairs, cfg.model.max_len))
     return loop(model, optimizer, tokenizer, cfg, out_dir, (train_data, dev, pair), progress, device, group, quiet)
 
