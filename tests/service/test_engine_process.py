@@ -5,14 +5,20 @@ process behave as a caller needs. The engine process is held between steps by a 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
+import threading
+import time
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 from service_harness import WAIT, ServerThread, make_settings, translate_request, wait_for
 
+from traductor.engine.process import EngineLoop, EngineSpec, Job
+from traductor.engine.request import FinishEvent
+from traductor.options import DecodingOptions, Limits, resolve
 from traductor_client.v1 import translator_pb2 as pb
 
 TEXTS = ["uno dos tres", "cinco %s", "ocho {a:日本}", "nueve siete cero uno"]
@@ -85,7 +91,54 @@ def test_a_full_queue_is_refused_by_the_front(tiny_bundle):
         svc.close()
 
 
-def test_a_dead_engine_process_fails_its_calls_unavailable(tiny_bundle):
+def test_a_call_admitted_leaves_the_queue_at_once(tiny_bundle):
+    """The engine sends no message when it admits a call (its first message is the finish): the
+    front's queue check reads the shared count of jobs that left the queue, so a call decoding
+    behind a held engine leaves room for the next one, and the one after is refused."""
+    settings = make_settings(tiny_bundle, engine_process=True, max_active_sequences=1, max_queued_requests=1)
+    svc = ServerThread(settings)
+    try:
+        core, gate = svc.service.engine.core, svc.gate
+        gate.close()
+        first = svc.stub.Translate.future(translate_request("uno dos", **LONG), timeout=WAIT)
+        gate.allow(1)  # the step that admits it
+        assert gate.wait_held()
+        wait_for(lambda: core.queue_depth() == 0, what="the admission to be counted")
+        second = svc.stub.Translate.future(translate_request("tres"), timeout=WAIT)
+        wait_for(lambda: core.queue_depth() == 1, what="the second call to be queued")
+        with pytest.raises(grpc.RpcError) as refused:
+            svc.stub.Translate(translate_request("cuatro"), timeout=WAIT)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        gate.open()
+        assert first.result().text and second.result().text
+    finally:
+        svc.close()
+
+
+def test_a_unary_call_costs_one_message_from_the_engine(tiny_bundle):
+    """The engine loop on its own (in this process): a call's admission and its steps wake nobody;
+    its one message is the finish, with every step in its report."""
+    ctx = multiprocessing.get_context("spawn")
+    jobs_r, jobs_w = ctx.Pipe(duplex=False)
+    events_r, events_w = ctx.Pipe(duplex=False)
+    left = ctx.RawValue("q", 0)
+    scheduler = EngineSpec(str(tiny_bundle), threads=1, spin=False, max_rows=4, max_queue=8).scheduler()
+    loop = EngineLoop(scheduler, jobs_r, events_w, left)
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        ids, values = scheduler.tokenizer.encode("uno dos tres")
+        options = resolve(DecodingOptions(min_new_tokens=6, max_new_tokens=6), len(ids), Limits())
+        jobs_w.send(("submit", [Job(7, "r", ids, values, options, None, False, time.monotonic())]))
+        assert events_r.poll(WAIT)
+        batch, report = events_r.recv()
+    finally:
+        jobs_w.send(("stop", None))
+        thread.join(WAIT)
+    assert [key for key, _ in batch] == [7] and isinstance(batch[0][1], FinishEvent)
+    assert len(batch[0][1].token_ids) == 6 and len(report.steps) >= 6 and report.rows == 0
+    assert left.value == 1 and not events_r.poll(0)
+
     """kill -9 of the engine process, with no restart allowed (--max-restarts 0): the stream in
     flight ends UNAVAILABLE, the server says NOT_SERVING and refuses new calls UNAVAILABLE (the
     `serve` command then exits 2). Restarts: tests/reliability/test_rel_models.py."""

@@ -6,16 +6,22 @@
     ("cancel", [key, ...])    ─────────────▶   before a step: request.cancelled = True
     ("stop", None), or EOF    ─────────────▶   the step loop ends, the process exits
                               ◀─ events pipe ─ after a step that has news: ([(key, event), ...], Report)
+    queue check reads `left`  ◀─ shared memory ─ after every step: jobs that left the queue
 
 One thread runs the steps and reads the jobs pipe before each (waiting on it when idle): ONNX
 Runtime and the scheduler's Python have this interpreter to themselves, so the front's gRPC work
 (one message per streamed token) never waits for the engine's hold on the GIL, nor the engine for
-the front's. Everything that crosses is pickled: a `Job` in, `TokenEvent`/`FinishEvent`s and a
-`Report` out, at most one message per step whatever the batch, and only for a step with news for
-the front: events, a change in what the front counts as queued (admissions, refusals), the engine
-going idle, or `REPORT_SECONDS` since the last message. A unary call decoding 30 tokens thus costs
-two messages (admitted, finished), not 30 wake-ups of the front; the steps in between travel in
-the next Report (`steps`), so the step metrics count every one.
+the front's. Everything that crosses the pipes is pickled: a `Job` in, `TokenEvent`/`FinishEvent`s
+and a `Report` out, at most one message per step whatever the batch, and only for a step with news
+for the front: events, the engine going idle, or `REPORT_SECONDS` of work since the last message
+(the gauges of a long decode). A unary call decoding 30 tokens thus costs one message, its finish,
+not 30 wake-ups of the front; the steps in between travel in that Report (`steps`), so the step
+metrics count every one.
+
+What the front's queue check needs is not a message: the number of jobs that have left the
+engine's queue (admitted, refused, failed) is written after every step into a shared integer
+(`left`), which the front reads when it checks a call (its queue: jobs sent - left). An admission
+thus wakes nobody, and the check reads the engine's state as of its last step.
 
 This module knows nothing of gRPC, asyncio or metrics; `EngineSpec` is all it is told.
 """
@@ -99,14 +105,13 @@ class Job:
 
 
 class Report(NamedTuple):
-    """The engine's state after a step, sent with the step's events (the front's metrics and queue).
+    """The engine's state after a step, sent with the step's events (the front's metrics).
     A tuple, like what it holds: pickling a dataclass costs ten times as much."""
 
     steps: list[tuple]  # every step since the last Report, in order: StepStats's fields
     rows: int
     queued: int
     cache_bytes: int
-    received: int  # jobs received so far: the front's queue depth = queued + (sent - received)
 
     def step_stats(self) -> list[StepStats]:
         return [StepStats(*fields) for fields in self.steps]
@@ -160,17 +165,17 @@ class EngineLoop:
     """The engine process's one thread: it waits on the jobs pipe while there is no work, and
     takes what came on it before every step (after `before_step`, the tests' gate), so a job
     reaches the scheduler with one wake-up of this process, not a receiver thread's and then the
-    step loop's."""
+    step loop's. `left` is the shared integer the front's queue check reads (a
+    `multiprocessing` RawValue("q"): one aligned 8-byte word, written whole)."""
 
-    def __init__(self, scheduler: Scheduler, jobs, events):
-        self.scheduler, self.jobs, self.events = scheduler, jobs, events
+    def __init__(self, scheduler: Scheduler, jobs, events, left):
+        self.scheduler, self.jobs, self.events, self.left = scheduler, jobs, events, left
         self.requests: dict[int, Request] = {}  # key -> request, until its FinishEvent
         self.outbox: list[tuple] = []  # the events of the steps since the last message, `packed`
         self.received = 0
         self.stopping = False
         self.steps: list[StepStats] = []  # taken since the last Report
-        self.reported = (0, 0)  # (received, queued) as the front last heard them
-        self.reported_at = 0.0
+        self.reported_at = 0.0  # the last message, or the end of the last idle wait
         self.jobs_ready = select.poll()
         self.jobs_ready.register(jobs.fileno(), select.POLLIN)
         self.gate, scheduler.before_step = scheduler.before_step, self.before_step
@@ -180,12 +185,14 @@ class EngineLoop:
         while not self.stopping:
             if not s.has_work():
                 self.receive(IDLE_WAIT_SECONDS)
+                self.reported_at = time.monotonic()  # the front heard of the idle engine: no news since
             if s.has_work() and not self.stopping:
                 try:
                     s.step()
                 except Exception:  # the scheduler fails requests itself; this is the last line of defence
                     log.exception("engine step raised; continuing")
                 self.steps.append(s.last)
+            self.left.value = self.received - s.queue_depth()
             try:
                 self.send()
             except OSError:  # the front is gone: nobody is left to receive
@@ -199,15 +206,14 @@ class EngineLoop:
     def send(self) -> None:
         """Tell the front what the steps since the last message did, when there is news for it
         (see the module docstring); otherwise the steps wait for the next message."""
-        s = self.scheduler
-        received, queued, now = self.received, s.queue_depth(), time.monotonic()
-        news = self.outbox or (received, queued) != self.reported or not s.has_work()
+        s, now = self.scheduler, time.monotonic()
+        news = self.outbox or not s.has_work()
         if not (self.outbox or self.steps) or not (news or now - self.reported_at >= REPORT_SECONDS):
             return
         batch, self.outbox = self.outbox, []
         steps, self.steps = [tuple(vars(step).values()) for step in self.steps], []
-        self.reported, self.reported_at = (received, queued), now
-        self.events.send((batch, Report(steps, s.cache.rows, queued, s.cache.nbytes(), received)))
+        self.reported_at = now
+        self.events.send((batch, Report(steps, s.cache.rows, s.queue_depth(), s.cache.nbytes())))
 
     def sink(self, key: int, event: TokenEvent | FinishEvent) -> None:
         if isinstance(event, FinishEvent):
@@ -243,9 +249,9 @@ class EngineLoop:
                 self.sink(job.key, failed(e))
 
 
-def main(jobs, events, spec: EngineSpec) -> None:
-    """The engine process: build the engine, say "ready" (or why not), run steps until told to stop.
-    Signals are the front's business: it drains, then stops this process."""
+def main(jobs, events, spec: EngineSpec, left) -> None:
+    """The engine process: build the engine, say "ready" (or why not), run steps until told to stop
+    (`left`: see EngineLoop). Signals are the front's business: it drains, then stops this process."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # a stuck front asks for our stacks (service/stall.py)
@@ -260,7 +266,7 @@ def main(jobs, events, spec: EngineSpec) -> None:
         events.send(("failed", _portable(e)))
         return
     events.send(("ready", os.getpid()))
-    EngineLoop(scheduler, jobs, events).run()
+    EngineLoop(scheduler, jobs, events, left).run()
     exit_now()
 
 

@@ -6,13 +6,15 @@
     cancel(keys): ("cancel", keys) ───────────────▶ request.cancelled = True
     reader callback on the events pipe ◀─────────── a step's news: ([(key, event), ...], Report)
       deliver(batch), metrics.observe_steps(Report)
+    queue_depth(): jobs sent - left ◀─── shared ─── after every step: jobs that left its queue
     the pipe reaches EOF (the process died) ──────▶ on_exit(EngineDown): every call in flight fails
 
 The front keeps everything else: gRPC and HTTP, tokenizing, the text layer, the memory, metrics.
 The engine process runs ONNX Runtime and the scheduler's Python with an interpreter of its own,
 so neither waits for the other's hold on the GIL (the cost docs/performance.md measured for
-streams). The queue check is made here, on what the engine last reported plus what was sent
-since: the engine's own queue never refuses.
+streams). The queue check is made here: what was sent less what has left the engine's queue (a
+shared integer the engine writes after every step, so that an admission needs no message); the
+engine's own queue never refuses.
 
 This module knows nothing of gRPC.
 """
@@ -41,6 +43,7 @@ class ProcessCore:
         self.max_queue = spec.max_queue
         self._report: Report | None = None
         self._sent = 0  # jobs sent to the engine process
+        self._left = None  # jobs that have left its queue, as it wrote them last (shared memory)
         self._stopping = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._on_exit: Callable[[BaseException], None] | None = None
@@ -55,8 +58,12 @@ class ProcessCore:
         jobs_r, self._jobs = ctx.Pipe(duplex=False)
         self._events, events_w = ctx.Pipe(duplex=False)
         engine_spec = replace(self.spec, max_queue=1 << 30)  # refusals are made here
+        self._left = ctx.RawValue("q", 0)
         self.process = ctx.Process(
-            target=process.main, args=(jobs_r, events_w, engine_spec), name="traductor-engine", daemon=True
+            target=process.main,
+            args=(jobs_r, events_w, engine_spec, self._left),
+            name="traductor-engine",
+            daemon=True,
         )
         self.process.start()
         jobs_r.close(), events_w.close()  # the child's ends: once it exits, reads here reach EOF
@@ -122,8 +129,7 @@ class ProcessCore:
             pass  # the engine is gone; its requests were failed by on_exit
 
     def queue_depth(self) -> int:
-        r = self._report
-        return self._sent - (r.received - r.queued if r else 0)
+        return self._sent - self._left.value if self._left is not None else 0
 
     def stats(self) -> CoreStats:
         r = self._report
