@@ -1,6 +1,7 @@
 """What grpcio itself costs per call and per streamed message, with nothing of traductor behind it.
 
     python scripts/measure/grpc_floor.py [--seconds 6] [--rounds 3] [--concurrency 64]
+    python scripts/measure/grpc_floor.py --handler-ms 7.4 [--calls 400] [--rounds 3]
 
 A bare grpcio asyncio server (a child process: the Translator service with no engine, no
 interceptor, no text layer) answers `Translate` at once and `TranslateStream` with 32 token
@@ -13,6 +14,12 @@ channel, `--concurrency` callers in a closed loop, in two ways:
 For each: calls/s, and the CPU of the server and of the client per call (user + system from
 /proc, every thread); `(stream - unary) / 32` is the CPU of one more streamed message on each side.
 Rounds alternate unary and streams; figures are medians over the rounds.
+
+`--handler-ms MS`: what grpcio alone adds to one short call, for per_call.py's ratio. The bare
+server's `Translate` awaits MS milliseconds (an engine's time for the text, during which its
+process sleeps as the front does while the engine decodes) before it answers a short message;
+one caller, the generated synchronous stub as per_call.py uses it, calls one after the other. The
+median of (call time - the handler's own time, sent back in `timings`) per round, and its ratio to MS.
 """
 
 from __future__ import annotations
@@ -36,7 +43,16 @@ TOKENS = 32
 
 
 class Instant(pb_grpc.TranslatorServicer):
+    def __init__(self, handler_seconds: float = 0.0):
+        self.handler_seconds = handler_seconds
+
     async def Translate(self, request, context):
+        if self.handler_seconds:  # --handler-ms: a short call's answer after an engine's time
+            begin = time.perf_counter()
+            await asyncio.sleep(self.handler_seconds)  # (it oversleeps: the time taken is sent back)
+            timings = pb.Timings(total_seconds=time.perf_counter() - begin)
+            text = "No se encontró el archivo."
+            return pb.TranslateResponse(text=text, token_ids=list(range(7)), request_id="r", timings=timings)
         return pb.TranslateResponse(text="x " * TOKENS, token_ids=list(range(TOKENS)), request_id="r")
 
     async def TranslateStream(self, request, context):
@@ -45,9 +61,9 @@ class Instant(pb_grpc.TranslatorServicer):
         yield pb.TranslateStreamResponse(token_id=-1, index=TOKENS, request_id="r")
 
 
-async def serve(port: int) -> None:
+async def serve(port: int, handler_seconds: float = 0.0) -> None:
     server = grpc.aio.server()
-    pb_grpc.add_TranslatorServicer_to_server(Instant(), server)
+    pb_grpc.add_TranslatorServicer_to_server(Instant(handler_seconds), server)
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     await server.wait_for_termination()
@@ -98,10 +114,14 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=6.0)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--handler-ms", type=float, help="one caller; Translate answers after this long (see above)")
+    ap.add_argument("--calls", type=int, default=400, help="with --handler-ms: calls a round")
     args = ap.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    if args.handler_ms:
+        return around_handler(port, args)
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
     rows: dict[tuple[str, str], list[dict]] = {}
     try:
@@ -139,8 +159,37 @@ def main() -> None:
         )
 
 
+def around_handler(port: int, args) -> None:
+    """`--handler-ms`: grpcio's own time around a handler that takes an engine's time."""
+    handler = args.handler_ms / 1000
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(port), str(handler)])
+    extra = []
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+            stub, request = pb_grpc.TranslatorStub(channel), pb.TranslateRequest(text="File not found.")
+            for _ in range(20):
+                stub.Translate(request)
+            for r in range(args.rounds):
+                times = []
+                for _ in range(args.calls):
+                    t0 = time.perf_counter()
+                    reply = stub.Translate(request)
+                    times.append(time.perf_counter() - t0 - reply.timings.total_seconds)
+                extra.append(statistics.median(times))
+                print(f"round {r + 1}: {extra[-1] * 1e6:.0f} us beyond the handler's {args.handler_ms} ms")
+    finally:
+        server.terminate()
+        server.wait(30)
+    median = statistics.median(extra)
+    print(
+        f"one caller, {args.calls} calls a round, medians: grpcio adds {median * 1e6:.0f} us to a handler of "
+        f"{args.handler_ms} ms (x{1 + median / handler:.2f}); load {os.getloadavg()[0]:.1f}"
+    )
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
-        asyncio.run(serve(int(sys.argv[2])))
+        asyncio.run(serve(int(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 0.0))
     else:
         main()

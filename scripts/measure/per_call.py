@@ -138,7 +138,7 @@ def paired(bundle: str, server: Server, texts: list[str], seconds: float, python
         requests = [pb.TranslateRequest(text=t) for t in texts]
         for r in requests[:4]:
             stub.Translate(r)
-        engine, served, tokens, begin = [], [], [], time.perf_counter()
+        engine, served, tokens, begin, cpu = [], [], [], time.perf_counter(), server.cpu()
         while time.perf_counter() - begin < seconds:
             for i in range(len(texts)):
                 child.stdin.write(f"{i}\n")
@@ -149,6 +149,7 @@ def paired(bundle: str, server: Server, texts: list[str], seconds: float, python
                 served.append(time.perf_counter() - t0)
                 engine.append(float(took))
                 tokens.append(int(n))
+        cpu = {k: (v - cpu[k]) / 1000 / len(served) for k, v in server.cpu().items() if k != "client"}
     finally:
         child.stdin.close()
         child.wait(30)
@@ -159,6 +160,8 @@ def paired(bundle: str, server: Server, texts: list[str], seconds: float, python
         "ratio": sum(served) / sum(engine),
         "median_pair_ratio": statistics.median(s / e for s, e in zip(served, engine)),
         "tokens_per_call": statistics.mean(tokens),
+        "front_cpu_us": cpu["front"],  # a served call's CPU in the server's processes (idle between calls)
+        "engine_process_cpu_us": cpu["engine"],
     }
 
 
@@ -193,7 +196,7 @@ def engine_alone(bundle_dir: str, texts: list[str], seconds: float) -> dict:
 
 
 class Server:
-    def __init__(self, bundle: str, pythonpath: str | None, max_input_tokens: int = 200):
+    def __init__(self, bundle: str, pythonpath: str | None, max_input_tokens: int = 200, extra: tuple[str, ...] = ()):
         self.grpc_port, self.http_port = free_port(), free_port()
         env = dict(os.environ)
         if pythonpath:
@@ -208,6 +211,7 @@ class Server:
             "WARNING",
             "--max-input-tokens",
             str(max_input_tokens),
+            *extra,
         ]
         self.process = subprocess.Popen(cmd, env=env)
         self.wait()
@@ -319,6 +323,13 @@ def main() -> None:
     ap.add_argument("--compare", metavar="CHECKOUT", help="also serve this checkout (its server/, client/), alternated")
     ap.add_argument("--out", type=Path)
     ap.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="ARGS",
+        help="serve this tree once more with these serve arguments too, alternated (--also=--no-engine-process)",
+    )
+    ap.add_argument(
         "--paired",
         action="store_true",
         help="gRPC only: the engine alone and a served call alternated text by text (for a loaded machine)",
@@ -331,14 +342,16 @@ def main() -> None:
         return print(json.dumps(engine_alone(args.bundle, texts, args.seconds)))
     if args.engine_server:  # the child of paired
         return engine_server(args.bundle, texts)
-    variants = {"this tree": None} if not args.compare else {"base": args.compare, "this tree": None}
+    variants = {"this tree": (None, ())} if not args.compare else {"base": (args.compare, ()), "this tree": (None, ())}
+    for extra in args.also:  # this tree again, served with these arguments too
+        variants[extra] = (None, tuple(extra.split()))
     if args.paired:
         return main_paired(args, texts, variants)
     results: dict = {"texts": len(texts), **{v: [] for v in variants}}
     for r in range(args.rounds):
-        for name, path in variants.items():
+        for name, (path, extra) in variants.items():
             row = {"engine": engine_of(args.bundle, path, args.seconds)}
-            server = Server(args.bundle, path)
+            server = Server(args.bundle, path, extra=extra)
             try:
                 results[name].append(row | serve_round(server, texts, args.seconds))
             finally:
@@ -366,8 +379,8 @@ def main() -> None:
 def main_paired(args, texts: list[str], variants: dict) -> None:
     results: dict = {"texts": len(texts), **{v: [] for v in variants}}
     for r in range(args.rounds):
-        for name, path in variants.items():
-            server = Server(args.bundle, path)
+        for name, (path, extra) in variants.items():
+            server = Server(args.bundle, path, extra=extra)
             try:
                 row = paired(args.bundle, server, texts, args.seconds, path)
             finally:
@@ -382,7 +395,8 @@ def main_paired(args, texts: list[str], variants: dict) -> None:
         print(
             f"{name:>10}: engine alone {med['engine_ms']:.2f} ms, gRPC Translate {med['grpc_ms']:.2f} ms, "
             f"x{med['ratio']:.2f} (pairs' median x{med['median_pair_ratio']:.2f}), "
-            f"{med['tokens_per_call']:.1f} output tokens, load {med['load']:.1f}"
+            f"{med['tokens_per_call']:.1f} output tokens, load {med['load']:.1f}; CPU a call: front "
+            f"{med['front_cpu_us']:.0f} us, engine process {med['engine_process_cpu_us']:.0f} us"
         )
     if args.out:
         args.out.write_text(json.dumps(results, indent=1))
