@@ -248,6 +248,19 @@ def test_warm_start_with_its_own_vocabulary_carries_the_shared_pieces(small_corp
             assert torch.equal(tensor, base_state[name]), name
 
 
+def test_a_stop_file_ends_the_run_with_its_evaluation_and_state_saved(small_corpus, tmp_path):
+    """A file named STOP in the run's directory ends it after the current update, evaluated and
+    saved as at --max-minutes; it is removed, so the run resumed later goes on."""
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "STOP").touch()
+    assert train(small_corpus, out, tiny_config(50), quiet=True)["steps"] == 1
+    assert not (out / "STOP").exists()
+    assert torch.load(out / STATE_FILE, weights_only=True)["step"] == 1
+    assert [h["step"] for h in json.loads((out / "history.json").read_text()) if "dev_chrf" in h] == [1]
+    assert train(small_corpus, out, tiny_config(4), quiet=True)["steps"] == 4
+
+
 def test_a_fresh_model_of_other_sizes_takes_the_tokenizer_of_a_checkpoint(small_corpus, tmp_path, capsys):
     """--tokenizer-from: new weights of the sizes the flags give (a bigger model trained from
     scratch), with the checkpoint's SentencePiece file as it is; with --init-from, or a directory

@@ -10,7 +10,9 @@
 # MINUTES of wall time, resuming work/gpu/model-NAME/train_state.pt when a previous call on the
 # same (still warm) machine left one. Extra flags for all runs: TRAIN_FLAGS; a warm start per NAME:
 # INIT_FROM, a path with {} for the NAME (server/traductor/checkpoints/en-{}); a {} in TRAIN_FLAGS is
-# the NAME too (--tokenizer-from server/traductor/checkpoints/en-{}). DEVICE=cpu makes a dry
+# the NAME too (--tokenizer-from server/traductor/checkpoints/en-{}). STOP_AFTER=SECONDS asks every run
+# to stop that long after the start (encoding the corpus included), so the packing that follows fits
+# the call's time limit. DEVICE=cpu makes a dry
 # run of the whole recipe on a machine without a GPU. Then, per NAME, the
 # weights of its last evaluations averaged, in fp16, and its history -> OUT_DIR/NAME.tar (under
 # the tool's 16 MiB per file), and the logs -> OUT_DIR/logs.tar.
@@ -51,8 +53,13 @@ for name in "$@"; do
     --device "$device" --threads "$threads" --max-minutes "$minutes" "${init[@]}" ${flags//\{\}/$name} \
     > "work/gpu/train-$name.log" 2>&1 &
 done
+if [[ -n ${STOP_AFTER:-} ]]; then  # seconds from here: each run is asked to stop (a STOP file), whatever --max-minutes says
+  (sleep "$STOP_AFTER"; for name in "$@"; do touch "work/gpu/model-$name/STOP"; done) &
+  stopper=$!
+fi
 wait -n $(jobs -p) 2>/dev/null || true
 while pgrep -f "traductor.cli train" > /dev/null; do sleep 5; done
+[[ -z ${stopper:-} ]] || kill "$stopper" 2>/dev/null || true  # not left to stop a later resumed run
 sleep 6  # the last keep_states copies
 pkill -f keep_states.sh || true
 mkdir -p "$out"

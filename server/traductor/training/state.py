@@ -24,6 +24,7 @@ from ..model.transformer import Transformer
 from .config import TrainConfig
 
 STATE_FILE = "train_state.pt"
+STOP_FILE = "STOP"  # created by someone else in the run's directory: the run ends after the current update
 
 
 @dataclass

@@ -36,7 +36,7 @@ from .corpus import CorpusError, languages, load_split
 from .evaluate import score
 from .parallel import Group, resolve_device, spawn
 from .plots import plot
-from .state import STATE_FILE, Progress, prepare_model, prepare_tokenizer, save_state
+from .state import STATE_FILE, STOP_FILE, Progress, prepare_model, prepare_tokenizer, save_state
 
 
 def lr_at(step: int, d_model: int, warmup: int, scale: float) -> float:
@@ -185,7 +185,9 @@ def train_in_group(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bo
 
 
 def loop(model, optimizer, tokenizer, cfg, out_dir, data, progress: Progress, device, group: Group, quiet) -> dict:
-    """Updates until max_steps or max_minutes; evaluation and checkpoints every eval_every updates."""
+    """Updates until max_steps, max_minutes or a file named STOP in out_dir (then removed: a stop asked
+    from outside, as scripts/model/device_train.sh does before its call's time is up); evaluation and
+    checkpoints every eval_every updates and at the end."""
     train_data, dev, pair = data
     started = time.monotonic() - progress.elapsed
     trained = group.wrap(model)
@@ -209,7 +211,8 @@ def loop(model, optimizer, tokenizer, cfg, out_dir, data, progress: Progress, de
             if progress.step % 50 == 0:
                 progress.history.append({"step": progress.step, "train_loss": round(per_tok, 4)})
             minutes = (time.monotonic() - started) / 60
-            done = group.any(progress.step >= cfg.max_steps or minutes >= cfg.max_minutes)
+            asked = (out_dir / STOP_FILE).exists()  # a stat a step: microseconds against an update's milliseconds
+            done = group.any(progress.step >= cfg.max_steps or minutes >= cfg.max_minutes or asked)
             if progress.step % cfg.eval_every == 0 or done:
                 if group.leader:
                     record = evaluate_and_save(model, optimizer, tokenizer, cfg, out_dir, dev, progress, started, pair)
@@ -217,6 +220,8 @@ def loop(model, optimizer, tokenizer, cfg, out_dir, data, progress: Progress, de
                 group.barrier()
             if done:
                 bar.close()
+                if group.leader:
+                    (out_dir / STOP_FILE).unlink(missing_ok=True)  # asked once: a resumed run goes on
                 return {
                     "steps": progress.step,
                     "epochs": progress.epoch,
