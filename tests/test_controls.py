@@ -61,6 +61,26 @@ def test_register_is_read_from_the_pronouns_and_mixed_says_nothing():
     assert register("anything", "it") is None
 
 
+def test_the_register_is_read_from_the_words_the_decoders_ban():
+    """One table (controls.ADDRESS) for both uses: each word a decoder may not write in the other
+    register is what training reads as this register, the READ_INSIDE_SENTENCE ones only inside a
+    sentence ("Sie ist leer": she); a keyboard accelerator inside a word makes no word of it."""
+    for language, registers in controls.ADDRESS.items():
+        for wanted, words in registers.items():
+            inside = controls.READ_INSIDE_SENTENCE.get((language, wanted), ())
+            for word in words:
+                word += "aide" if word[-1] in "'’" else ""  # an elision: t'aide
+                if word[0] == "-":  # a clitic after its verb: Voulez-vous
+                    assert register(f"Voulez{word} 1 2", language) == wanted, (language, word)
+                    continue
+                assert register(f"Ja, {word} 1 2", language) == wanted, (language, word)
+                expected = None if word in inside else wanted
+                assert register(f"{word} 1 2", language) == expected, (language, word)
+    assert register("Hô&te :", "fr") is None and register("Durée du te&mps", "fr") is None
+    assert register("Di&spositivo:", "es") is None
+    assert register("Ob ihr Projekt baut, sagt Ihr Werkzeug", "de") == "formal"
+
+
 def test_spanish_register_is_read_from_verb_forms_when_the_english_addresses_the_reader():
     assert register("Pulsa Intro para continuar", "es", "Press Enter to continue") == "informal"
     assert register("Pulse Intro para continuar", "es", "Press Enter to continue") == "formal"

@@ -43,8 +43,10 @@ def supported(piece_to_id, unk_id: int) -> bool:
     return all(piece_to_id(t) != unk_id for t in TOKENS)
 
 
-# Words that address the reader in one register only, by target language: a decoder asked for one
-# register may not write the other's (model/constraints.py bans their pieces; `register_bans`).
+# Words that address the reader in one register only, by target language, in one table for both
+# uses: a decoder asked for one register may not write the other's (model/constraints.py bans their
+# pieces; `register_bans`), and training reads a reference's register from them
+# (training/augment.register, with READ_INSIDE_SENTENCE and its Spanish verb rules).
 # Words are matched as written, and capitalised too unless the language's CASE_EXACT register says
 # otherwise (German "Sie"/"Ihr" are formal only with a capital: "sie"/"ihr" are she/they/her). A
 # word starting with "-" is a clitic after a verb ("Voulez-vous"). Words that are also something
@@ -66,12 +68,16 @@ ADDRESS = {
         "formal": ("usted", "ustedes"),
         "informal": (
             "tú", "tu", "tus", "ti", "te", "contigo", "vosotros", "vuestro", "vuestra", "vuestros", "vuestras",
-            # second-person singular verbs, never formal (training/augment.py reads them so too)
-            "puedes", "debes", "tienes", "quieres", "deseas", "necesitas", "estás", "eres", "sabes", "prefieres",
+            # second-person singular verbs, never formal
+            "puedes", "debes", "tienes", "quieres", "deseas", "necesitas", "estás", "eres", "has", "sabes", "prefieres",
         ),
     },
 }  # fmt: skip
 CASE_EXACT = {("de", "formal")}
+# Formal words that open a sentence in another sense too ("Sie" they, "Ihr" her/their/you all): a
+# reference's register is read from them only inside a sentence, after a word or a comma. The
+# decoders ban them everywhere (with the capital, as CASE_EXACT says).
+READ_INSIDE_SENTENCE = {("de", "formal"): ("Sie", "Ihr")}
 # Words of address that begin other words more often than they stand alone ("tu" in "tutoriel",
 # "Te" in "Teinte", "du" in "dump", "ti" in "tirar"; counted on the targets of the documentation
 # corpus, docs/model-card.md), as written: banned only where the word ends, so that the other

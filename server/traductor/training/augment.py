@@ -3,11 +3,14 @@ sources whose reference addresses the reader in one register, and glossary terms
 sources whose reference uses a known translation of them.
 
     register   the reference's pronouns say it: German du/dich/dein... against Sie/Ihnen/Ihr...
-               (a capital "Sie" inside a sentence), French tu/te/ton... against vous/votre/vos,
-               Spanish tú/te/ti/tu... against usted/ustedes. Spanish interfaces mostly say it
-               with verbs instead, so in Spanish also: a second-person verb (puedes, deseas...)
-               is informal; a message that opens with an imperative of the common interface verbs
-               is informal or formal by its form (Pulsa/Pulse, Elige/Elija, asegúrate/asegúrese),
+               (a capital "Sie" or "Ihr" inside a sentence), French tu/te/ton... against
+               vous/votre/vos, Spanish tú/te/ti/tu... against usted/ustedes: the words of
+               model/controls.ADDRESS, the table whose other register the decoders ban (a
+               catalog's keyboard accelerator inside a word, "Hô&te", is dropped first).
+               Spanish interfaces mostly say it with verbs instead, so in Spanish also: a
+               second-person verb (puedes, deseas...) is informal; a message that opens with an
+               imperative of the common interface verbs is informal or formal by its form
+               (Pulsa/Pulse, Elige/Elija, asegúrate/asegúrese),
                when the English opens with an imperative too ("Selects all" is described, and
                "Selecciona todo" then says nothing); and with "you" in the English, su/sus or a
                third-person form of desear/poder/querer/deber/tener/necesitar is formal. A
@@ -39,19 +42,21 @@ from collections import Counter, defaultdict
 
 from ..model import controls
 
-_INFORMAL = {
-    "de": re.compile(r"\b(?:du|dich|dir|dein|deine|deinen|deinem|deiner|deines)\b", re.IGNORECASE),
-    "fr": re.compile(r"\b(?:tu|toi|ton|ta|tes)\b|\bt'", re.IGNORECASE),
-    "es": re.compile(
-        r"\b(?:tú|ti|contigo|tus|tu|te|puedes|debes|tienes|quieres|deseas|necesitas|estás|eres|has|sabes|prefieres)\b",
-        re.IGNORECASE,
-    ),
-}
-_FORMAL = {
-    "de": re.compile(r"\b(?:Ihnen|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b|(?<=[\w,] )Sie\b"),
-    "fr": re.compile(r"\b(?:vous|votre|vos)\b", re.IGNORECASE),
-    "es": re.compile(r"\b(?:usted|ustedes)\b", re.IGNORECASE),
-}
+
+def _address(language: str, register: str) -> re.Pattern:
+    """A reference's words of address in one register (model/controls.ADDRESS, the decoders' ban
+    lists too): any of them as a whole word, those of READ_INSIDE_SENTENCE only inside a sentence."""
+    inside = controls.READ_INSIDE_SENTENCE.get((language, register), ())
+    words = [w for w in controls.ADDRESS[language][register] if w not in inside]
+    alternatives = [rf"\b(?:{'|'.join(re.escape(w) for w in sorted(words, key=len, reverse=True))})\b"]
+    if inside:
+        alternatives.append(rf"(?<=[\w,] )(?:{'|'.join(map(re.escape, inside))})\b")
+    return re.compile("|".join(alternatives), 0 if (language, register) in controls.CASE_EXACT else re.IGNORECASE)
+
+
+_INFORMAL = {language: _address(language, "informal") for language in controls.ADDRESS}
+_FORMAL = {language: _address(language, "formal") for language in controls.ADDRESS}
+_ACCELERATOR = re.compile(r"(?<=\w)&(?=\w)")  # a catalog's keyboard accelerator inside a word
 
 
 # Spanish imperatives of interface verbs, tú -> usted: a message that opens with one addresses the reader
@@ -83,6 +88,7 @@ def register(target: str, language: str, source: str = "") -> str | None:
     informal, formal = _INFORMAL.get(language), _FORMAL.get(language)
     if informal is None:
         return None
+    target = _ACCELERATOR.sub("", target)  # "Hô&te", "te&mps": no "te" in them
     a, b = bool(informal.search(target)), bool(formal.search(target))
     if language == "es" and source:
         verbs = _spanish_verbs(target, source)
