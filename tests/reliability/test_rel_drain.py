@@ -8,6 +8,7 @@ import math
 import os
 import signal
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -43,6 +44,21 @@ def _listener_closed(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
+def _left_ready(channel: grpc.Channel, timeout: float) -> bool:
+    """Wait until the channel's connection is no longer READY (the client has read the GOAWAY)."""
+    gone = threading.Event()
+
+    def seen(state: grpc.ChannelConnectivity) -> None:
+        if state != grpc.ChannelConnectivity.READY:
+            gone.set()
+
+    channel.subscribe(seen, try_to_connect=False)
+    try:
+        return gone.wait(timeout)
+    finally:
+        channel.unsubscribe(seen)
+
+
 def test_sigterm_prestop_then_closed_listener_then_drain(serve):
     """SIGTERM: NOT_SERVING at once; calls are still served during the pre-stop window; a second SIGTERM
     ends the window: the listener closes (a new connection is refused, so a balancer or the client
@@ -75,6 +91,9 @@ def test_sigterm_prestop_then_closed_listener_then_drain(serve):
     while not _listener_closed(p.port) and time.monotonic() < sent + DRAIN:
         time.sleep(0.01)
     assert _listener_closed(p.port)
+    # the old connection's GOAWAY reaches the client a moment later: a call sent on it before then is
+    # one gRPC core's shutdown cancels (CANCELLED, seen on a loaded machine), not this server's answer
+    assert _left_ready(p.channel, timeout=DRAIN)
     with grpc.insecure_channel(p.target) as fresh:
         for channel in (fresh, p.channel):  # a new connection, and the old one after its GOAWAY
             with pytest.raises(grpc.RpcError) as e:
