@@ -25,7 +25,7 @@ from traductor.cli import main  # noqa: E402
 from traductor.engine.translator import OnnxTranslator  # noqa: E402
 from traductor.options import DecodingOptions  # noqa: E402
 from traductor_export.importers import import_model  # noqa: E402
-from traductor_export.random_models import random_marian, shape  # noqa: E402
+from traductor_export.random_models import m2m100_config, random_marian  # noqa: E402
 
 QUIET = {"progress": lambda *_: None}
 # Written for this test: program messages and Spanish translations of them.
@@ -117,17 +117,8 @@ def marian_dir(tmp_path_factory) -> Path:
 
 def tiny_m2m100(tok, vocab_size: int, seed: int):
     """A tiny pre-norm M2M100 (NLLB's and M2M100's architecture) for `tok`, briefly trained."""
-    cfg = transformers.M2M100Config(
-        vocab_size=vocab_size,
-        **shape(**TINY),
-        pad_token_id=tok.pad_token_id,
-        eos_token_id=tok.eos_token_id,
-        bos_token_id=tok.bos_token_id,
-        decoder_start_token_id=tok.eos_token_id,
-        scale_embedding=True,
-        encoder_layerdrop=0.0,
-        decoder_layerdrop=0.0,
-    )
+    ids = dict(pad_id=tok.pad_token_id, eos_id=tok.eos_token_id, bos_id=tok.bos_token_id)
+    cfg = m2m100_config(vocab_size, **ids, **TINY)
     torch.manual_seed(0)
     model = transformers.M2M100ForConditionalGeneration(cfg).eval()
     train_briefly(model, tok, seed)

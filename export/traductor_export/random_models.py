@@ -6,6 +6,8 @@ tests and the measuring scripts import and serve in place of published models
                                 the MarianTokenizer and the MarianMTModel (random weights of the
                                 shape asked for, OPUS-MT's settings), not saved
     marian_config(...)          that MarianConfig alone, for a model without a tokenizer (ids only)
+    m2m100_config(...)          an M2M100Config (NLLB's architecture) with NLLB's settings, for
+                                the tokenizer's ids
     shape(...)                  the fields of a transformers encoder-decoder config that give its
                                 size, the same for both stacks (MarianConfig, M2M100Config)
 
@@ -93,6 +95,25 @@ def marian_config(vocab_size: int, *, d_model: int, layers: int, heads: int, d_f
         activation_function="swish",
         scale_embedding=True,
         share_encoder_decoder_embeddings=True,
+    )
+
+
+def m2m100_config(vocab_size: int, *, pad_id: int, eos_id: int, bos_id: int, **sizes):
+    """An M2M100Config with NLLB's settings: decoding started with EOS, embeddings scaled by
+    sqrt(d_model), no layer drop (a briefly trained model drops no layer at random); `sizes` are
+    `shape`'s arguments."""
+    import transformers
+
+    return transformers.M2M100Config(
+        vocab_size=vocab_size,
+        **shape(**sizes),
+        pad_token_id=pad_id,
+        eos_token_id=eos_id,
+        bos_token_id=bos_id,
+        decoder_start_token_id=eos_id,
+        scale_embedding=True,
+        encoder_layerdrop=0.0,
+        decoder_layerdrop=0.0,
     )
 
 

@@ -50,7 +50,7 @@ from traductor.engine.translator import drive
 from traductor.options import DecodingOptions
 from traductor_export.hf_checkpoint import model_config, variants
 from traductor_export.importers import build_model
-from traductor_export.random_models import marian_config, shape
+from traductor_export.random_models import m2m100_config, marian_config
 
 ROOT = Path(__file__).resolve().parents[2]
 # name -> (model_type, d_model, layers, heads, d_ff, vocab, max positions): the published configs
@@ -72,15 +72,8 @@ def hf_model(kind: str, d: int, layers: int, heads: int, d_ff: int, vocab: int, 
         config = marian_config(vocab, d_model=d, layers=layers, heads=heads, d_ff=d_ff, max_positions=positions)
         cls = transformers.MarianMTModel
     else:  # NLLB's: BOS 0, PAD 1, EOS 2 (the decoder's start)
-        config = transformers.M2M100Config(
-            vocab_size=vocab,
-            **shape(d_model=d, layers=layers, heads=heads, d_ff=d_ff, max_positions=positions),
-            scale_embedding=True,
-            pad_token_id=1,
-            eos_token_id=2,
-            bos_token_id=0,
-            decoder_start_token_id=2,
-        )
+        sizes = dict(d_model=d, layers=layers, heads=heads, d_ff=d_ff, max_positions=positions)
+        config = m2m100_config(vocab, pad_id=1, eos_id=2, bos_id=0, **sizes)
         cls = transformers.M2M100ForConditionalGeneration
     torch.manual_seed(0)
     with torch.device(device):

@@ -86,22 +86,15 @@ def nllb_checkpoint(out: Path, d_model: int, layers: int, heads: int, d_ff: int,
     import transformers
     from transformers.models.nllb.tokenization_nllb import FAIRSEQ_LANGUAGE_CODES
 
-    from traductor_export.random_models import shape
+    from traductor_export.random_models import m2m100_config
 
     out.mkdir(parents=True, exist_ok=True)
     train_spm(out / "sentencepiece.bpe.model", model_type="bpe")
     tok = transformers.NllbTokenizer.from_pretrained(
         out, src_lang="eng_Latn", tgt_lang="fra_Latn", extra_special_tokens=FAIRSEQ_LANGUAGE_CODES
     )
-    cfg = transformers.M2M100Config(
-        vocab_size=vocab_size,
-        **shape(d_model=d_model, layers=layers, heads=heads, d_ff=d_ff, max_positions=1024),
-        pad_token_id=tok.pad_token_id,
-        eos_token_id=tok.eos_token_id,
-        bos_token_id=tok.bos_token_id,
-        decoder_start_token_id=tok.eos_token_id,
-        scale_embedding=True,
-    )
+    ids = dict(pad_id=tok.pad_token_id, eos_id=tok.eos_token_id, bos_id=tok.bos_token_id)
+    cfg = m2m100_config(vocab_size, **ids, d_model=d_model, layers=layers, heads=heads, d_ff=d_ff, max_positions=1024)
     torch.manual_seed(0)
     model = transformers.M2M100ForConditionalGeneration(cfg).eval()
     model.save_pretrained(out)
