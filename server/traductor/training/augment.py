@@ -189,8 +189,9 @@ class Augmenter:
         two-word one first: a whole word (not after "<", ">" or "-", nor before ">" or "-"), the
         dictionary's or with an "s" more, case aside. A walk over the words and set look-ups: one
         regular expression of every term took 1.5 ms a source (the dictionary has thousands)."""
-        words = [m for m in _WORD.finditer(source) if m.start() == 0 or source[m.start() - 1] not in "<>-"]
-        after = {m.start(): m for m in _WORD.finditer(source)}  # a word by where it starts
+        every = list(_WORD.finditer(source))
+        words = [m for m in every if m.start() == 0 or source[m.start() - 1] not in "<>-"]
+        after = {m.start(): m for m in every}  # a word by where it starts
         i = 0
         while i < len(words):
             first = words[i]
