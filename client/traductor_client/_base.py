@@ -270,12 +270,22 @@ class ClientBase:
         timeout: Optional[float] = None,
         request_id: Optional[str] = None,
         format: str = "text",
+        group_tokens: bool = True,
+        max_delay_ms: int = 0,
         **options: Any,
     ) -> Any:
         """A ``StreamToken`` per generated token, then one ``StreamFinal``. The request is checked
         now (bad options raise here, not at the first event). The call is retried (on
-        UNAVAILABLE) only while nothing has been received; leaving the loop early cancels it."""
+        UNAVAILABLE) only while nothing has been received; leaving the loop early cancels it.
+
+        The server is asked to send the tokens that are ready together in one message
+        (``group_tokens``; fewer messages cost both ends less CPU); they are handed out one event
+        a token all the same, as soon as they arrive. ``max_delay_ms`` lets the server hold a
+        message that long for the tokens that follow (fewer messages still, later tokens);
+        ``group_tokens=False`` asks for one message a token."""
         request = translate_request(text, request_id, options, format)
+        request.stream.group_tokens = group_tokens
+        request.stream.max_delay_ms = max_delay_ms
         return self._stream(request, Attempts(self._settings, timeout))
 
     def model_info(self, model: str = "", *, timeout: Optional[float] = None) -> Any:

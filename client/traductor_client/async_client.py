@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Optional
 import grpc
 
 from traductor_client import _base, errors, health
-from traductor_client.results import StreamEvent, stream_event_from_pb
+from traductor_client.results import StreamEvent, stream_events_from_pb
 from traductor_client.v1 import translator_pb2
 
 
@@ -59,7 +59,8 @@ class AsyncTranslatorClient(_base.ClientBase):
             try:
                 async for message in call:
                     received = True
-                    yield stream_event_from_pb(message, with_scores)
+                    for event in stream_events_from_pb(message, with_scores):
+                        yield event
                 return
             except grpc.RpcError as rpc_error:
                 delay = attempts.delay_after(rpc_error, received)

@@ -167,6 +167,20 @@ class StreamFinal:
 StreamEvent = Union[StreamToken, StreamFinal]
 
 
+def stream_events_from_pb(
+    message: translator_pb2.TranslateStreamResponse, with_scores: bool = False
+) -> List[StreamEvent]:
+    """The events of one message: a ``StreamToken`` per token it carries (several when the call
+    asked for grouped tokens, ``StreamOptions.group_tokens``; one otherwise), or the final event."""
+    if message.token_id < 0 or not message.token_ids:
+        return [stream_event_from_pb(message, with_scores)]
+    logprobs = list(message.token_logprobs) if with_scores else [None] * len(message.token_ids)
+    return [
+        StreamToken(text=text, token_id=token_id, index=message.index + i, logprob=logprob)
+        for i, (token_id, text, logprob) in enumerate(zip(message.token_ids, message.text_deltas, logprobs))
+    ]
+
+
 def stream_event_from_pb(message: translator_pb2.TranslateStreamResponse, with_scores: bool = False) -> StreamEvent:
     """The final message is recognised by ``token_id == -1``, as the proto specifies."""
     if message.token_id < 0:

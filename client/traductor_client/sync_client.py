@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional
 import grpc
 
 from traductor_client import _base, errors, health
-from traductor_client.results import StreamEvent, stream_event_from_pb
+from traductor_client.results import StreamEvent, stream_events_from_pb
 from traductor_client.v1 import translator_pb2
 
 
@@ -58,7 +58,8 @@ class TranslatorClient(_base.ClientBase):
             try:
                 for message in call:
                     received = True
-                    yield stream_event_from_pb(message, with_scores)
+                    for event in stream_events_from_pb(message, with_scores):
+                        yield event
                 return
             except grpc.RpcError as rpc_error:
                 delay = attempts.delay_after(rpc_error, received)

@@ -60,7 +60,7 @@ class GlossaryEntry(_message.Message):
     def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
 
 class TranslateRequest(_message.Message):
-    __slots__ = ("text", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary", "formality")
+    __slots__ = ("text", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary", "formality", "stream")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +71,7 @@ class TranslateRequest(_message.Message):
     GLOSSARY_ID_FIELD_NUMBER: _ClassVar[int]
     GLOSSARY_FIELD_NUMBER: _ClassVar[int]
     FORMALITY_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
     text: str
     options: DecodingOptions
     request_id: str
@@ -81,7 +82,16 @@ class TranslateRequest(_message.Message):
     glossary_id: str
     glossary: _containers.RepeatedCompositeFieldContainer[GlossaryEntry]
     formality: str
-    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ..., formality: _Optional[str] = ...) -> None: ...
+    stream: StreamOptions
+    def __init__(self, text: _Optional[str] = ..., options: _Optional[_Union[DecodingOptions, _Mapping]] = ..., request_id: _Optional[str] = ..., format: _Optional[_Union[Format, str]] = ..., model: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., glossary_id: _Optional[str] = ..., glossary: _Optional[_Iterable[_Union[GlossaryEntry, _Mapping]]] = ..., formality: _Optional[str] = ..., stream: _Optional[_Union[StreamOptions, _Mapping]] = ...) -> None: ...
+
+class StreamOptions(_message.Message):
+    __slots__ = ("group_tokens", "max_delay_ms")
+    GROUP_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    MAX_DELAY_MS_FIELD_NUMBER: _ClassVar[int]
+    group_tokens: bool
+    max_delay_ms: int
+    def __init__(self, group_tokens: _Optional[bool] = ..., max_delay_ms: _Optional[int] = ...) -> None: ...
 
 class SegmentResult(_message.Message):
     __slots__ = ("source", "text", "finish_reason", "cut_short", "confidence", "low_confidence", "markup_unsure")
@@ -148,7 +158,7 @@ class TranslateResponse(_message.Message):
     def __init__(self, text: _Optional[str] = ..., token_ids: _Optional[_Iterable[int]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprobs: _Optional[_Iterable[float]] = ..., score: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ...) -> None: ...
 
 class TranslateStreamResponse(_message.Message):
-    __slots__ = ("text_delta", "token_id", "index", "finish_reason", "usage", "timings", "token_logprob", "request_id", "confidence", "segments")
+    __slots__ = ("text_delta", "token_id", "index", "finish_reason", "usage", "timings", "token_logprob", "request_id", "confidence", "segments", "token_ids", "text_deltas", "token_logprobs")
     TEXT_DELTA_FIELD_NUMBER: _ClassVar[int]
     TOKEN_ID_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -159,6 +169,9 @@ class TranslateStreamResponse(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     SEGMENTS_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_IDS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_DELTAS_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_LOGPROBS_FIELD_NUMBER: _ClassVar[int]
     text_delta: str
     token_id: int
     index: int
@@ -169,7 +182,10 @@ class TranslateStreamResponse(_message.Message):
     request_id: str
     confidence: float
     segments: _containers.RepeatedCompositeFieldContainer[SegmentResult]
-    def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ...) -> None: ...
+    token_ids: _containers.RepeatedScalarFieldContainer[int]
+    text_deltas: _containers.RepeatedScalarFieldContainer[str]
+    token_logprobs: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, text_delta: _Optional[str] = ..., token_id: _Optional[int] = ..., index: _Optional[int] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprob: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ..., token_ids: _Optional[_Iterable[int]] = ..., text_deltas: _Optional[_Iterable[str]] = ..., token_logprobs: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class TranslateBatchRequest(_message.Message):
     __slots__ = ("texts", "options", "request_id", "format", "model", "source_language", "target_language", "glossary_id", "glossary", "formality")

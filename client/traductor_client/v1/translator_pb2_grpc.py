@@ -82,8 +82,9 @@ class TranslatorServicer:
         raise NotImplementedError('Method not implemented!')
 
     def TranslateStream(self, request, context):
-        """The translation as it is generated: one message per output token (of any segment), then a
-        final message with finish_reason, usage and timings. text_delta carries the text as it
+        """The translation as it is generated: one message per output token (of any segment; several
+        tokens a message with StreamOptions.group_tokens), then a final message with finish_reason,
+        usage and timings. text_delta carries the text as it
         becomes ready in text order (so it is often empty for a token of a later segment);
         concatenating every text_delta gives TranslateResponse.text exactly.
         """

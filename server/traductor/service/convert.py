@@ -105,6 +105,39 @@ def token_to_pb(e: TokenEvent, request_id: str) -> pb.TranslateStreamResponse:
     )
 
 
+MAX_GROUP_DELAY_MS = 1000  # StreamOptions.max_delay_ms, at most
+
+
+def grouping_from_pb(o: pb.StreamOptions) -> float | None:
+    """A stream's grouping (StreamOptions): None for one message a token, else how long a group
+    may wait for more tokens, in seconds (0: not at all). InvalidInput names a bad field."""
+    if not 0 <= o.max_delay_ms <= MAX_GROUP_DELAY_MS:
+        raise InvalidInput(f"stream.max_delay_ms must be between 0 and {MAX_GROUP_DELAY_MS}, not {o.max_delay_ms}")
+    if not o.group_tokens:
+        if o.max_delay_ms:
+            raise InvalidInput("stream.max_delay_ms needs stream.group_tokens")
+        return None
+    return o.max_delay_ms / 1000
+
+
+def tokens_to_pb(group: list[TokenEvent], request_id: str, scores: bool) -> pb.TranslateStreamResponse:
+    """One message for several tokens (StreamOptions.group_tokens): the first token's fields, and
+    every token's id, text and (with return_scores) log p in the repeated fields."""
+    first = group[0]
+    r = pb.TranslateStreamResponse(
+        text_delta="".join(e.text_delta for e in group),
+        token_id=first.token_id,
+        index=first.index,
+        token_logprob=first.logprob,
+        request_id=request_id,
+        token_ids=[e.token_id for e in group],
+        text_deltas=[e.text_delta for e in group],
+    )
+    if scores:
+        r.token_logprobs.extend(e.logprob for e in group)
+    return r
+
+
 def final_to_pb(e: FinishEvent, request_id: str) -> pb.TranslateStreamResponse:
     return pb.TranslateStreamResponse(
         text_delta=e.final_delta,

@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 STEP_BUCKETS = (0.0005, 0.001, 0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5)
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 0.75, 1.0, 1.5, 2.5, 5.0, 10.0, 30.0)
 BATCH_BUCKETS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+GROUP_BUCKETS = (1, 2, 3, 4, 6, 8, 12, 16, 32)
 
 
 class Metrics:
@@ -85,6 +86,13 @@ class Metrics:
         self.output_tokens = Counter("traductor_output_tokens", "Tokens generated", ["model"], registry=r)
         self.kv_cache_bytes = Gauge(
             "traductor_kv_cache_bytes", "KV cache bytes held by active rows", ["model"], registry=r
+        )
+        self.stream_group = Histogram(
+            "traductor_stream_group_tokens",
+            "Tokens a message of the streams that group them (StreamOptions.group_tokens)",
+            ["model"],
+            buckets=GROUP_BUCKETS,
+            registry=r,
         )
 
         self.restarts = Counter(
@@ -165,6 +173,10 @@ class ModelMetrics:
         if event.token_ids:
             of(m.ttft).observe(t.first_token)
             of(m.tpot).observe(t.decode / len(event.token_ids))
+
+    def observe_stream_message(self, tokens: int) -> None:
+        """Called once per message of a stream that groups tokens, with how many it carries."""
+        self._of(self.metrics.stream_group).observe(tokens)
 
     def set_serving(self, serving: bool) -> None:
         self.metrics.serving.labels(self.model).set(1 if serving else 0)

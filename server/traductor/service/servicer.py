@@ -22,9 +22,17 @@ from .. import __version__
 from ..engine.request import FinishEvent
 from ..glossary import NO_GLOSSARIES, Glossary, GlossaryLookup
 from ..options import DecodingOptions, register_of
-from . import glossary_use, texts
+from . import glossary_use, grouping, texts
 from .async_engine import request_summary
-from .convert import final_to_pb, format_from_pb, options_from_pb, response_to_pb, token_to_pb
+from .convert import (
+    final_to_pb,
+    format_from_pb,
+    grouping_from_pb,
+    options_from_pb,
+    response_to_pb,
+    token_to_pb,
+    tokens_to_pb,
+)
 from .models import Model
 from .registry import Registry
 from .settings import Settings
@@ -78,9 +86,23 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
     async def TranslateStream(self, request: pb.TranslateRequest, context):
         rid = _request_id(request)
         model, options, format, glossary = self._call(request)
+        delay = grouping_from_pb(request.stream)
         prepared = texts.prepare(model.engine, request.text, options, format, glossary)
-        async for event in texts.stream(model.engine, prepared, rid, context.time_remaining()):
-            yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
+        events = texts.stream(model.engine, prepared, rid, context.time_remaining())
+        if delay is None:
+            async for event in events:
+                yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
+            return
+        scores = request.options.return_scores
+        async for group in grouping.grouped(events, delay):
+            *tokens, last = group
+            if not isinstance(last, FinishEvent):
+                tokens, last = group, None
+            if tokens:
+                model.engine.metrics.observe_stream_message(len(tokens))
+                yield tokens_to_pb(tokens, rid, scores)
+            if last is not None:
+                yield final_to_pb(last, rid)
 
     async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
         rid = _request_id(request)
