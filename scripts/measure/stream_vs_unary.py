@@ -1,7 +1,7 @@
 """Streams against unary calls, served: tokens/s and CPU per token of each process.
 
     python scripts/measure/stream_vs_unary.py [--concurrency 64] [--seconds 8] [--rounds 3]
-        [--compare CHECKOUT] [--out FILE.json]
+        [--compare CHECKOUT] [--out FILE.json] [--no-stream-groups | --stream-delay-ms MS]
 
 Serves the default model (`traductor serve`, memory off) and, at CONCURRENCY closed-loop callers
 (`traductor-client loadtest`, exactly 32 new tokens per call, the bench's one-sentence texts),
@@ -9,7 +9,9 @@ runs unary `Translate` calls, then `TranslateStream`; for each: output tokens/s 
 output token of the front (the server process), its engine process and the load generator, from
 /proc over the measured part. With `--compare CHECKOUT`, each round serves that checkout (its
 server/ and client/ first on PYTHONPATH, the load generator too) and then this tree; figures are
-medians over the rounds.
+medians over the rounds. This tree's streams ask for grouped tokens (StreamOptions), as its client
+library does, held up to --stream-delay-ms; `tokens_per_message` is what the server's
+traductor_stream_group_tokens counted (None: one token a message).
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from per_call import Server, cpu_ns  # noqa: E402
+from per_call import Server, cpu_ns, free_port  # noqa: E402
+
+from traductor_client._base import STREAM_DELAY_MS  # noqa: E402
 
 MODES = (("unary", "0"), ("stream", "1"))
 
@@ -39,6 +44,20 @@ def texts_file(directory: Path) -> Path:
     return path
 
 
+def group_sums(port: int) -> tuple[float, float] | None:
+    """(messages, tokens) of the grouped streams so far (traductor_stream_group_tokens), or None
+    for a server without the metric."""
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    sums = {}
+    for line in text.splitlines():
+        if line.startswith("traductor_stream_group_tokens_"):
+            name, value = line.split("{")[0], float(line.rsplit(" ", 1)[1])
+            sums[name] = sums.get(name, 0.0) + value
+    if "traductor_stream_group_tokens_count" not in sums:
+        return None
+    return sums["traductor_stream_group_tokens_count"], sums["traductor_stream_group_tokens_sum"]
+
+
 def run_mode(server: Server, pythonpath: str | None, texts: Path, fraction: str, args) -> dict:
     env = dict(os.environ)
     if pythonpath:
@@ -49,12 +68,16 @@ def run_mode(server: Server, pythonpath: str | None, texts: Path, fraction: str,
     cmd += ["--duration", str(args.seconds), "--warmup", "2", "--stream-fraction", fraction]
     cmd += ["--min-new-tokens", "32", "--max-new-tokens", "32", "--no-progress", "--input", str(texts)]
     cmd += ["--json-out", str(out)]
+    if pythonpath is None:  # this tree's load generator: streams as the flags say
+        cmd += [f"--stream-delay-ms={args.stream_delay_ms}"] if args.stream_groups else ["--no-stream-groups"]
     load = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
     time.sleep(2.5)  # past the warm-up
     pids = {**server.pids, "client": load.pid}
+    groups0 = group_sums(server.metrics_port)
     before, t0 = {k: cpu_ns(p) for k, p in pids.items()}, time.monotonic()
     time.sleep(args.seconds - 1.0)
     after, t1 = {k: cpu_ns(p) for k, p in pids.items()}, time.monotonic()
+    groups1 = group_sums(server.metrics_port)
     load.wait()
     level = json.loads(out.read_text())["levels"][0]
     out.unlink()
@@ -65,6 +88,10 @@ def run_mode(server: Server, pythonpath: str | None, texts: Path, fraction: str,
         "p50_ms": level.get("latency_ms", {}).get("p50", level.get("p50_ms")),
         "errors": level.get("errors", 0),
         "cpu_us_per_token": {k: (after[k] - before[k]) / 1000 / tokens for k in pids},
+        # tokens a message of the streams, where the server groups them (None: one a message)
+        "tokens_per_message": (groups1[1] - groups0[1]) / (groups1[0] - groups0[0])
+        if groups0 and groups1[0] > groups0[0]
+        else None,
     }
 
 
@@ -77,13 +104,27 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--compare", metavar="CHECKOUT")
     ap.add_argument("--out", type=Path)
+    ap.add_argument(
+        "--stream-groups",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="this tree's streams ask for grouped tokens (the client library's default)",
+    )
+    ap.add_argument(
+        "--stream-delay-ms",
+        type=int,
+        default=STREAM_DELAY_MS,
+        help="and let the server hold a message this long (default: the client library's, %(default)s)",
+    )
     args = ap.parse_args()
     texts = texts_file(Path(tempfile.mkdtemp()))
     variants = {"this tree": None} if not args.compare else {"base": args.compare, "this tree": None}
     results: dict = {v: [] for v in variants}
     for r in range(args.rounds):
         for name, path in variants.items():
-            server = Server(str(default_bundle()), path, max_input_tokens=128)
+            port = free_port()
+            server = Server(str(default_bundle()), path, max_input_tokens=128, extra=("--metrics-port", str(port)))
+            server.metrics_port = port
             try:
                 results[name].append({mode: run_mode(server, path, texts, f, args) for mode, f in MODES})
             finally:

@@ -37,6 +37,7 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
         self.calls: Counter = Counter()
         self.metadata: List[Dict[str, str]] = []
         self.options: List[pb.DecodingOptions] = []
+        self.stream_options: List[pb.StreamOptions] = []  # each TranslateStream's request.stream
         self.fail_next: List[grpc.StatusCode] = []
         self.required_token: Optional[str] = None
         self.release = threading.Event()
@@ -100,6 +101,8 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
 
     def TranslateStream(self, request, context):
         self._enter("TranslateStream", context, request.options)
+        with self._lock:
+            self.stream_options.append(request.stream)
         self._check(request.text, request.options, context)
         if request.text == "!break":
             yield pb.TranslateStreamResponse(text_delta="first", token_id=1, index=0)

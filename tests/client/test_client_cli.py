@@ -195,6 +195,23 @@ def test_loadtest_closed_sweep_counts_and_errors(server, capsys, tmp_path):
     assert "concurrency" in table and "errors at concurrency 4: INVALID_ARGUMENT=10" in table
 
 
+@pytest.mark.parametrize(
+    ("flags", "sent"),
+    [([], (True, 25)), (["--stream-delay-ms", "0"], (True, 0)), (["--no-stream-groups"], (False, 0))],
+)
+def test_loadtest_streams_ask_for_groups_as_the_library_does(server, tmp_path, flags, sent):
+    source = _input(tmp_path, ["the red fox"])
+    server.translator.stream_options.clear()
+    command = ["loadtest", "--target", server.address, "--input", source, "--requests", "3", "--warmup", "0"]
+    assert main([*command, "--stream-fraction", "1", "--no-progress", "--json", *flags]) == 0
+    assert {(o.group_tokens, o.max_delay_ms) for o in server.translator.stream_options} == {sent}
+
+
+def test_loadtest_refuses_a_stream_delay_out_of_range(server, capsys):
+    assert main(["loadtest", "--target", server.address, "--requests", "1", "--stream-delay-ms", "1001"]) == 2
+    assert "--stream-delay-ms must be within [0, 1000]" in capsys.readouterr().err
+
+
 def test_loadtest_open_loop_json_stdout(server, capsys, tmp_path):
     source = _input(tmp_path, ["a b c"])
     assert (

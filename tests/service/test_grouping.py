@@ -71,31 +71,35 @@ def test_no_event_waits_for_one_not_produced_yet():
     assert run(main()) == (["a"], True, ["b"], [])
 
 
-def test_a_delay_holds_a_group_for_the_events_that_follow():
+def test_a_delay_holds_every_group_but_the_first():
     async def main():
         source = Source()
         groups = grouped(source.events(), delay=3600)
         source.put(1)
+        first = await anext(groups)  # the caller's first sight of the stream is never held
+        source.put(2)
         pending = asyncio.ensure_future(anext(groups))
         for _ in range(5):
             await asyncio.sleep(0)
-        held = not pending.done()  # an hour's delay: the first event waits for more
-        source.put(2, 3, END)  # the end sends what was held, at once
-        return held, await pending, [g async for g in groups]
+        held = not pending.done()  # an hour's delay: the second event waits for more
+        source.put(3, 4, END)  # the end sends what was held, at once
+        return first, held, await pending, [g async for g in groups]
 
-    assert run(main()) == (True, [1, 2, 3], [])
+    assert run(main()) == ([1], True, [2, 3, 4], [])
 
 
 def test_a_delay_that_passes_sends_the_group():
     async def main():
         source = Source()
         groups = grouped(source.events(), delay=0.001)
-        source.put(1, 2)
-        first = await anext(groups)  # sent when its first event is 1 ms old, the source still open
-        source.put(3, END)
-        return first, [g async for g in groups]
+        source.put(1)
+        first = await anext(groups)
+        source.put(2, 3)
+        second = await anext(groups)  # sent when its first event is 1 ms old, the source still open
+        source.put(4, END)
+        return first, second, [g async for g in groups]
 
-    assert run(main()) == ([1, 2], [[3]])
+    assert run(main()) == ([1], [2, 3], [[4]])
 
 
 def test_an_error_comes_after_the_events_before_it():

@@ -11,6 +11,7 @@ import sys
 from typing import Any, Dict, List
 
 from traductor_client import __version__
+from traductor_client._base import STREAM_DELAY_MS
 from traductor_client._cliargs import (
     UsageError,
     add_decoding_flags,
@@ -82,6 +83,21 @@ def add_subparser(commands: Any, conn: argparse.ArgumentParser) -> None:
         help="fraction of requests sent as TranslateStream (0..1)",
     )
     parser.add_argument(
+        "--stream-groups",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="streams ask for the tokens ready together in one message, as the client library does "
+        "by default (--no-stream-groups: one message a token)",
+    )
+    parser.add_argument(
+        "--stream-delay-ms",
+        type=int,
+        default=STREAM_DELAY_MS,
+        metavar="MS",
+        help="streams let the server hold each message but the first this long for more tokens "
+        "(0..1000; default: the client library's, %(default)s)",
+    )
+    parser.add_argument(
         "--input",
         metavar="FILE",
         help="one sentence per line, or TSV with the source first (default: the sentences shipped with the client)",
@@ -123,6 +139,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("with --requests, --warmup counts requests (a whole number)")
     if not 0.0 <= args.stream_fraction <= 1.0:
         raise UsageError("--stream-fraction must be within [0, 1]")
+    if not 0 <= args.stream_delay_ms <= 1000:
+        raise UsageError("--stream-delay-ms must be within [0, 1000]")
     if args.max_inflight < 1:
         raise UsageError("--max-inflight must be at least 1")
     if args.plot:
@@ -145,7 +163,12 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         stop = StopRule(duration=args.duration or DEFAULT_DURATION, warmup=args.warmup)
     workload = Workload(
-        texts, decoding_options(args), args.stream_fraction, settings["timeout"], seed=args.shuffle_seed
+        texts,
+        decoding_options(args),
+        args.stream_fraction,
+        settings["timeout"],
+        seed=args.shuffle_seed,
+        stream_options={"group_tokens": args.stream_groups, "max_delay_ms": args.stream_delay_ms * args.stream_groups},
     )
     progress = Progress(sys.stderr.isatty() if args.progress is None else args.progress)
     report = {
@@ -158,6 +181,7 @@ def run_command(args: argparse.Namespace) -> int:
             "duration_seconds": stop.duration,
             "warmup": stop.warmup,
             "stream_fraction": args.stream_fraction,
+            "stream_options": workload.stream_options,
             "options": workload.options,
             "input": args.input or "(built-in)",
             "input_texts": len(texts),

@@ -90,6 +90,7 @@ class Workload:
     stream_fraction: float = 0.0
     timeout: Optional[float] = None
     seed: int = 0
+    stream_options: Dict[str, Any] = field(default_factory=dict)  # stream_events' group_tokens, max_delay_ms
 
     def plan(self, index: int) -> Tuple[str, bool]:
         """(text, stream?) of request number ``index``."""
@@ -103,7 +104,8 @@ class Workload:
         tokens = 0
         try:
             if stream:
-                async for event in client.stream_events(text, timeout=self.timeout, **self.options):
+                events = client.stream_events(text, timeout=self.timeout, **self.stream_options, **self.options)
+                async for event in events:
                     if isinstance(event, StreamFinal):
                         tokens = event.usage.output_tokens
                     elif ttft is None:

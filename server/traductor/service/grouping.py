@@ -5,7 +5,8 @@ microseconds of CPU each, more than a token's own share of a large batch's decod
 `grouped` reads a stream's events ahead, in a task of its own, while the caller's previous message
 is being sent; each group is every event read since the previous group was taken, so tokens that
 were ready together travel together and a token never waits for one not generated yet. With a
-delay, a group is also held until its first event is that old, or the events end.
+delay, each group but the first is also held until its first event is that old, or the events
+end: the first group goes out at once, so a caller's first sight of a stream is never later.
 
 It does not know what an event is, what a message looks like or how it is sent: the servicer
 turns each group into messages (convert.tokens_to_pb)."""
@@ -27,7 +28,7 @@ async def grouped(events: AsyncIterator[T], delay: float = 0.0) -> AsyncIterator
     buffer: list[T] = []
     ready = asyncio.Event()  # set when a group may be taken: at once, when its delay is up, at the end
     timer: asyncio.TimerHandle | None = None
-    ended = False
+    ended, first = False, True  # the first group is never held: it is the caller's first sight
     failure: list[BaseException] = []
 
     async def read() -> None:
@@ -35,7 +36,7 @@ async def grouped(events: AsyncIterator[T], delay: float = 0.0) -> AsyncIterator
         try:
             async for event in events:
                 buffer.append(event)
-                if not delay:
+                if not delay or first:
                     ready.set()
                 elif len(buffer) == 1:
                     timer = loop.call_later(delay, ready.set)
@@ -54,7 +55,7 @@ async def grouped(events: AsyncIterator[T], delay: float = 0.0) -> AsyncIterator
                 timer.cancel()
                 timer = None
             if buffer:
-                group = buffer[:]
+                group, first = buffer[:], False
                 buffer.clear()
                 yield group
             if ended and not buffer:
