@@ -150,8 +150,8 @@ def _request_fields(options: Dict[str, Any]) -> Dict[str, Any]:
 
 
 # How long the server may hold a stream's message (each but the first) for the tokens that follow:
-# a third of the messages at a busy server, later events by at most this much (docs/client.md).
-STREAM_DELAY_MS = 25
+# a quarter of the messages at a busy server, later events by at most this much (docs/client.md).
+STREAM_DELAY_MS = 50
 
 
 def translate_request(

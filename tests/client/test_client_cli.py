@@ -9,6 +9,7 @@ import pytest
 from client_fake_server import unused_port
 from grpc_health.v1 import health_pb2
 
+from traductor_client._base import STREAM_DELAY_MS
 from traductor_client.cli import main
 from traductor_client.loadtest.runner import Workload
 
@@ -197,7 +198,7 @@ def test_loadtest_closed_sweep_counts_and_errors(server, capsys, tmp_path):
 
 @pytest.mark.parametrize(
     ("flags", "sent"),
-    [([], (True, 25)), (["--stream-delay-ms", "0"], (True, 0)), (["--no-stream-groups"], (False, 0))],
+    [([], (True, STREAM_DELAY_MS)), (["--stream-delay-ms", "0"], (True, 0)), (["--no-stream-groups"], (False, 0))],
 )
 def test_loadtest_streams_ask_for_groups_as_the_library_does(server, tmp_path, flags, sent):
     source = _input(tmp_path, ["the red fox"])
