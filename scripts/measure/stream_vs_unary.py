@@ -85,7 +85,8 @@ def run_mode(server: Server, pythonpath: str | None, texts: Path, fraction: str,
     tokens = tps * (t1 - t0)
     return {
         "tokens_per_s": tps,
-        "p50_ms": level.get("latency_ms", {}).get("p50", level.get("p50_ms")),
+        "p50_ms": 1000 * level["latency_seconds"]["p50"],
+        "ttft_p50_ms": 1000 * level["ttft_seconds"]["p50"] if level.get("ttft_seconds", {}).get("count") else None,
         "errors": level.get("errors", 0),
         "cpu_us_per_token": {k: (after[k] - before[k]) / 1000 / tokens for k in pids},
         # tokens a message of the streams, where the server groups them (None: one a message)
@@ -138,7 +139,10 @@ def main() -> None:
             cpu = {k: statistics.median(x[mode]["cpu_us_per_token"][k] for x in results[name]) for k in server.pids}
             row[mode] = tps
             usage = ", ".join(f"{k} {v:.0f}" for k, v in cpu.items())
-            print(f"{name:>10} {mode:>6}: {tps:,.0f} tokens/s; CPU us a token: {usage}")
+            p50 = statistics.median(x[mode]["p50_ms"] for x in results[name])
+            ttft = [x[mode]["ttft_p50_ms"] for x in results[name] if x[mode]["ttft_p50_ms"] is not None]
+            first = f", time to first token {statistics.median(ttft):.0f} ms" if ttft else ""
+            print(f"{name:>10} {mode:>6}: {tps:,.0f} tokens/s; CPU us a token: {usage}; p50 {p50:.0f} ms{first}")
         ratios = [x["stream"]["tokens_per_s"] / x["unary"]["tokens_per_s"] for x in results[name]]
         each = ", ".join(f"{q:.0%}" for q in ratios)
         print(f"{name:>10} streams/unary: {statistics.median(ratios):.0%} (rounds: {each})")
