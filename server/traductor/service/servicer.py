@@ -94,15 +94,13 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
                 yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
             return
         scores = request.options.return_scores
-        async for group in grouping.grouped(events, delay):
-            *tokens, last = group
-            if not isinstance(last, FinishEvent):
-                tokens, last = group, None
+        async for group in grouping.grouped(events, delay):  # the FinishEvent comes last, in the last group
+            tokens = [e for e in group if not isinstance(e, FinishEvent)]
             if tokens:
                 model.engine.metrics.observe_stream_message(len(tokens))
                 yield tokens_to_pb(tokens, rid, scores)
-            if last is not None:
-                yield final_to_pb(last, rid)
+            if isinstance(group[-1], FinishEvent):
+                yield final_to_pb(group[-1], rid)
 
     async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
         rid = _request_id(request)
