@@ -152,6 +152,7 @@ def _request_fields(options: Dict[str, Any]) -> Dict[str, Any]:
 # How long the server may hold a stream's message (each but the first) for the tokens that follow:
 # a quarter of the messages at a busy server, later events by at most this much (docs/client.md).
 STREAM_DELAY_MS = 50
+MAX_STREAM_DELAY_MS = 1000  # the most a server holds one (StreamOptions.max_delay_ms)
 
 
 def translate_request(

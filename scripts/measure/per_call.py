@@ -196,8 +196,16 @@ def engine_alone(bundle_dir: str, texts: list[str], seconds: float) -> dict:
 
 
 class Server:
-    def __init__(self, bundle: str, pythonpath: str | None, max_input_tokens: int = 200, extra: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        bundle: str,
+        pythonpath: str | None,
+        max_input_tokens: int = 200,
+        extra: tuple[str, ...] = (),
+        metrics: bool = False,
+    ):
         self.grpc_port, self.http_port = free_port(), free_port()
+        self.metrics_port = free_port() if metrics else 0  # the Prometheus endpoint, off unless asked
         env = dict(os.environ)
         if pythonpath:
             env["PYTHONPATH"] = f"{pythonpath}/server:{pythonpath}/client"
@@ -205,7 +213,7 @@ class Server:
         cmd += ["--host", "127.0.0.1", "--port", str(self.grpc_port), "--http-port", str(self.http_port)]
         cmd += [
             "--metrics-port",
-            "0",
+            str(self.metrics_port),
             "--no-memory",
             "--log-level",
             "WARNING",

@@ -28,7 +28,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from per_call import Server, cpu_ns, free_port  # noqa: E402
+from per_call import Server, cpu_ns  # noqa: E402
 
 from traductor_client._base import STREAM_DELAY_MS  # noqa: E402
 
@@ -123,9 +123,7 @@ def main() -> None:
     results: dict = {v: [] for v in variants}
     for r in range(args.rounds):
         for name, path in variants.items():
-            port = free_port()
-            server = Server(str(default_bundle()), path, max_input_tokens=128, extra=("--metrics-port", str(port)))
-            server.metrics_port = port
+            server = Server(str(default_bundle()), path, max_input_tokens=128, metrics=True)
             try:
                 results[name].append({mode: run_mode(server, path, texts, f, args) for mode, f in MODES})
             finally:

@@ -11,7 +11,7 @@ import sys
 from typing import Any, Dict, List
 
 from traductor_client import __version__
-from traductor_client._base import STREAM_DELAY_MS
+from traductor_client._base import MAX_STREAM_DELAY_MS, STREAM_DELAY_MS
 from traductor_client._cliargs import (
     UsageError,
     add_decoding_flags,
@@ -95,7 +95,7 @@ def add_subparser(commands: Any, conn: argparse.ArgumentParser) -> None:
         default=STREAM_DELAY_MS,
         metavar="MS",
         help="streams let the server hold each message but the first this long for more tokens "
-        "(0..1000; default: the client library's, %(default)s)",
+        f"(0..{MAX_STREAM_DELAY_MS}; default: the client library's, %(default)s)",
     )
     parser.add_argument(
         "--input",
@@ -139,8 +139,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("with --requests, --warmup counts requests (a whole number)")
     if not 0.0 <= args.stream_fraction <= 1.0:
         raise UsageError("--stream-fraction must be within [0, 1]")
-    if not 0 <= args.stream_delay_ms <= 1000:
-        raise UsageError("--stream-delay-ms must be within [0, 1000]")
+    if not 0 <= args.stream_delay_ms <= MAX_STREAM_DELAY_MS:
+        raise UsageError(f"--stream-delay-ms must be within [0, {MAX_STREAM_DELAY_MS}]")
     if args.max_inflight < 1:
         raise UsageError("--max-inflight must be at least 1")
     if args.plot:
@@ -168,7 +168,7 @@ def run_command(args: argparse.Namespace) -> int:
         args.stream_fraction,
         settings["timeout"],
         seed=args.shuffle_seed,
-        stream_options={"group_tokens": args.stream_groups, "max_delay_ms": args.stream_delay_ms * args.stream_groups},
+        stream_options={"group_tokens": args.stream_groups, "max_delay_ms": args.stream_delay_ms},
     )
     progress = Progress(sys.stderr.isatty() if args.progress is None else args.progress)
     report = {
