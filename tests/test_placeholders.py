@@ -151,7 +151,7 @@ def test_every_kind_starts_with_a_quick_start_character():
     examples = (
         "%s %(n)d %1 {0} $HOME ${X} <b> &amp; _Open &Save --force -r %<PRIu64> https://a.org/x www.b.org "
         "c@d.org /etc/x ~/y src/z.c C:\\w 10.0.0.1:80 [::1]:53 fe80::1 localhost:631 app.conf .bashrc *.txt "
-        "see [FILE]..."
+        "see [FILE]... %APPDATA%"
     )
     found = placeholders.find_kinds(examples)
     assert {kind for kind, _ in found} == set(placeholders.KINDS) | {"metavar"}
@@ -201,7 +201,7 @@ def test_verbatim_spans_are_found_whole_and_masked(text, kind, span):
     "text",
     [
         "e.g. this and i.e. that, etc.",
-        "U.S.A. and 3.14 and version 1.2.3",
+        "U.S.A. and 3.14 and 1,000 and 50% and the 2nd of the 1990s",
         "Done.Then the rest",
         "read/write and and/or input/output",
         "Time is 12:30:45",

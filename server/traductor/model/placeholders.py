@@ -30,6 +30,10 @@ and the spans a careful localizer copies byte for byte (the "verbatim" kinds, tr
     filename   a name with an extension or a domain: `config.toml`, `libfoo.so.3`,
                `foo_1.2-3_amd64.deb`, `example.com`, `.bashrc`, `*.txt` (not abbreviations such
                as `e.g.` or `i.e.`, nor `Done.Then`, a sentence missing its space)
+    code       a token that is not a word of natural language (`_CODE` below): `%APPDATA%`,
+               `#ff0000`, `$(EXIF.EXPOSURE)`, digits glued to letters or symbols (`x86_64`, `v2.1`,
+               `0x1F`, `3f2a9c1e`), identifiers with underscores or inner capitals (`max_size`,
+               `camelCase`, `macOS`), versions (`1.2.3`); not numbers, times, ordinals or percentages
     metavar    help-text metavariables: an upper-case word a message puts in an option's place
                (`-o FILE`, `--opt=ARG`, `[PATTERN]`, `WORD...`); every occurrence of that word in
                the message is one, so the option column and its description say it the same way
@@ -104,6 +108,19 @@ _FILENAME = (
     r"[\w+-]*\w(?:\.[\w+-]*[A-Za-z0-9])+(?<=[A-Za-z0-9])(?![\w-]|\.\w)"
     r"|(?<![\w.@/\\*-])\*?\.[A-Za-z][\w-]*(?:\.[\w-]+)*(?<=[A-Za-z0-9])(?![\w-]|\.\w)"  # .desktop, *.txt
 )
+# A token that is not a word of natural language: a Windows variable, a colour, a Make/shell
+# substitution, or a whole token (the punctuation around it left out) holding digits glued to letters
+# or to `_#@`, an inner capital, an inner underscore (not a capitalised label with a mnemonic inside,
+# `E_xit`) or a version's two dots; never a number, an ordinal (`2nd`, `1990s`) or a percentage.
+_AFTER_TOKEN = r"[.,;:!?)\]}\"'»”’]*(?:\s|<|$)"
+_CODE = (
+    r"(?<![%\w])%[A-Za-z_][A-Za-z0-9_()]*[A-Za-z0-9_)]%(?![%\w])"  # %APPDATA%, %ProgramFiles(x86)%
+    r"|(?<![\w#&])#[0-9A-Fa-f]{3,8}(?![\w-])"  # #ff0000, #fff
+    r"|\$\([^()\s]+\)"  # $(EXIF.EXPOSURE), $(pwd)
+    rf"|(?<![^\s(\[{{\"'«“‘¿¡>])(?!\d+(?:st|nd|rd|th|s|%)?{_AFTER_TOKEN})(?![A-Z][a-z]*_[a-z]+{_AFTER_TOKEN})(?=\w)"
+    r"(?=\S*?(?:\d[A-Za-z_#@]|[A-Za-z_#@]\d|[a-z][A-Z]|(?<![A-Z])[A-Za-z0-9]_[A-Za-z0-9]|\d\.\d+\.\d))"
+    rf"[^\s\"'«“‘(\[{{<>%$]*?[^\s.,;:!?)\]}}\"'»”’<>%$](?={_AFTER_TOKEN})"
+)
 # An upper-case word in an option's place (`--opt=WORD`, `--opt[=WORD]`, `-o WORD`, `--opt WORD`,
 # `[WORD]`, `<WORD>`) or before `...` (`FILE...`): that word is a metavariable of the message.
 _METAVAR_AT = re.compile(
@@ -111,7 +128,7 @@ _METAVAR_AT = re.compile(
     r"|(?<![\w-])([A-Z][A-Z0-9_]*[A-Z0-9])(?=\.\.\.)"
 )
 _METAVAR_WORD = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
-VERBATIM = {"url": _URL, "email": _EMAIL, "path": _PATH, "address": _ADDRESS, "filename": _FILENAME}
+VERBATIM = {"url": _URL, "email": _EMAIL, "path": _PATH, "address": _ADDRESS, "filename": _FILENAME, "code": _CODE}
 KINDS = {
     **VERBATIM,
     "python": _PYTHON,
@@ -129,7 +146,7 @@ _TOKEN = re.compile(r"<ph(\d+)>")
 # Every kind above starts with one of these characters or has one of these pairs (a file name its
 # dot between two word characters, an address its colon). Most messages have none, and this test
 # is far cheaper than the long pattern, which the serving path runs several times per segment.
-_STARTS = re.compile(r"[%{$<&_/\\@=\[~*-]|\w\.\w|(?<!\w)\.[A-Za-z]|\w:\d|::|\w\.\.\.")
+_STARTS = re.compile(r"[%{$<&_/\\@=\[~*#-]|\w\.\w|(?<!\w)\.[A-Za-z]|\w:\d|::|\w\.\.\.|\d[A-Za-z]|[A-Za-z]\d|[a-z][A-Z]")
 
 
 @functools.lru_cache(maxsize=256)
