@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
+
 from traductor.cli import main
 from traductor.engine.translator import OnnxTranslator
 
@@ -85,7 +87,7 @@ class EmptyFirst:
 
 
 def test_a_segment_that_came_back_empty_keeps_its_source_and_is_named_on_stderr(capsys):
-    from traductor.cli import translate_texts
+    from traductor.offline import translate_texts
 
     kept: list = []
     assert translate_texts(EmptyFirst, ["Open it. Close it.", "Save."], 1, 8, untranslated=kept) == [
@@ -105,3 +107,52 @@ def test_a_reader_that_goes_away_ends_translate_quietly(tiny_bundle):
     process.stdout.close()
     _, err = process.communicate(b"uno dos\n" * 5, timeout=120)
     assert (process.returncode, err) == (141, b"")
+
+
+def run_bytes(bundle, stdin: bytes, monkeypatch, capsysbinary, *flags: str) -> tuple[int, list[bytes], str]:
+    """`traductor translate` on stdin's bytes: its status, its stdout lines (bytes), its stderr."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    status = main(["translate", "--model", str(bundle), "--threads", "1", *flags])
+    out, err = capsysbinary.readouterr()
+    assert out.endswith(b"\n")
+    return status, out[:-1].split(b"\n"), err.decode()
+
+
+def test_a_bad_line_is_printed_as_it_was_named_on_stderr_and_the_others_are_translated(
+    tiny_bundle, monkeypatch, capsysbinary
+):
+    """A control character, bytes that are not UTF-8: each such line comes out as it went in,
+    stderr names its number and the problem, the lines around it are translated, status 1."""
+    (good,) = OnnxTranslator.load(tiny_bundle, threads=1).translate(["uno dos."])
+    stdin = b"uno dos.\nuno \x01 dos.\nuno dos.\nuno \xff dos.\nuno dos.\n"
+    status, out, err = run_bytes(tiny_bundle, stdin, monkeypatch, capsysbinary)
+    assert status == 1
+    assert out == [good.encode(), b"uno \x01 dos.", good.encode(), b"uno \xff dos.", good.encode()]
+    assert err.splitlines() == [
+        "traductor translate: line 2: text holds the control character U+0001 at position 4 (characters counted "
+        "from 0); only tab, line feed and carriage return are accepted; printed as it was",
+        "traductor translate: line 4: not valid UTF-8 (byte 0xFF at byte 4 of the line, counted from 0); "
+        "printed as it was",
+        "traductor translate: 2 of 5 lines not translated",
+    ]
+
+
+def test_the_servers_input_limits_apply_line_by_line(tiny_bundle, monkeypatch, capsysbinary):
+    """By default the limits of `traductor serve` (a 2 MB line is refused before any model work);
+    --max-input-chars and --max-segments change them."""
+    status, out, err = run_bytes(tiny_bundle, b"a" * 2_000_000 + b"\n42\n", monkeypatch, capsysbinary)
+    assert (status, len(out[0]), out[1]) == (1, 2_000_000, b"42")
+    assert "line 1: text is 2000000 characters, over the limit of 20000 (--max-input-chars)" in err
+    (good,) = OnnxTranslator.load(tiny_bundle, threads=1).translate(["uno dos."])
+    stdin = b"uno dos. tres.\nuno dos tres cuatro\n42\nuno dos.\n"
+    flags = ("--max-input-chars", "18", "--max-segments", "1")
+    status, out, err = run_bytes(tiny_bundle, stdin, monkeypatch, capsysbinary, *flags)
+    assert status == 1 and out == [b"uno dos. tres.", b"uno dos tres cuatro", b"42", good.encode()]
+    assert "line 1: text is 2 segments, over the limit of 1 (--max-segments)" in err
+    assert "line 2: text is 19 characters, over the limit of 18 (--max-input-chars)" in err
+
+
+def test_the_limits_must_be_positive(tiny_bundle, capsys):
+    with pytest.raises(SystemExit):
+        main(["translate", "--model", str(tiny_bundle), "--max-input-chars", "0"])
+    assert "--max-input-chars: must be at least 1, got 0" in capsys.readouterr().err
