@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=.venv
-APT_PACKAGES="gettext qt6-l10n-tools chromium chromium-driver"
+APT_PACKAGES="gettext qt6-l10n-tools chromium chromium-driver redis-server"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     missing=""
     for package in $APT_PACKAGES; do

@@ -52,7 +52,35 @@ class DeadlinePassed(TraductorError):
 
 
 class Unauthenticated(TraductorError):
-    """The request carries no valid bearer token."""
+    """The request carries no valid key: none, a wrong one, or a revoked one (the message never
+    repeats what was sent)."""
+
+
+class PermissionDenied(TraductorError):
+    """The caller's key may not use this model or language pair (gRPC PERMISSION_DENIED, HTTP 403)."""
+
+
+class RateLimited(TraductorError):
+    """The caller's key has used its requests of the last minute; `retry_after`: seconds until
+    one is free again (gRPC RESOURCE_EXHAUSTED with a pushback trailer, HTTP 429 with Retry-After)."""
+
+    def __init__(self, message: str, retry_after: float):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class QuotaExceeded(RateLimited):
+    """The caller's key has used its characters of the day or the month; `retry_after`: seconds
+    until that period ends (DeepL API 456, LibreTranslate API 429, gRPC RESOURCE_EXHAUSTED)."""
+
+
+class KeyStoreDown(TraductorError):
+    """The key store (Redis, or the SQLite file) does not answer: calls that need a key are
+    refused until it does (gRPC UNAVAILABLE, HTTP 503), never let through."""
+
+
+class UnknownKey(NotFound):
+    """No key of that name in the key store (the `keys` command)."""
 
 
 class EngineFailure(TraductorError):

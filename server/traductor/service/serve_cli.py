@@ -25,7 +25,7 @@ Defaults a user should know:
     <model repository>/glossaries, else $XDG_DATA_HOME/traductor/glossaries
     (~/.local/share/traductor/glossaries): a folder of this user that every server on the
     machine started without --glossary-dir shares;
-  - no --token: any caller may translate.
+  - no --token and no --api-keys: any caller may translate (docs/keys.md).
 
 Every flag also reads TRADUCTOR_<FLAG> from the environment (TRADUCTOR_MAX_INPUT_CHARS for
 --max-input-chars); a flag wins over the variable. docs/service.md describes each setting."""
@@ -63,7 +63,10 @@ HELP = {
     "prestop_seconds": "on SIGTERM: NOT_SERVING at once, calls still served this long, then the port closes",
     "drain_seconds": "then: grace for the calls in flight",
     "start_report_seconds": "a start not serving after this long logs what it waits for (and goes on)",
-    "token": "bearer token required on translation calls (health stays open); default: none, anyone may call",
+    "token": "the administrator's key, required on translation calls unless --api-keys (health stays open); "
+    "default: none, anyone may call",
+    "api_keys": "every call needs a key made with `traductor keys add` (kept in keys.sqlite3 in --glossary-dir)",
+    "keys_redis": "Redis URL of the keys shared by replicas (redis://host:6379/0); implies --api-keys",
     "tls_cert": "PEM server certificate chain: serve TLS (with --tls-key)",
     "tls_key": "PEM private key of --tls-cert",
     "tls_client_ca": "PEM CA: clients must present a certificate it signed (mutual TLS)",

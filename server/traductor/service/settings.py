@@ -46,7 +46,9 @@ class Settings:
     prestop_seconds: float = 2.0  # on SIGTERM: NOT_SERVING at once, calls still served this long, then the port closes
     drain_seconds: float = 8.0  # then: grace for the calls in flight (compose stops at 10 s)
     start_report_seconds: float = 60.0  # a start not SERVING after this long logs where it waits (it goes on)
-    token: str = ""  # bearer token required on Translator calls (health stays open)
+    token: str = ""  # the administrator's key: every call, every glossary and document (health stays open)
+    api_keys: bool = False  # every call needs a key of the key store (keys.sqlite3 in the data dir; docs/keys.md)
+    keys_redis: str = ""  # the key store of replicas: a Redis URL (implies api_keys; docs/keys.md)
     tls_cert: str = ""  # PEM server certificate chain: enables TLS
     tls_key: str = ""
     tls_client_ca: str = ""  # PEM CA: clients must present a certificate it signed (mutual TLS)
