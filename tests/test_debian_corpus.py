@@ -193,6 +193,22 @@ def test_lang_picks_another_language(cache, tmp_path):
     assert {(r[0], r[1]) for r in every} == {("Cancel", "Annuler")}
 
 
+def test_into_english_reverses_pairs_and_holds_out_the_same_packages(cache, built, tmp_path):
+    forward_dir, forward = built
+    stats = run_corpus(cache, tmp_path / "es-en", "--into-english")
+    assert stats["languages"] == {"source": "es", "target": "en"}
+    assert (stats["dev_packages"], stats["test_packages"]) == (forward["dev_packages"], forward["test_packages"])
+    for split in ("dev", "test"):  # the held-out pairs are the forward ones, turned round
+        back = [(r[1], r[0], *r[2:]) for r in rows(forward_dir / f"{split}.tsv")]
+        assert [tuple(r) for r in rows(tmp_path / "es-en" / f"{split}.tsv")] == back
+    train = rows(tmp_path / "es-en" / "train.tsv")
+    held = {r[0] for s in ("dev", "test") for r in rows(tmp_path / "es-en" / f"{s}.tsv")}
+    assert train and not held & {r[0] for r in train}  # a held-out Spanish source is never trained on
+    assert ("Cancelar", "Cancel") in {(r[0], r[1]) for r in train}
+    memory = {(r[0], r[1]) for r in rows(tmp_path / "es-en" / "memory.tsv")}
+    assert {("Abrir", "Open"), ("Cancelar", "Cancel")} <= memory
+
+
 def test_download_fills_the_cache_then_offline_reuses_it(cache, tmp_path, monkeypatch):
     """apt-get is a fake on PATH that copies from a local 'mirror': what is cached is not fetched again."""
     mirror = cache / "cache" / "debs"

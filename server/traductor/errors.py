@@ -20,6 +20,17 @@ class InvalidInput(TraductorError, ValueError):
     """A request or an option the caller must change: empty text, too long, bad option value."""
 
 
+class ItemRefused(InvalidInput):
+    """One of several texts sent together (gRPC TranslateBatch, LibreTranslate's list `q`, DeepL's
+    several `text`) refused for what it holds: `.index` is its place among them (from 0), `.field`
+    the request field that holds them, `.reason` the text's own refusal. The message names the
+    item first, as in "texts[2]: text is empty"."""
+
+    def __init__(self, index: int, reason: InvalidInput, field: str = "texts"):
+        self.index, self.reason, self.field = index, reason, field
+        super().__init__(f"{field}[{index}]: {reason}")
+
+
 class NotFound(TraductorError):
     """What the caller asks for does not exist (any more): a translated file already downloaded
     or expired."""

@@ -57,10 +57,10 @@ from dataclasses import dataclass, field, replace
 from typing import AsyncIterator
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
-from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput
+from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput, ItemRefused
 from ..glossary import Glossary, masking
 from ..options import DecodingOptions, for_segment, resolve
-from ..text import DeltaStream, Plan, plan
+from ..text import DeltaStream, Plan, TextError, plan
 from ..text.pieces import Kind
 from . import glossed, placed
 from .async_engine import AsyncEngine
@@ -114,7 +114,7 @@ def prepare(
 ) -> Prepared:
     """Cut and check a text (empty, limits, format, options); raises InvalidInput for the caller."""
     if not text or not text.strip():
-        raise InvalidInput("text is empty")
+        raise TextError("text is empty")
     limit, encoded = engine.limits.max_input_tokens, {}
 
     def encode(s: str) -> tuple[list[int], list[str]]:  # each piece tokenized once
@@ -251,13 +251,21 @@ async def translate_many(
     format: str = "text",
     max_texts: int = 64,
     glossary: Glossary | None = None,
+    field: str = "texts",
 ) -> list[FinishEvent]:
     """Translate texts together (gRPC `TranslateBatch`, HTTP `/translate` with a list `q`).
 
-    Every text is checked before any work; text i gets the request id `{request_id}-{i}`."""
+    Every text is checked before any work: one refused for what it holds (`text.TextError`) is
+    `ItemRefused`, its message naming it as the request's `field` (texts, q, text) and its index.
+    Text i gets the request id `{request_id}-{i}`."""
     if not texts or len(texts) > max_texts:
         raise InvalidInput(f"texts must hold between 1 and {max_texts} texts (--max-batch-texts), got {len(texts)}")
-    prepared = [prepare(engine, t, options, format, glossary) for t in texts]
+    prepared = []
+    for index, text in enumerate(texts):
+        try:
+            prepared.append(prepare(engine, text, options, format, glossary))
+        except TextError as refused:
+            raise ItemRefused(index, refused, field) from refused
     return await run_many(engine, prepared, [f"{request_id}-{i}" for i in range(len(texts))], timeout)
 
 

@@ -3,6 +3,7 @@
 traductor corpus --out DIR                       Debian packages of the bundled list (default)
 traductor corpus --out DIR --packages LIST       another list of packages
 traductor corpus --out DIR --lang fr             another target language, same packages
+traductor corpus --out DIR --lang fr --into-english   the same pairs the other way round (fr -> en)
 traductor corpus --out DIR --offline             only what the cache already holds
 traductor corpus --docs --out DIR                documentation (help pages, man pages, package
                                                  descriptions) into DIR/es, DIR/fr, DIR/de
@@ -49,8 +50,10 @@ def run(args) -> None:
         require_torch("traductor corpus --docs", ("lxml",))
         from . import docs_corpus
 
-        if args.catalogs or args.tsv or args.dev or args.test:
-            raise CorpusError("--docs builds from Debian packages: --catalogs, --tsv, --dev and --test do not apply")
+        if args.catalogs or args.tsv or args.dev or args.test or args.into_english:
+            raise CorpusError(
+                "--docs builds from Debian packages: --catalogs, --tsv, --dev, --test and --into-english do not apply"
+            )
         langs = tuple(args.lang.split(",")) if args.lang else docs_corpus.DEFAULT_LANGS
         stats = docs_corpus.build(
             Path(args.out),
@@ -62,6 +65,8 @@ def run(args) -> None:
             progress=None if args.quiet else _progress,
         )
     elif args.catalogs or args.tsv:
+        if args.into_english:
+            raise CorpusError("--into-english reverses Debian catalogs: with --catalogs/--tsv, swap the columns")
         dev = tuple(args.dev.split(",")) if args.dev else corpus.DEFAULT_DEV
         test = tuple(args.test.split(",")) if args.test else corpus.DEFAULT_TEST
         stats = corpus.build(Path(args.out), Path(args.catalogs or corpus.DEFAULT_CATALOG_DIR), args.tsv, dev, test)
@@ -77,6 +82,7 @@ def run(args) -> None:
             args.max_per_package,
             held_out=(args.test_pairs, args.dev_pairs),
             progress=None if args.quiet else _progress,
+            into_english=args.into_english,
         )
         stats = {k: v for k, v in stats.items() if k != "pairs_per_package"}  # that one is in stats.json
     print(json.dumps(stats, indent=2))
@@ -103,6 +109,11 @@ def register(sub) -> None:
     p.add_argument(
         "--reserved",
         help="with --docs: packages whose documentation is never read (default: bundled reserved-docs-packages.txt)",
+    )
+    p.add_argument(
+        "--into-english",
+        action="store_true",
+        help="catalog pairs the other way round: LANG -> English (dev and test hold out the same packages)",
     )
     p.add_argument("--offline", action="store_true", help="download nothing: use the packages already in the cache")
     p.add_argument("--max-per-package", type=int, default=0, help="at most N training pairs from one package (0: all)")

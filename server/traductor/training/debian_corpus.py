@@ -126,6 +126,21 @@ def split(
     return out
 
 
+def reversed_pair(p: Pair) -> Pair:
+    return Pair(p.target, p.source, p.catalog, p.kind)
+
+
+def reverse(splits: dict[str, list[Pair]]) -> dict[str, list[Pair]]:
+    """The splits the other way round (into English), held out by the same packages: a model
+    warm-started from the forward model has never seen a reversed dev or test pair. A training
+    pair whose new source is a dev or test source leaves the training split (several English
+    messages share one translation, so the reversed sources are not unique as the forward ones are)."""
+    out = {name: [reversed_pair(p) for p in rows] for name, rows in splits.items()}
+    held = {p.source for name in ("dev", "test") for p in out[name]}
+    out["train"] = [p for p in out["train"] if p.source not in held]
+    return out
+
+
 def cap_per_package(rows: list[Pair], limit: int) -> list[Pair]:
     """At most `limit` training pairs from one package (a fixed pseudo-random choice), so that a
     few huge catalogs (a 3-D suite, a GIS, a compiler) do not drown the thousand small ones."""
@@ -199,8 +214,10 @@ def build(
     max_per_package: int = 0,
     held_out: tuple[int, int] = (TEST_PAIRS_PER_KIND, DEV_PAIRS_PER_KIND),
     progress: Callable[[str, int], Callable[[int], None]] | None = None,
+    into_english: bool = False,
 ) -> dict:
-    """Download (unless cached), extract, split and write train/dev/test/common TSVs + stats.json."""
+    """Download (unless cached), extract, split and write train/dev/test/common TSVs + stats.json;
+    `into_english`: the pairs the other way round (lang -> en), split by the same packages."""
     bar = progress or (lambda desc, total: lambda n: None)
     names = debian.read_package_list(package_list)
     debs = cache / "debs"
@@ -219,6 +236,10 @@ def build(
     splits = split(pairs, group_of, groups=(test, dev))
     memory = memory_entries(pairs, {n for n, g in group_of.items() if g not in test | dev})  # training only
     splits["train"] = cap_per_package(splits["train"], max_per_package)
+    if into_english:
+        splits = reverse(splits)
+        pairs = [reversed_pair(p) for p in pairs]
+        memory = memory_entries(pairs, {n for n, g in group_of.items() if g not in test | dev})
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, rows in splits.items():
         write_tsv(out_dir / f"{name}.tsv", rows)
@@ -227,7 +248,8 @@ def build(
     per_package = Counter(p.catalog for p in pairs)
     stats = {
         "source": f"Debian packages ({package_list or 'bundled list'}), language {lang}",
-        "languages": {"source": ENGLISH, "target": lang},  # msgids are English (gettext's convention)
+        # msgids are English (gettext's convention)
+        "languages": {"source": lang, "target": ENGLISH} if into_english else {"source": ENGLISH, "target": lang},
         "packages_listed": len(names),
         "packages_not_in_cache": sorted(n for n in names if debian.deb_for(debs, n) is None),
         "packages_without_catalogs": sorted(n for n in names if debian.deb_for(debs, n) and n not in infos),

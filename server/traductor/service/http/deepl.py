@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from ...errors import InvalidInput
+from ...errors import InvalidInput, ItemRefused
 from ...glossary import Glossary
 from ...languages import name as language_name
 from ...options import DecodingOptions
@@ -139,15 +139,19 @@ class DeepL:
             register = register_of(values.one("formality"), call.model.formality)
             options = DecodingOptions(target_language=call.target, source_language=call.source, register=register)
             marked, unmark = ignore([texts[i] for i in todo], tag_names(values, "ignore_tags") if fmt == "html" else [])
-            events = await translate_many(
-                call.model.engine,
-                marked,
-                options,
-                request_id(),
-                format=fmt,
-                max_texts=self.api.settings.max_batch_texts,
-                glossary=glossary,
-            )
+            try:
+                events = await translate_many(
+                    call.model.engine,
+                    marked,
+                    options,
+                    request_id(),
+                    format=fmt,
+                    max_texts=self.api.settings.max_batch_texts,
+                    glossary=glossary,
+                    field="text",
+                )
+            except ItemRefused as refused:  # named by its place among the texts sent, empty ones included
+                raise ItemRefused(todo[refused.index], refused.reason, refused.field) from refused.reason
             for i, event in zip(todo, events):
                 out[i] = unmark(event.text)
                 reports[i] = quality.deepl(event)

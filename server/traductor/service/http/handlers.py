@@ -154,7 +154,7 @@ class Handlers:
         rid = request_id()
         if p.batch:
             limit = self.api.settings.max_batch_texts
-            events = await translate_many(engine, p.texts, options, rid, None, p.format, limit, glossary)
+            events = await translate_many(engine, p.texts, options, rid, None, p.format, limit, glossary, "q")
             answer: dict = {"translatedText": [e.text for e in events]}
             reports = [quality.libre(e) for e in events]  # traductor's additions, one list per key
             answer.update({key: [r[key] for r in reports] for key in reports[0]})
