@@ -34,7 +34,7 @@ BAD = {
     "reversed pair": (ok(source="es", target="en"), "Spanish (es) is not available as a source language (sources: en)"),
     "served only as a target": (ok(source="es"), "Spanish (es) is not available as a source language (sources: en)"),
     "a NUL": (ok(q="a\x00b"), "control character U+0000 at position 1 (characters counted from 0)"),
-    "an escape in a list": (ok(q=["uno", "\x1b[1mdos"]), "control character U+001B at position 0"),
+    "an escape in a list": (ok(q=["uno", "\x1b[1mdos"]), "q[1]: text holds the control character U+001B at "),
     "a C1 control in html": (ok(q="<p>a\x85</p>", format="html"), "control character U+0085 at position 4"),
     "same language": (ok(target="en"), "is not available as a target language from English (en)"),
     "bad format": (ok(format="markdown"), "markdown format is not supported"),

@@ -52,7 +52,22 @@ def test_text_limits_are_invalid_argument_naming_the_limit(server, text, limit, 
     for error in refusals(server, translate_request(text)):
         assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
         assert f"over the limit of {value} ({limit})" in error.details()
+    assert error.details().startswith("texts[1]: text is ")  # the batch's refusal names the item
     assert server.service.engine.in_flight == 0
+
+
+def test_a_batch_refusal_names_the_item_and_an_option_refusal_names_none(server):
+    """TranslateBatch: the text refused is named by its index in `texts`; a bad option is every
+    text's, so its refusal names none."""
+    cases = {("uno dos", "tres", "  "): "texts[2]: text is empty", ("uno", "a\x07b"): "texts[1]: text holds the "}
+    for texts, start in cases.items():
+        with pytest.raises(grpc.RpcError) as e:
+            server.stub.TranslateBatch(pb.TranslateBatchRequest(texts=texts), timeout=WAIT)
+        assert e.value.code() is grpc.StatusCode.INVALID_ARGUMENT and e.value.details().startswith(start)
+    request = pb.TranslateBatchRequest(texts=["uno", "dos"], options=pb.DecodingOptions(beam_size=99))
+    with pytest.raises(grpc.RpcError) as e:
+        server.stub.TranslateBatch(request, timeout=WAIT)
+    assert "beam_size" in e.value.details() and "texts[" not in e.value.details()
 
 
 def test_limits_themselves_are_served(server):
