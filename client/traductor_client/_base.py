@@ -1,19 +1,19 @@
 """What the sync and asyncio clients share: connection settings, channel construction, call
-metadata, request building, the retry decisions (:class:`Attempts`) and the methods themselves
-(:class:`ClientBase`). Keeping it here means the two clients differ only in how they wait
-(blocking vs ``await``): each gives ``_unary`` and ``_stream`` (plus closing, ``stream`` and
-``health``), never what they send.
+metadata, the retry decisions (:class:`Attempts`) and the methods themselves (:class:`ClientBase`);
+the request messages they send are built by :mod:`traductor_client.messages`. Keeping it here
+means the two clients differ only in how they wait (blocking vs ``await``): each gives
+``_unary`` and ``_stream`` (plus closing, ``stream`` and ``health``), never what they send.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
 import grpc
 
-from traductor_client import errors, glossary, health
-from traductor_client import options as options_mod
+from traductor_client import errors, health
+from traductor_client.messages import STREAM_DELAY_MS, batch_request, translate_request
 from traductor_client.results import ModelInfo, Translation
 from traductor_client.retry import Deadline, RetryPolicy, next_delay
 from traductor_client.v1 import translator_pb2, translator_pb2_grpc
@@ -100,96 +100,6 @@ def health_check_callable(channel: Any) -> Any:
     )
 
 
-FORMATS = {"text": translator_pb2.FORMAT_TEXT, "html": translator_pb2.FORMAT_HTML}
-
-# Keyword arguments of translate(), translate_batch() and stream_events() that pick the model
-# rather than decoding options: a served model's name, and the languages (ISO 639-1 codes). Unset:
-# the server's default model (or the model of the pair given). `glossary_id` (a stored glossary) and
-# `glossary` (a mapping or (source, target) pairs) are request fields too (glossary.request_fields),
-# and so is `formality`.
-ROUTE_FIELDS = ("model", "source_language", "target_language")
-
-#: The values of ``formality`` (DeepL's): "more"/"less" need a model trained with register tags
-#: (``ModelInfo.formality``; the server refuses them with INVALID_ARGUMENT otherwise), the
-#: "prefer_" ones fall back to the model's default register where it has none.
-FORMALITIES = ("default", "more", "less", "prefer_more", "prefer_less")
-
-
-def _format(name: str) -> int:
-    if name not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {name!r}")
-    return FORMATS[name]
-
-
-def _route(options: Dict[str, Any]) -> Dict[str, str]:
-    """Take the routing fields out of `options` (the rest are decoding options)."""
-    route = {}
-    for name in ROUTE_FIELDS:
-        value = options.pop(name, None)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
-        route[name] = value
-    return route
-
-
-def _formality(options: Dict[str, Any]) -> Dict[str, str]:
-    """Take `formality` out of `options`, as the request field (the server checks the value)."""
-    value = options.pop("formality", None)
-    if value is None:
-        return {}
-    if not isinstance(value, str):
-        raise TypeError(f"formality must be a str, not {type(value).__name__}")
-    return {"formality": value}
-
-
-def _request_fields(options: Dict[str, Any]) -> Dict[str, Any]:
-    """The request fields that are not decoding options, taken out of `options`."""
-    return {**_route(options), **glossary.request_fields(options), **_formality(options)}
-
-
-# How long the server may hold a stream's message (each but the first) for the tokens that follow:
-# a quarter of the messages at a busy server, later events by at most this much (docs/client.md).
-STREAM_DELAY_MS = 50
-MAX_STREAM_DELAY_MS = 1000  # the most a server holds one (StreamOptions.max_delay_ms)
-
-
-def translate_request(
-    text: str, request_id: Optional[str], options: Dict[str, Any], format: str = "text"
-) -> translator_pb2.TranslateRequest:
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, not {type(text).__name__}")
-    options = dict(options)
-    route = _request_fields(options)
-    return translator_pb2.TranslateRequest(
-        text=text,
-        options=options_mod.to_pb(options),
-        request_id=request_id or "",
-        format=_format(format),
-        **route,
-    )
-
-
-def batch_request(
-    texts: Iterable[str], request_id: Optional[str], options: Dict[str, Any], format: str = "text"
-) -> translator_pb2.TranslateBatchRequest:
-    if isinstance(texts, str):  # a str is iterable too, but means a caller mistake here
-        raise TypeError("texts must be an iterable of str, not a single str")
-    texts = list(texts)
-    if not all(isinstance(t, str) for t in texts):
-        raise TypeError("texts must all be str")
-    options = dict(options)
-    route = _request_fields(options)
-    return translator_pb2.TranslateBatchRequest(
-        texts=texts,
-        options=options_mod.to_pb(options),
-        request_id=request_id or "",
-        format=_format(format),
-        **route,
-    )
-
-
 class Attempts:
     """The retries of one call: its overall deadline, the attempt count, and after a failure
     either the delay before the next attempt or the error to raise. Both clients drive it; they
@@ -251,8 +161,8 @@ class ClientBase:
         **options: Any,
     ) -> Any:
         """Translate one text (``format="html"``: tags kept): a :class:`Translation`.
-        ``formality`` (one of :data:`FORMALITIES`) asks for a register, on the models that have
-        one (``ModelInfo.formality``)."""
+        ``formality`` (one of :data:`traductor_client.messages.FORMALITIES`) asks for a register,
+        on the models that have one (``ModelInfo.formality``)."""
         request = translate_request(text, request_id, options, format)
         return self._unary(self._stub.Translate, request, timeout, Translation.from_pb)
 

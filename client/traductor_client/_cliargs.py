@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from traductor_client._base import DEFAULT_TARGET, DEFAULT_TIMEOUT, FORMALITIES
+from traductor_client._base import DEFAULT_TARGET, DEFAULT_TIMEOUT
+from traductor_client.messages import FORMALITIES
 from traductor_client.retry import RetryPolicy
 
 

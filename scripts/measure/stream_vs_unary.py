@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from per_call import Server, cpu_ns  # noqa: E402
 
-from traductor_client._base import STREAM_DELAY_MS  # noqa: E402
+from traductor_client.messages import STREAM_DELAY_MS  # noqa: E402
 
 MODES = (("unary", "0"), ("stream", "1"))
 

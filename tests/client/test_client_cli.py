@@ -9,9 +9,9 @@ import pytest
 from client_fake_server import unused_port
 from grpc_health.v1 import health_pb2
 
-from traductor_client._base import STREAM_DELAY_MS
 from traductor_client.cli import main
 from traductor_client.loadtest.runner import Workload
+from traductor_client.messages import STREAM_DELAY_MS
 
 
 def test_translate_argument(server, capsys):

@@ -11,7 +11,6 @@ import sys
 from typing import Any, Dict, List
 
 from traductor_client import __version__
-from traductor_client._base import MAX_STREAM_DELAY_MS, STREAM_DELAY_MS
 from traductor_client._cliargs import (
     UsageError,
     add_decoding_flags,
@@ -25,6 +24,7 @@ from traductor_client.loadtest.progress import Progress
 from traductor_client.loadtest.report import format_table
 from traductor_client.loadtest.runner import StopRule, Workload, run_closed, run_open
 from traductor_client.loadtest.summary import summarize
+from traductor_client.messages import MAX_STREAM_DELAY_MS, STREAM_DELAY_MS
 
 DEFAULT_DURATION = 10.0
 
