@@ -99,7 +99,8 @@ class Translation:
 
     ``token_logprobs`` is empty and ``score`` is None unless the call asked for
     ``return_scores=True``. ``confidence`` is the lowest of its segments' (None when the server
-    sent none); ``cut_short`` and ``low_confidence`` whether any segment is.
+    sent none); ``cut_short`` and ``low_confidence`` whether any segment is. ``alternatives``: other
+    translations, best first, when the call asked for them (``alternatives=N``, unary calls).
     """
 
     text: str
@@ -114,6 +115,7 @@ class Translation:
     cut_short: bool = False
     low_confidence: bool = False
     segments: List[Segment] = field(default_factory=list)
+    alternatives: List[str] = field(default_factory=list)
 
     @classmethod
     def from_pb(cls, message: translator_pb2.TranslateResponse) -> "Translation":
@@ -133,6 +135,7 @@ class Translation:
             cut_short=cut,
             low_confidence=low,
             segments=segments,
+            alternatives=list(message.alternatives),
         )
 
 

@@ -26,6 +26,7 @@ class DecodingOptions:
     source_language: str = ""  # a many-to-many model's source (NLLB, M2M100); "": its default
     register: str = ""  # "formal" or "informal" (model/controls.py; a model trained with the tags); "": the model's own
     stop_loops: bool = True  # end an output that loops (model/constraints.py); off: to compare with generate()
+    alternatives: int = 0  # other translations wanted: the beam's next-best hypotheses (for_segment widens the beam)
 
     @property
     def sampling(self) -> bool:
@@ -85,8 +86,15 @@ def for_segment(options: DecodingOptions, source_tokens: int, limits: Limits) ->
     deines Passworts ein"), where a beam picks the verb that goes with the pronoun ("Bitte gib dein
     Passwort ein"; docs/model-card.md, the register bans).
 
+    Alternatives asked for (`alternatives` N): the beam is at least N + 1 wide, and at least 4
+    (at most --max-beam-size), so that N hypotheses other than the best are there to choose from
+    when two of them spell the same text; the main translation is then the beam's best.
+
     Applied where a text is cut into segments (the service's texts.prepare, placed.py's wrapped
     texts, `traductor translate`); the engine itself decodes what it is given."""
+    if options.alternatives > 0 and not options.sampling:
+        wide = max(options.beam_size, options.alternatives + 1, SHORT_SOURCE_BEAM)
+        return replace(options, beam_size=max(1, min(wide, limits.max_beam_size)))
     if options.beam_size != 1 or options.sampling:
         return options
     if source_tokens > SHORT_SOURCE_TOKENS and not options.register:
@@ -123,6 +131,12 @@ def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> Dec
         raise InvalidInput(f"seed must be >= 0, got {o.seed}")
     if o.sampling and o.beam_size > 1:
         raise InvalidInput("beam search and sampling cannot be combined: set temperature 0 or beam_size 1")
+    if o.alternatives and (o.sampling or not 0 < o.alternatives < o.beam_size):
+        most = limits.max_beam_size - 1
+        raise InvalidInput(
+            f"alternatives must be between 0 and {most} (the server's --max-beam-size less one) and come from "
+            f"beam search (not with sampling), got {o.alternatives}"
+        )
     return _resolved(o, max_new, o.stop_loops and limits.stop_loops)
 
 

@@ -70,19 +70,6 @@ def test_auto_source_on_a_list_gives_one_detection_per_text(server):
     assert [d["language"] for d in body["detectedLanguage"]] == ["en", "en"]
 
 
-def test_alternatives_asked_for_are_none(server):
-    one = call(
-        server.url + "translate", "POST", json_body={"q": "uno", "source": "en", "target": "es", "alternatives": 3}
-    ).json()
-    many = call(
-        server.url + "translate",
-        "POST",
-        json_body={"q": ["uno", "dos"], "source": "en", "target": "es", "alternatives": 2},
-    ).json()
-    assert one["translatedText"] == grpc_text(server, "uno") and one["alternatives"] == []
-    assert many["alternatives"] == [[], []]
-
-
 def test_detect_is_english_with_a_graded_confidence(server):
     def confidence(text: str) -> float:
         [found] = call(server.url + "detect", "POST", form={"q": text}).json()

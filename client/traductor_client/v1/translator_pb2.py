@@ -24,49 +24,49 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$traductor_client/v1/translator.proto\x12\x0ctraductor.v1\"\xb0\x02\n\x0f\x44\x65\x63odingOptions\x12\x1b\n\x0emax_new_tokens\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x1b\n\x0emin_new_tokens\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12\x16\n\tbeam_size\x18\x03 \x01(\x05H\x02\x88\x01\x01\x12\x18\n\x0btemperature\x18\x04 \x01(\x02H\x03\x88\x01\x01\x12\x12\n\x05top_k\x18\x05 \x01(\x05H\x04\x88\x01\x01\x12\x12\n\x05top_p\x18\x06 \x01(\x02H\x05\x88\x01\x01\x12\x11\n\x04seed\x18\x07 \x01(\x03H\x06\x88\x01\x01\x12\x15\n\rreturn_scores\x18\x08 \x01(\x08\x42\x11\n\x0f_max_new_tokensB\x11\n\x0f_min_new_tokensB\x0c\n\n_beam_sizeB\x0e\n\x0c_temperatureB\x08\n\x06_top_kB\x08\n\x06_top_pB\x07\n\x05_seed\"/\n\rGlossaryEntry\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"\xcf\x02\n\x10TranslateRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12.\n\x07options\x18\x02 \x01(\x0b\x32\x1d.traductor.v1.DecodingOptions\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12$\n\x06\x66ormat\x18\x04 \x01(\x0e\x32\x14.traductor.v1.Format\x12\r\n\x05model\x18\x05 \x01(\t\x12\x17\n\x0fsource_language\x18\x06 \x01(\t\x12\x17\n\x0ftarget_language\x18\x07 \x01(\t\x12\x13\n\x0bglossary_id\x18\x08 \x01(\t\x12-\n\x08glossary\x18\t \x03(\x0b\x32\x1b.traductor.v1.GlossaryEntry\x12\x11\n\tformality\x18\n \x01(\t\x12+\n\x06stream\x18\x0b \x01(\x0b\x32\x1b.traductor.v1.StreamOptions\";\n\rStreamOptions\x12\x14\n\x0cgroup_tokens\x18\x01 \x01(\x08\x12\x14\n\x0cmax_delay_ms\x18\x02 \x01(\x05\"\xb6\x01\n\rSegmentResult\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x31\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x1a.traductor.v1.FinishReason\x12\x11\n\tcut_short\x18\x04 \x01(\x08\x12\x12\n\nconfidence\x18\x05 \x01(\x02\x12\x16\n\x0elow_confidence\x18\x06 \x01(\x08\x12\x15\n\rmarkup_unsure\x18\x07 \x01(\x08\"4\n\x05Usage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x05\x12\x15\n\routput_tokens\x18\x02 \x01(\x05\"\x8c\x01\n\x07Timings\x12\x15\n\rqueue_seconds\x18\x01 \x01(\x01\x12\x16\n\x0e\x65ncode_seconds\x18\x02 \x01(\x01\x12\x16\n\x0e\x64\x65\x63ode_seconds\x18\x03 \x01(\x01\x12\x15\n\rtotal_seconds\x18\x04 \x01(\x01\x12#\n\x1btime_to_first_token_seconds\x18\x05 \x01(\x01\"\xb1\x02\n\x11TranslateResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x11\n\ttoken_ids\x18\x02 \x03(\x05\x12\x31\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x1a.traductor.v1.FinishReason\x12\"\n\x05usage\x18\x04 \x01(\x0b\x32\x13.traductor.v1.Usage\x12&\n\x07timings\x18\x05 \x01(\x0b\x32\x15.traductor.v1.Timings\x12\x16\n\x0etoken_logprobs\x18\x06 \x03(\x02\x12\r\n\x05score\x18\x07 \x01(\x02\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12\x12\n\nconfidence\x18\t \x01(\x02\x12-\n\x08segments\x18\n \x03(\x0b\x32\x1b.traductor.v1.SegmentResult\"\xfb\x02\n\x17TranslateStreamResponse\x12\x12\n\ntext_delta\x18\x01 \x01(\t\x12\x10\n\x08token_id\x18\x02 \x01(\x05\x12\r\n\x05index\x18\x03 \x01(\x05\x12\x31\n\rfinish_reason\x18\x04 \x01(\x0e\x32\x1a.traductor.v1.FinishReason\x12\"\n\x05usage\x18\x05 \x01(\x0b\x32\x13.traductor.v1.Usage\x12&\n\x07timings\x18\x06 \x01(\x0b\x32\x15.traductor.v1.Timings\x12\x15\n\rtoken_logprob\x18\x07 \x01(\x02\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12\x12\n\nconfidence\x18\t \x01(\x02\x12-\n\x08segments\x18\n \x03(\x0b\x32\x1b.traductor.v1.SegmentResult\x12\x11\n\ttoken_ids\x18\x0b \x03(\x05\x12\x13\n\x0btext_deltas\x18\x0c \x03(\t\x12\x16\n\x0etoken_logprobs\x18\r \x03(\x02\"\xa8\x02\n\x15TranslateBatchRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12.\n\x07options\x18\x02 \x01(\x0b\x32\x1d.traductor.v1.DecodingOptions\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12$\n\x06\x66ormat\x18\x04 \x01(\x0e\x32\x14.traductor.v1.Format\x12\r\n\x05model\x18\x05 \x01(\t\x12\x17\n\x0fsource_language\x18\x06 \x01(\t\x12\x17\n\x0ftarget_language\x18\x07 \x01(\t\x12\x13\n\x0bglossary_id\x18\x08 \x01(\t\x12-\n\x08glossary\x18\t \x03(\x0b\x32\x1b.traductor.v1.GlossaryEntry\x12\x11\n\tformality\x18\n \x01(\t\"J\n\x16TranslateBatchResponse\x12\x30\n\x07results\x18\x01 \x03(\x0b\x32\x1f.traductor.v1.TranslateResponse\"$\n\x13GetModelInfoRequest\x12\r\n\x05model\x18\x01 \x01(\t\"\x13\n\x11ListModelsRequest\"T\n\x12ListModelsResponse\x12\'\n\x06models\x18\x01 \x03(\x0b\x32\x17.traductor.v1.ModelInfo\x12\x15\n\rdefault_model\x18\x02 \x01(\t\".\n\x0cLanguagePair\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"\xeb\x03\n\tModelInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x17\n\x0fsource_language\x18\x02 \x01(\t\x12\x17\n\x0ftarget_language\x18\x03 \x01(\t\x12\x0f\n\x07\x64_model\x18\x04 \x01(\x05\x12\x0f\n\x07n_heads\x18\x05 \x01(\x05\x12\x18\n\x10n_encoder_layers\x18\x06 \x01(\x05\x12\x18\n\x10n_decoder_layers\x18\x07 \x01(\x05\x12\x12\n\nvocab_size\x18\x08 \x01(\x05\x12\x18\n\x10max_input_tokens\x18\t \x01(\x05\x12\x16\n\x0emax_new_tokens\x18\n \x01(\x05\x12\x15\n\rmax_beam_size\x18\x0b \x01(\x05\x12\x17\n\x0fmax_batch_texts\x18\x0c \x01(\x05\x12\x15\n\rbundle_sha256\x18\r \x01(\t\x12\x14\n\x0cquantization\x18\x0e \x01(\t\x12\x0f\n\x07version\x18\x0f \x01(\t\x12\x17\n\x0fmax_input_chars\x18\x10 \x01(\x05\x12\x14\n\x0cmax_segments\x18\x11 \x01(\x05\x12-\n\tlanguages\x18\x12 \x03(\x0b\x32\x1a.traductor.v1.LanguagePair\x12\x12\n\nis_default\x18\x13 \x01(\x08\x12\x0f\n\x07serving\x18\x14 \x01(\x08\x12\x11\n\tformality\x18\x15 \x01(\x08**\n\x06\x46ormat\x12\x0f\n\x0b\x46ORMAT_TEXT\x10\x00\x12\x0f\n\x0b\x46ORMAT_HTML\x10\x01*\xcf\x01\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x15\n\x11\x46INISH_REASON_EOS\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1b\n\x17\x46INISH_REASON_CANCELLED\x10\x03\x12\x1a\n\x16\x46INISH_REASON_DEADLINE\x10\x04\x12\x1e\n\x1a\x46INISH_REASON_UNTRANSLATED\x10\x05\x12\x16\n\x12\x46INISH_REASON_LOOP\x10\x06\x32\xb0\x03\n\nTranslator\x12L\n\tTranslate\x12\x1e.traductor.v1.TranslateRequest\x1a\x1f.traductor.v1.TranslateResponse\x12Z\n\x0fTranslateStream\x12\x1e.traductor.v1.TranslateRequest\x1a%.traductor.v1.TranslateStreamResponse0\x01\x12[\n\x0eTranslateBatch\x12#.traductor.v1.TranslateBatchRequest\x1a$.traductor.v1.TranslateBatchResponse\x12J\n\x0cGetModelInfo\x12!.traductor.v1.GetModelInfoRequest\x1a\x17.traductor.v1.ModelInfo\x12O\n\nListModels\x12\x1f.traductor.v1.ListModelsRequest\x1a .traductor.v1.ListModelsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$traductor_client/v1/translator.proto\x12\x0ctraductor.v1\"\xdc\x02\n\x0f\x44\x65\x63odingOptions\x12\x1b\n\x0emax_new_tokens\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x1b\n\x0emin_new_tokens\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12\x16\n\tbeam_size\x18\x03 \x01(\x05H\x02\x88\x01\x01\x12\x18\n\x0btemperature\x18\x04 \x01(\x02H\x03\x88\x01\x01\x12\x12\n\x05top_k\x18\x05 \x01(\x05H\x04\x88\x01\x01\x12\x12\n\x05top_p\x18\x06 \x01(\x02H\x05\x88\x01\x01\x12\x11\n\x04seed\x18\x07 \x01(\x03H\x06\x88\x01\x01\x12\x15\n\rreturn_scores\x18\x08 \x01(\x08\x12\x19\n\x0c\x61lternatives\x18\t \x01(\x05H\x07\x88\x01\x01\x42\x11\n\x0f_max_new_tokensB\x11\n\x0f_min_new_tokensB\x0c\n\n_beam_sizeB\x0e\n\x0c_temperatureB\x08\n\x06_top_kB\x08\n\x06_top_pB\x07\n\x05_seedB\x0f\n\r_alternatives\"/\n\rGlossaryEntry\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"\xcf\x02\n\x10TranslateRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12.\n\x07options\x18\x02 \x01(\x0b\x32\x1d.traductor.v1.DecodingOptions\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12$\n\x06\x66ormat\x18\x04 \x01(\x0e\x32\x14.traductor.v1.Format\x12\r\n\x05model\x18\x05 \x01(\t\x12\x17\n\x0fsource_language\x18\x06 \x01(\t\x12\x17\n\x0ftarget_language\x18\x07 \x01(\t\x12\x13\n\x0bglossary_id\x18\x08 \x01(\t\x12-\n\x08glossary\x18\t \x03(\x0b\x32\x1b.traductor.v1.GlossaryEntry\x12\x11\n\tformality\x18\n \x01(\t\x12+\n\x06stream\x18\x0b \x01(\x0b\x32\x1b.traductor.v1.StreamOptions\";\n\rStreamOptions\x12\x14\n\x0cgroup_tokens\x18\x01 \x01(\x08\x12\x14\n\x0cmax_delay_ms\x18\x02 \x01(\x05\"\xb6\x01\n\rSegmentResult\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x31\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x1a.traductor.v1.FinishReason\x12\x11\n\tcut_short\x18\x04 \x01(\x08\x12\x12\n\nconfidence\x18\x05 \x01(\x02\x12\x16\n\x0elow_confidence\x18\x06 \x01(\x08\x12\x15\n\rmarkup_unsure\x18\x07 \x01(\x08\"4\n\x05Usage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x05\x12\x15\n\routput_tokens\x18\x02 \x01(\x05\"\x8c\x01\n\x07Timings\x12\x15\n\rqueue_seconds\x18\x01 \x01(\x01\x12\x16\n\x0e\x65ncode_seconds\x18\x02 \x01(\x01\x12\x16\n\x0e\x64\x65\x63ode_seconds\x18\x03 \x01(\x01\x12\x15\n\rtotal_seconds\x18\x04 \x01(\x01\x12#\n\x1btime_to_first_token_seconds\x18\x05 \x01(\x01\"\xc7\x02\n\x11TranslateResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x11\n\ttoken_ids\x18\x02 \x03(\x05\x12\x31\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x1a.traductor.v1.FinishReason\x12\"\n\x05usage\x18\x04 \x01(\x0b\x32\x13.traductor.v1.Usage\x12&\n\x07timings\x18\x05 \x01(\x0b\x32\x15.traductor.v1.Timings\x12\x16\n\x0etoken_logprobs\x18\x06 \x03(\x02\x12\r\n\x05score\x18\x07 \x01(\x02\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12\x12\n\nconfidence\x18\t \x01(\x02\x12-\n\x08segments\x18\n \x03(\x0b\x32\x1b.traductor.v1.SegmentResult\x12\x14\n\x0c\x61lternatives\x18\x0b \x03(\t\"\xfb\x02\n\x17TranslateStreamResponse\x12\x12\n\ntext_delta\x18\x01 \x01(\t\x12\x10\n\x08token_id\x18\x02 \x01(\x05\x12\r\n\x05index\x18\x03 \x01(\x05\x12\x31\n\rfinish_reason\x18\x04 \x01(\x0e\x32\x1a.traductor.v1.FinishReason\x12\"\n\x05usage\x18\x05 \x01(\x0b\x32\x13.traductor.v1.Usage\x12&\n\x07timings\x18\x06 \x01(\x0b\x32\x15.traductor.v1.Timings\x12\x15\n\rtoken_logprob\x18\x07 \x01(\x02\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12\x12\n\nconfidence\x18\t \x01(\x02\x12-\n\x08segments\x18\n \x03(\x0b\x32\x1b.traductor.v1.SegmentResult\x12\x11\n\ttoken_ids\x18\x0b \x03(\x05\x12\x13\n\x0btext_deltas\x18\x0c \x03(\t\x12\x16\n\x0etoken_logprobs\x18\r \x03(\x02\"\xa8\x02\n\x15TranslateBatchRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12.\n\x07options\x18\x02 \x01(\x0b\x32\x1d.traductor.v1.DecodingOptions\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12$\n\x06\x66ormat\x18\x04 \x01(\x0e\x32\x14.traductor.v1.Format\x12\r\n\x05model\x18\x05 \x01(\t\x12\x17\n\x0fsource_language\x18\x06 \x01(\t\x12\x17\n\x0ftarget_language\x18\x07 \x01(\t\x12\x13\n\x0bglossary_id\x18\x08 \x01(\t\x12-\n\x08glossary\x18\t \x03(\x0b\x32\x1b.traductor.v1.GlossaryEntry\x12\x11\n\tformality\x18\n \x01(\t\"J\n\x16TranslateBatchResponse\x12\x30\n\x07results\x18\x01 \x03(\x0b\x32\x1f.traductor.v1.TranslateResponse\"$\n\x13GetModelInfoRequest\x12\r\n\x05model\x18\x01 \x01(\t\"\x13\n\x11ListModelsRequest\"T\n\x12ListModelsResponse\x12\'\n\x06models\x18\x01 \x03(\x0b\x32\x17.traductor.v1.ModelInfo\x12\x15\n\rdefault_model\x18\x02 \x01(\t\".\n\x0cLanguagePair\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"\xeb\x03\n\tModelInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x17\n\x0fsource_language\x18\x02 \x01(\t\x12\x17\n\x0ftarget_language\x18\x03 \x01(\t\x12\x0f\n\x07\x64_model\x18\x04 \x01(\x05\x12\x0f\n\x07n_heads\x18\x05 \x01(\x05\x12\x18\n\x10n_encoder_layers\x18\x06 \x01(\x05\x12\x18\n\x10n_decoder_layers\x18\x07 \x01(\x05\x12\x12\n\nvocab_size\x18\x08 \x01(\x05\x12\x18\n\x10max_input_tokens\x18\t \x01(\x05\x12\x16\n\x0emax_new_tokens\x18\n \x01(\x05\x12\x15\n\rmax_beam_size\x18\x0b \x01(\x05\x12\x17\n\x0fmax_batch_texts\x18\x0c \x01(\x05\x12\x15\n\rbundle_sha256\x18\r \x01(\t\x12\x14\n\x0cquantization\x18\x0e \x01(\t\x12\x0f\n\x07version\x18\x0f \x01(\t\x12\x17\n\x0fmax_input_chars\x18\x10 \x01(\x05\x12\x14\n\x0cmax_segments\x18\x11 \x01(\x05\x12-\n\tlanguages\x18\x12 \x03(\x0b\x32\x1a.traductor.v1.LanguagePair\x12\x12\n\nis_default\x18\x13 \x01(\x08\x12\x0f\n\x07serving\x18\x14 \x01(\x08\x12\x11\n\tformality\x18\x15 \x01(\x08**\n\x06\x46ormat\x12\x0f\n\x0b\x46ORMAT_TEXT\x10\x00\x12\x0f\n\x0b\x46ORMAT_HTML\x10\x01*\xcf\x01\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x15\n\x11\x46INISH_REASON_EOS\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1b\n\x17\x46INISH_REASON_CANCELLED\x10\x03\x12\x1a\n\x16\x46INISH_REASON_DEADLINE\x10\x04\x12\x1e\n\x1a\x46INISH_REASON_UNTRANSLATED\x10\x05\x12\x16\n\x12\x46INISH_REASON_LOOP\x10\x06\x32\xb0\x03\n\nTranslator\x12L\n\tTranslate\x12\x1e.traductor.v1.TranslateRequest\x1a\x1f.traductor.v1.TranslateResponse\x12Z\n\x0fTranslateStream\x12\x1e.traductor.v1.TranslateRequest\x1a%.traductor.v1.TranslateStreamResponse0\x01\x12[\n\x0eTranslateBatch\x12#.traductor.v1.TranslateBatchRequest\x1a$.traductor.v1.TranslateBatchResponse\x12J\n\x0cGetModelInfo\x12!.traductor.v1.GetModelInfoRequest\x1a\x17.traductor.v1.ModelInfo\x12O\n\nListModels\x12\x1f.traductor.v1.ListModelsRequest\x1a .traductor.v1.ListModelsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'traductor_client.v1.translator_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_FORMAT']._serialized_start=2943
-  _globals['_FORMAT']._serialized_end=2985
-  _globals['_FINISHREASON']._serialized_start=2988
-  _globals['_FINISHREASON']._serialized_end=3195
+  _globals['_FORMAT']._serialized_start=3009
+  _globals['_FORMAT']._serialized_end=3051
+  _globals['_FINISHREASON']._serialized_start=3054
+  _globals['_FINISHREASON']._serialized_end=3261
   _globals['_DECODINGOPTIONS']._serialized_start=55
-  _globals['_DECODINGOPTIONS']._serialized_end=359
-  _globals['_GLOSSARYENTRY']._serialized_start=361
-  _globals['_GLOSSARYENTRY']._serialized_end=408
-  _globals['_TRANSLATEREQUEST']._serialized_start=411
-  _globals['_TRANSLATEREQUEST']._serialized_end=746
-  _globals['_STREAMOPTIONS']._serialized_start=748
-  _globals['_STREAMOPTIONS']._serialized_end=807
-  _globals['_SEGMENTRESULT']._serialized_start=810
-  _globals['_SEGMENTRESULT']._serialized_end=992
-  _globals['_USAGE']._serialized_start=994
-  _globals['_USAGE']._serialized_end=1046
-  _globals['_TIMINGS']._serialized_start=1049
-  _globals['_TIMINGS']._serialized_end=1189
-  _globals['_TRANSLATERESPONSE']._serialized_start=1192
-  _globals['_TRANSLATERESPONSE']._serialized_end=1497
-  _globals['_TRANSLATESTREAMRESPONSE']._serialized_start=1500
-  _globals['_TRANSLATESTREAMRESPONSE']._serialized_end=1879
-  _globals['_TRANSLATEBATCHREQUEST']._serialized_start=1882
-  _globals['_TRANSLATEBATCHREQUEST']._serialized_end=2178
-  _globals['_TRANSLATEBATCHRESPONSE']._serialized_start=2180
-  _globals['_TRANSLATEBATCHRESPONSE']._serialized_end=2254
-  _globals['_GETMODELINFOREQUEST']._serialized_start=2256
-  _globals['_GETMODELINFOREQUEST']._serialized_end=2292
-  _globals['_LISTMODELSREQUEST']._serialized_start=2294
-  _globals['_LISTMODELSREQUEST']._serialized_end=2313
-  _globals['_LISTMODELSRESPONSE']._serialized_start=2315
-  _globals['_LISTMODELSRESPONSE']._serialized_end=2399
-  _globals['_LANGUAGEPAIR']._serialized_start=2401
-  _globals['_LANGUAGEPAIR']._serialized_end=2447
-  _globals['_MODELINFO']._serialized_start=2450
-  _globals['_MODELINFO']._serialized_end=2941
-  _globals['_TRANSLATOR']._serialized_start=3198
-  _globals['_TRANSLATOR']._serialized_end=3630
+  _globals['_DECODINGOPTIONS']._serialized_end=403
+  _globals['_GLOSSARYENTRY']._serialized_start=405
+  _globals['_GLOSSARYENTRY']._serialized_end=452
+  _globals['_TRANSLATEREQUEST']._serialized_start=455
+  _globals['_TRANSLATEREQUEST']._serialized_end=790
+  _globals['_STREAMOPTIONS']._serialized_start=792
+  _globals['_STREAMOPTIONS']._serialized_end=851
+  _globals['_SEGMENTRESULT']._serialized_start=854
+  _globals['_SEGMENTRESULT']._serialized_end=1036
+  _globals['_USAGE']._serialized_start=1038
+  _globals['_USAGE']._serialized_end=1090
+  _globals['_TIMINGS']._serialized_start=1093
+  _globals['_TIMINGS']._serialized_end=1233
+  _globals['_TRANSLATERESPONSE']._serialized_start=1236
+  _globals['_TRANSLATERESPONSE']._serialized_end=1563
+  _globals['_TRANSLATESTREAMRESPONSE']._serialized_start=1566
+  _globals['_TRANSLATESTREAMRESPONSE']._serialized_end=1945
+  _globals['_TRANSLATEBATCHREQUEST']._serialized_start=1948
+  _globals['_TRANSLATEBATCHREQUEST']._serialized_end=2244
+  _globals['_TRANSLATEBATCHRESPONSE']._serialized_start=2246
+  _globals['_TRANSLATEBATCHRESPONSE']._serialized_end=2320
+  _globals['_GETMODELINFOREQUEST']._serialized_start=2322
+  _globals['_GETMODELINFOREQUEST']._serialized_end=2358
+  _globals['_LISTMODELSREQUEST']._serialized_start=2360
+  _globals['_LISTMODELSREQUEST']._serialized_end=2379
+  _globals['_LISTMODELSRESPONSE']._serialized_start=2381
+  _globals['_LISTMODELSRESPONSE']._serialized_end=2465
+  _globals['_LANGUAGEPAIR']._serialized_start=2467
+  _globals['_LANGUAGEPAIR']._serialized_end=2513
+  _globals['_MODELINFO']._serialized_start=2516
+  _globals['_MODELINFO']._serialized_end=3007
+  _globals['_TRANSLATOR']._serialized_start=3264
+  _globals['_TRANSLATOR']._serialized_end=3696
 # @@protoc_insertion_point(module_scope)

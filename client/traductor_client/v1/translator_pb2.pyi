@@ -32,7 +32,7 @@ FINISH_REASON_UNTRANSLATED: FinishReason
 FINISH_REASON_LOOP: FinishReason
 
 class DecodingOptions(_message.Message):
-    __slots__ = ("max_new_tokens", "min_new_tokens", "beam_size", "temperature", "top_k", "top_p", "seed", "return_scores")
+    __slots__ = ("max_new_tokens", "min_new_tokens", "beam_size", "temperature", "top_k", "top_p", "seed", "return_scores", "alternatives")
     MAX_NEW_TOKENS_FIELD_NUMBER: _ClassVar[int]
     MIN_NEW_TOKENS_FIELD_NUMBER: _ClassVar[int]
     BEAM_SIZE_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +41,7 @@ class DecodingOptions(_message.Message):
     TOP_P_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     RETURN_SCORES_FIELD_NUMBER: _ClassVar[int]
+    ALTERNATIVES_FIELD_NUMBER: _ClassVar[int]
     max_new_tokens: int
     min_new_tokens: int
     beam_size: int
@@ -49,7 +50,8 @@ class DecodingOptions(_message.Message):
     top_p: float
     seed: int
     return_scores: bool
-    def __init__(self, max_new_tokens: _Optional[int] = ..., min_new_tokens: _Optional[int] = ..., beam_size: _Optional[int] = ..., temperature: _Optional[float] = ..., top_k: _Optional[int] = ..., top_p: _Optional[float] = ..., seed: _Optional[int] = ..., return_scores: _Optional[bool] = ...) -> None: ...
+    alternatives: int
+    def __init__(self, max_new_tokens: _Optional[int] = ..., min_new_tokens: _Optional[int] = ..., beam_size: _Optional[int] = ..., temperature: _Optional[float] = ..., top_k: _Optional[int] = ..., top_p: _Optional[float] = ..., seed: _Optional[int] = ..., return_scores: _Optional[bool] = ..., alternatives: _Optional[int] = ...) -> None: ...
 
 class GlossaryEntry(_message.Message):
     __slots__ = ("source", "target")
@@ -134,7 +136,7 @@ class Timings(_message.Message):
     def __init__(self, queue_seconds: _Optional[float] = ..., encode_seconds: _Optional[float] = ..., decode_seconds: _Optional[float] = ..., total_seconds: _Optional[float] = ..., time_to_first_token_seconds: _Optional[float] = ...) -> None: ...
 
 class TranslateResponse(_message.Message):
-    __slots__ = ("text", "token_ids", "finish_reason", "usage", "timings", "token_logprobs", "score", "request_id", "confidence", "segments")
+    __slots__ = ("text", "token_ids", "finish_reason", "usage", "timings", "token_logprobs", "score", "request_id", "confidence", "segments", "alternatives")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     TOKEN_IDS_FIELD_NUMBER: _ClassVar[int]
     FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
@@ -145,6 +147,7 @@ class TranslateResponse(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     SEGMENTS_FIELD_NUMBER: _ClassVar[int]
+    ALTERNATIVES_FIELD_NUMBER: _ClassVar[int]
     text: str
     token_ids: _containers.RepeatedScalarFieldContainer[int]
     finish_reason: FinishReason
@@ -155,7 +158,8 @@ class TranslateResponse(_message.Message):
     request_id: str
     confidence: float
     segments: _containers.RepeatedCompositeFieldContainer[SegmentResult]
-    def __init__(self, text: _Optional[str] = ..., token_ids: _Optional[_Iterable[int]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprobs: _Optional[_Iterable[float]] = ..., score: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ...) -> None: ...
+    alternatives: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, text: _Optional[str] = ..., token_ids: _Optional[_Iterable[int]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., timings: _Optional[_Union[Timings, _Mapping]] = ..., token_logprobs: _Optional[_Iterable[float]] = ..., score: _Optional[float] = ..., request_id: _Optional[str] = ..., confidence: _Optional[float] = ..., segments: _Optional[_Iterable[_Union[SegmentResult, _Mapping]]] = ..., alternatives: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TranslateStreamResponse(_message.Message):
     __slots__ = ("text_delta", "token_id", "index", "finish_reason", "usage", "timings", "token_logprob", "request_id", "confidence", "segments", "token_ids", "text_deltas", "token_logprobs")

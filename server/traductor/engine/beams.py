@@ -6,6 +6,8 @@
     choose(req, logits, ...)              one beam step's choice (decoding.py), for either kind
     advance(req, choice, ...)             the choice applied to the beam state; the hypothesis
                                           (tokens, log-probabilities, ended at EOS) once it is final
+    others(req, eos_id, pad_id)           the final search's other hypotheses, best first (the
+                                          caller's `alternatives`)
 
 It owns the difference between the two beam searches, so that the scheduler handles a beam
 request one way. It does not know rows, the cache or the model (the scheduler reorders a beam's
@@ -18,7 +20,7 @@ import numpy as np
 
 from ..model.constraints import Constraints
 from ..model.generation import GenerationConfig
-from . import decoding
+from . import decoding, selection
 from .beam_transformers import TransformersBeam
 from .request import BeamState, Request
 
@@ -51,3 +53,21 @@ def advance(req: Request, choice: tuple, eos_id: int, pad_id: int) -> tuple[list
     if not beam.finished.all() and beam.prefixes.shape[1] < req.options.max_new_tokens:
         return None
     return decoding.best_hypothesis(beam, eos_id, pad_id)
+
+
+def others(req: Request, eos_id: int, pad_id: int) -> list[list[int]]:
+    """The tokens (EOS and PAD cut) of every hypothesis of the final search but the best, best
+    first: the project's beams ranked as `best_hypothesis` ranks them (ties by beam index), or
+    transformers' finished set in its order. Beams that never grew (score -inf) are left out."""
+    beam = req.state.beam
+    if isinstance(beam, TransformersBeam):
+        return [_cut(tokens, eos_id, pad_id) for tokens, _ in beam.finished[1:] if tokens]
+    order = selection.ranked_beams(beam.scores, beam.lengths)
+    return [_cut(beam.prefixes[k].tolist(), eos_id, pad_id) for k in order[1:] if np.isfinite(beam.scores[k])]
+
+
+def _cut(tokens: list[int], eos_id: int, pad_id: int) -> list[int]:
+    for end in (eos_id, pad_id):
+        if end in tokens:
+            tokens = tokens[: tokens.index(end)]
+    return tokens

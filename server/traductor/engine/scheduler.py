@@ -210,6 +210,16 @@ class Scheduler(WaitingQueue):
             self._emit_token(req, t, logp, now)
         self._finish(req, self._ended(req, tokens) if ended else FinishReason.LENGTH)
 
+    def _alternatives(self, req: Request, text: str) -> list[str]:
+        """Up to `alternatives` texts of the search's other hypotheses, best first, each different
+        from `text` and from the ones before it (two token sequences may spell one text)."""
+        found: list[str] = []
+        for tokens in beams.others(req, self.eos_id, self.pad_id):
+            other = self.tokenizer.decode(tokens, req.values)
+            if other != text and other not in found:
+                found.append(other)
+        return found[: req.options.alternatives]
+
     def _ended(self, req: Request, tokens: list[int]) -> FinishReason:
         """Why an output that ended with EOS ended: LOOP when the loop rule stopped it, else EOS."""
         return FinishReason.LOOP if looped(tokens, req.state.repeat_limit) else FinishReason.EOS
@@ -251,6 +261,8 @@ class Scheduler(WaitingQueue):
         event = FinishEvent(reason, text, list(st.tokens), scores, len(req.source_ids), req.timings(now), rest, error)
         if error is None:
             event.confidence = confidence(req.source_ids, st.tokens, st.logprobs, self.eos_id, event.cut_short)
+            if req.options.alternatives and st.beam is not None and self.tokenizer is not None:
+                event.alternatives = self._alternatives(req, text)
         try:
             req.sink(event)
         except Exception:

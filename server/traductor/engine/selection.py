@@ -90,3 +90,8 @@ def beam_step(logp: np.ndarray, scores: np.ndarray, finished: np.ndarray, pad_id
 
 def best_beam(scores: np.ndarray, lengths: np.ndarray, length_penalty: float = 1.0) -> int:
     return int(np.argmax(scores / np.maximum(lengths, 1) ** length_penalty))
+
+
+def ranked_beams(scores: np.ndarray, lengths: np.ndarray, length_penalty: float = 1.0) -> list[int]:
+    """Every beam, best first as `best_beam` ranks them (ties by the lower index)."""
+    return np.argsort(-(scores / np.maximum(lengths, 1) ** length_penalty), kind="stable").tolist()

@@ -40,6 +40,7 @@ def options_from_pb(o: pb.DecodingOptions, target_language: str = "", source_lan
         top_p=o.top_p if o.HasField("top_p") else d.top_p,
         seed=o.seed if o.HasField("seed") else d.seed,
         return_scores=o.return_scores,
+        alternatives=o.alternatives,
         target_language=target_language,
         source_language=source_language,
     )
@@ -92,6 +93,7 @@ def response_to_pb(e: FinishEvent, request_id: str, scores: bool) -> pb.Translat
         request_id=request_id,
         confidence=e.confidence,
         segments=[segment_to_pb(s) for s in e.segments],
+        alternatives=e.alternatives,
     )
     if scores:
         r.token_logprobs.extend(e.logprobs)

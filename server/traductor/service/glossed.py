@@ -96,6 +96,7 @@ def _merged(first: FinishEvent, second: FinishEvent, text: str) -> FinishEvent:
     return replace(
         second,
         text=text,
+        alternatives=[],
         token_ids=first.token_ids + second.token_ids,
         logprobs=first.logprobs + second.logprobs,
         input_tokens=first.input_tokens + second.input_tokens,
@@ -149,7 +150,7 @@ async def decode(
         if text is None and terms[j].fallback is not None:
             again[j] = event
         else:  # (no pass 2 possible: the translation as pass 1 made it)
-            yield j, event if text is None else replace(event, text=text)
+            yield j, event if text is None else replace(event, text=text, alternatives=[])  # none hold the terms
     if not again:
         return
     order = list(again)

@@ -20,6 +20,7 @@ from traductor_client.v1 import translator_pb2_grpc as pb_grpc
 
 from .. import __version__
 from ..engine.request import FinishEvent
+from ..errors import InvalidInput
 from ..glossary import NO_GLOSSARIES, Glossary, GlossaryLookup
 from ..options import DecodingOptions, register_of
 from . import glossary_use, grouping, texts
@@ -86,6 +87,8 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
     async def TranslateStream(self, request: pb.TranslateRequest, context):
         rid = _request_id(request)
         model, options, format, glossary = self._call(request)
+        if options.alternatives:
+            raise InvalidInput("alternatives are given by Translate and TranslateBatch, not by a stream")
         delay = grouping_from_pb(request.stream)
         prepared = texts.prepare(model.engine, request.text, options, format, glossary)
         events = texts.stream(model.engine, prepared, rid, context.time_remaining())

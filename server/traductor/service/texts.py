@@ -62,7 +62,7 @@ from ..glossary import Glossary, masking
 from ..options import DecodingOptions, for_segment, resolve
 from ..text import DeltaStream, Plan, TextError, plan
 from ..text.pieces import Kind
-from . import glossed, placed
+from . import glossed, hypotheses, placed
 from .async_engine import AsyncEngine
 
 
@@ -128,7 +128,7 @@ def prepare(
     inputs, segments, known, terms, pairs = [], [], {}, {}, {}
     for segment in p.segments:
         found = masking.terms(glossary, segment.text) if glossary is not None else []
-        if segment.text in memory and not found and not options.register:  # memory entries have no register
+        if segment.text in memory and not found and not (options.register or options.alternatives):
             known[segment.index] = memory[segment.text]
             continue
         if found:
@@ -143,7 +143,7 @@ def prepare(
         inputs.append((ids, values, resolve(segment_options, len(ids), engine.limits)))
         segments.append(segment.index)
     if not inputs:  # nothing reaches the model, but bad options are still refused
-        resolve(options, limit, engine.limits)
+        resolve(for_segment(options, limit, engine.limits), limit, engine.limits)
     return Prepared(p, inputs, segments, known, terms, options, pairs)
 
 
@@ -190,6 +190,7 @@ def joined(p: Plan, events: list[FinishEvent]) -> FinishEvent:
         confidence=min((e.confidence for e in segments), default=1.0),
         segments=segments,
         markup_unsure=any(e.markup_unsure for e in segments),
+        alternatives=hypotheses.alternatives(p, events),
     )
 
 

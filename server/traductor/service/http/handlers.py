@@ -40,7 +40,6 @@ from ... import __version__
 from ...engine.request import FinishEvent
 from ...errors import InvalidInput, TraductorError
 from ...languages import name as language_name
-from ...options import DecodingOptions
 from ..async_engine import request_summary
 from ..glossaries import GlossaryStore
 from ..models import Model
@@ -55,12 +54,12 @@ from .glossary_params import call_glossary
 from .params import (
     check_key,
     check_names,
+    decoding_options,
     detect_text,
     known_codes,
     languages,
     model_name,
     read_values,
-    register,
     served_table,
     translate_params,
 )
@@ -150,7 +149,7 @@ class Handlers:
         source = self.api.source(p.source, p.target, p.texts[0])
         model = self.api.route(source, p.target, model=p.model)
         engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
-        options = DecodingOptions(target_language=p.target, source_language=source, register=register(values, model))
+        options = decoding_options(values, model, source, p.target, p.alternatives)
         rid = request_id()
         if p.batch:
             limit = self.api.settings.max_batch_texts
@@ -164,8 +163,8 @@ class Handlers:
         if p.auto:
             found = [self.api.detect(t, p.target) for t in p.texts]
             answer["detectedLanguage"] = found if p.batch else found[0]
-        if p.alternatives > 0:  # asked for: this service gives none (greedy decoding keeps one)
-            answer["alternatives"] = [[] for _ in p.texts] if p.batch else []
+        if p.alternatives > 0:  # the beam's other hypotheses, best first (texts.joined)
+            answer["alternatives"] = [e.alternatives for e in events] if p.batch else event.alternatives
         return json_response(answer)
 
     async def translate_stream(self, request: web.Request) -> web.StreamResponse:
@@ -178,12 +177,12 @@ class Handlers:
         values = await read_values(request)
         check_key(values, request, self.api.settings.token)
         p = translate_params(values, self.api.registry.languages())
-        if p.batch:
-            raise InvalidInput("Invalid request: q must be one text for a stream")
+        if p.batch or p.alternatives:
+            raise InvalidInput("Invalid request: a stream translates one text (q), without alternatives")
         source = self.api.source(p.source, p.target, p.texts[0])
         rid, model = request_id(), self.api.route(source, p.target, model=p.model)
         engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
-        options = DecodingOptions(target_language=p.target, source_language=source, register=register(values, model))
+        options = decoding_options(values, model, source, p.target)
         prepared = prepare(engine, p.texts[0], options, p.format, glossary)
         events = stream(engine, prepared, rid)
         response = web.StreamResponse(headers={**SSE_HEADERS, **CORS_HEADERS, "X-Request-Id": rid})
@@ -273,7 +272,7 @@ class Handlers:
         model = self.api.route(source, target, model=model_name(values))
         glossary = call_glossary(values, self.api.glossaries, model, target)
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
-        options = DecodingOptions(target_language=target, source_language=source, register=register(values, model))
+        options = decoding_options(values, model, source, target)
         rid, batch = request_id(), s.max_batch_texts
         data, report = await translate_upload(model.engine, name, data, limits, rid, batch, options, glossary)
         key = self.results.put(name, data)

@@ -33,7 +33,7 @@ from aiohttp import ClientError, web
 from ...errors import InvalidInput, Unauthenticated
 from ...languages import CodeTable
 from ...languages import name as language_name
-from ...options import register_of
+from ...options import DecodingOptions, register_of
 
 FORMATS = ("text", "html")
 # the parameters each endpoint reads; `secret` is LibreTranslate's own web page's, accepted and unused;
@@ -175,11 +175,17 @@ def check_pair(source: str, target: str, pairs: dict[str, list[str]]) -> tuple[s
     return ("auto" if auto else source), target
 
 
+ALTERNATIVES_LIMIT = 3  # LibreTranslate's default --alternatives-limit
+
+
 def _alternatives(value: object) -> int:
     try:
-        return max(0, int(value or 0))
+        count = max(0, int(value or 0))
     except (TypeError, ValueError, OverflowError):
         raise InvalidInput("Invalid request: alternatives parameter is not a number") from None
+    if count > ALTERNATIVES_LIMIT:
+        raise InvalidInput(f"Invalid request: alternatives parameter must be <= {ALTERNATIVES_LIMIT}")
+    return count
 
 
 def model_name(values: Mapping[str, object]) -> str:
@@ -215,6 +221,14 @@ def register(values: Mapping[str, object], model) -> str:
     if not isinstance(formality, str):
         raise InvalidInput("Invalid request: formality must be a string")
     return register_of(formality, model.formality)
+
+
+def decoding_options(values: Mapping[str, object], model, source: str, target: str, alternatives: int = 0):
+    """A call's decoding options: the defaults (greedy, automatic length) with its pair, its formality
+    (`register`) and the alternatives it asks."""
+    return DecodingOptions(
+        target_language=target, source_language=source, register=register(values, model), alternatives=alternatives
+    )
 
 
 def detect_text(values: Mapping[str, object]) -> str:
