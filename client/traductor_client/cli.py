@@ -15,20 +15,16 @@ import dataclasses
 import json
 import os
 import sys
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
-from traductor_client import __version__, po, translate_file
+from traductor_client import __version__, po, translate_cmd, translate_file
 from traductor_client._cliargs import (
     UsageError,
-    add_decoding_flags,
-    add_route_flags,
     connection_parser,
     connection_settings,
-    decoding_options,
 )
-from traductor_client.errors import InvalidArgument, TranslatorError
+from traductor_client.errors import TranslatorError
 from traductor_client.files import FileError
-from traductor_client.results import StreamFinal, Translation
 from traductor_client.sync_client import TranslatorClient
 
 PROG = "traductor-client"
@@ -37,92 +33,6 @@ PROG = "traductor-client"
 def _client(args: argparse.Namespace) -> TranslatorClient:
     settings = connection_settings(args)
     return TranslatorClient(settings.pop("target"), **settings)
-
-
-def _input_texts(args: argparse.Namespace) -> Iterable[str]:
-    """The texts given as arguments, else stdin one line at a time (read lazily, so output
-    follows input line by line in a pipe)."""
-    if args.text:
-        return args.text
-    return (line.rstrip("\r\n") for line in sys.stdin)
-
-
-_NOTES = {
-    "untranslated": "a sentence came back with nothing in it; its source was kept",
-    "length": "cut short at the token limit (--max-new-tokens)",
-    "loop": "cut short: the translation kept repeating itself and was stopped",
-}
-
-
-def _note(finish_reason: str, low_confidence: bool = False, confidence: Optional[float] = None) -> None:
-    """A translation that did not end normally, or of low confidence, says so on stderr (never silently)."""
-    if finish_reason in _NOTES:
-        print(f"{PROG}: note: {_NOTES[finish_reason]} (finish_reason {finish_reason})", file=sys.stderr)
-    if low_confidence:
-        print(f"{PROG}: note: low confidence ({confidence:.2f}): review this translation", file=sys.stderr)
-
-
-def _print_translation(result: Translation, args: argparse.Namespace) -> None:
-    if not args.json:
-        _note(result.finish_reason, result.low_confidence, result.confidence)
-    if args.json:
-        print(json.dumps(dataclasses.asdict(result), ensure_ascii=False), flush=True)
-    elif result.score is not None:
-        print(f"{result.text}\t{result.score:.4f}", flush=True)
-    else:
-        print(result.text, flush=True)
-
-
-def _cmd_translate(args: argparse.Namespace) -> int:
-    options = decoding_options(args)
-    with _client(args) as client:
-        try:
-            return _translate_all(client, args, options)
-        except InvalidArgument as error:
-            if options.get("formality") and error.details.startswith("formality"):
-                raise InvalidArgument(error.details + _formality_models(client)) from None
-            raise
-
-
-def _formality_models(client: TranslatorClient) -> str:
-    """Which of the server's models take --formality more/less, for the message of a refusal."""
-    try:
-        names = [m.name for m in client.list_models() if m.formality]
-    except TranslatorError:
-        return ""
-    return f" (models with a formality: {', '.join(names)})" if names else " (no model here has a formality)"
-
-
-def _translate_all(client: TranslatorClient, args: argparse.Namespace, options: dict) -> int:
-    if args.batch:
-        texts = list(_input_texts(args))
-        for result in client.translate_batch(texts, request_id=args.request_id, **options):
-            _print_translation(result, args)
-        return 0
-    for text in _input_texts(args):
-        if not args.text and not text.strip():
-            print(flush=True)  # keep blank stdin lines aligned instead of sending them
-            continue
-        if args.stream:
-            _stream_one(client, text, args, options)
-        else:
-            _print_translation(client.translate(text, request_id=args.request_id, **options), args)
-    return 0
-
-
-def _stream_one(client: TranslatorClient, text: str, args: argparse.Namespace, options: dict) -> None:
-    """Print pieces as they arrive (flushed); with --json, one JSON object per event."""
-    for event in client.stream_events(text, request_id=args.request_id, **options):
-        if args.json:
-            record = {"type": "final" if isinstance(event, StreamFinal) else "token"}
-            record.update(dataclasses.asdict(event))
-            print(json.dumps(record, ensure_ascii=False), flush=True)
-        elif isinstance(event, StreamFinal):
-            print(event.text, flush=True)
-            _note(event.finish_reason, event.low_confidence, event.confidence)
-        else:
-            sys.stdout.write(event.text)
-            sys.stdout.flush()
 
 
 def _cmd_health(args: argparse.Namespace) -> int:
@@ -178,22 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    translate = commands.add_parser(
-        "translate",
-        parents=[conn],
-        help="translate texts (arguments, or stdin line by line)",
-        description="Translate each TEXT argument, or each line of stdin when there is none.",
-    )
-    translate.add_argument("text", nargs="*", help="text(s) to translate")
-    translate.add_argument(
-        "--stream", action="store_true", help="print the translation piece by piece as it is generated"
-    )
-    translate.add_argument("--batch", action="store_true", help="send all texts in one TranslateBatch call")
-    translate.add_argument("--json", action="store_true", help="print full results as JSON lines")
-    translate.add_argument("--request-id", default=None, help="request id to send (and log)")
-    add_route_flags(translate)
-    add_decoding_flags(translate)
-    translate.set_defaults(handler=_cmd_translate)
+    translate_cmd.add_subparser(commands, conn)
 
     health = commands.add_parser("health", parents=[conn], help="print the serving status; exit 0 only when SERVING")
     health.add_argument("--service", default="", help="service name to check (default: the whole server)")

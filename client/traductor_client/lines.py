@@ -20,15 +20,22 @@ from typing import IO, Iterator, Optional
 @dataclass(frozen=True)
 class Line:
     """One input line: ``number`` counts from 1; ``text`` has no line feed; ``problem`` is why
-    it cannot be translated ("" when it can)."""
+    it cannot be translated ("" when it can); ``kind`` names what was numbered (a stdin "line",
+    or a command-line "argument")."""
 
     number: int
     text: str
     problem: str = ""
+    kind: str = "line"
+
+    @property
+    def where(self) -> str:
+        """How a message names it: "line 3", "argument 2"."""
+        return f"{self.kind} {self.number}"
 
 
 def decoded(raw: bytes) -> "tuple[str, str]":
-    """``raw`` as text and the problem with it: ("", "") for valid UTF-8; else its bytes as
+    """``raw`` as text and the problem with it (text, "") for valid UTF-8; else its bytes as
     surrogate escapes and which byte is wrong."""
     try:
         return raw.decode("utf-8"), ""
@@ -36,6 +43,16 @@ def decoded(raw: bytes) -> "tuple[str, str]":
         bad = raw[error.start]
         text = raw.decode("utf-8", "surrogateescape")
         return text, f"not valid UTF-8 (byte 0x{bad:02X} at byte {error.start} of the line, counted from 0)"
+
+
+def argument_lines(texts: "list[str]") -> "list[Line]":
+    """Texts given as command-line arguments; one that was not UTF-8 holds surrogate escapes
+    (as Python decodes ``sys.argv``) and gets its problem."""
+    found = []
+    for number, text in enumerate(texts, 1):
+        raw = text.encode("utf-8", "surrogateescape")
+        found.append(Line(number, *decoded(raw), kind="argument"))
+    return found
 
 
 def read_lines(stream: IO) -> Iterator[Line]:

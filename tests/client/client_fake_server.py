@@ -5,7 +5,7 @@ Deterministic behaviour, chosen so that every client feature can be observed fro
 * a text is "translated" by reversing its words; each word is one token;
 * ``max_new_tokens`` truncates (finish reason LENGTH), ``beam_size`` above 4 and empty text are
   INVALID_ARGUMENT, ``return_scores`` gives every token log-prob -0.5;
-* the text ``!invalid`` is INVALID_ARGUMENT, ``!block`` waits until ``release`` is set;
+* the text ``!invalid`` is INVALID_ARGUMENT (in a batch: ``texts[i]: ...``), ``!block`` waits until ``release`` is set;
 * ``fail_next`` is a queue of status codes: each call pops one and aborts with it (before any
   stream message); ``!break`` streams one token and then aborts with UNAVAILABLE;
 * with ``required_token`` set, calls without ``authorization: Bearer <token>`` are
@@ -126,7 +126,9 @@ class FakeTranslator(pb_grpc.TranslatorServicer):
 
     def TranslateBatch(self, request, context):
         self._enter("TranslateBatch", context, request.options)
-        for text in request.texts:
+        for index, text in enumerate(request.texts):
+            if text == "!invalid":  # as the real server: a text's own refusal names its item
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"texts[{index}]: text is empty or invalid")
             self._check(text, request.options, context)
         return pb.TranslateBatchResponse(
             results=[self._response(t, request.options, request.request_id) for t in request.texts]

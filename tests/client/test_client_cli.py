@@ -28,7 +28,7 @@ def test_connection_flags_work_before_the_subcommand(server, capsys):
 def test_a_translation_that_did_not_end_normally_says_so_on_stderr(server, capsys):
     """Cut short (length) or with a sentence left as it was (untranslated): the text on stdout, a
     note on stderr, never silently; --json carries finish_reason instead."""
-    from traductor_client.cli import _note
+    from traductor_client.translate_cmd import _note
 
     assert main(["--target", server.address, "translate", "--max-new-tokens", "1", "a b"]) == 0
     out, err = capsys.readouterr()
