@@ -20,7 +20,7 @@ import pytest
 
 from traductor.cli import main
 from traductor.errors import CorpusError
-from traductor.training import debian_docs, docs_align, docs_corpus
+from traductor.training import debian_docs, docs_align, docs_corpus, docs_man, docs_pairs
 from traductor.training.corpus import load_split
 
 MALLARD = """<page xmlns="http://projectmallard.org/1.0/" id="index">
@@ -264,19 +264,19 @@ def test_cli_builds_docs_and_refuses_catalog_options(cache, tmp_path, capsys):
 def test_units_split_long_paragraphs_only_when_sentences_match():
     en = "First sentence here. " * 20 + "Last one."
     es = "Primera frase aquí. " * 20 + "La última."
-    assert len(docs_corpus.units(en, es)) == 21
+    assert len(docs_pairs.units(en, es)) == 21
     one = "Una sola frase larga " * 20  # as many characters, one sentence: kept whole
-    assert docs_corpus.units(en, one) == [(en, one.strip())]
-    assert docs_corpus.units(en * 3, one * 3) == []  # over MAX_DOC_CHARS
-    assert docs_corpus.units("Open the file in the editor window", "Abrir") == []  # lengths disagree
-    assert docs_corpus.units("Same", "Same") == [] and docs_corpus.units("Open the file now", "1.") == []
-    assert docs_corpus.units("OK", "Aceptar") == [("OK", "Aceptar")]
+    assert docs_pairs.units(en, one) == [(en, one.strip())]
+    assert docs_pairs.units(en * 3, one * 3) == []  # over MAX_DOC_CHARS
+    assert docs_pairs.units("Open the file in the editor window", "Abrir") == []  # lengths disagree
+    assert docs_pairs.units("Same", "Same") == [] and docs_pairs.units("Open the file now", "1.") == []
+    assert docs_pairs.units("OK", "Aceptar") == [("OK", "Aceptar")]
 
 
 def test_bad_page_is_a_corpus_error(tmp_path):
     with pytest.raises(CorpusError):
         docs_align.xml_blocks(b"")
-    assert docs_align.man_sections(".Dd today\n.Sh NAME\n") == []  # mdoc pages are not read
+    assert docs_man.man_sections(".Dd today\n.Sh NAME\n") == []  # mdoc pages are not read
 
 
 def test_another_version_of_a_page_pairs_only_before_and_after_the_difference():
@@ -306,9 +306,9 @@ def test_sentences_pair_one_by_one_only_when_they_agree():
     third = "This is the last sentence of the paragraph, about as long as the others here. "
     en = (first + second + third) * 2
     fr = (first.replace("Use", "Utilisez") + second.replace("If", "Si") + third.replace("This", "Ceci")) * 2
-    assert len(docs_corpus.units(en, fr)) == 6
+    assert len(docs_pairs.units(en, fr)) == 6
     shuffled = (second.replace("If", "Si") + first.replace("Use", "Utilisez") + third) * 2  # same count, other order
-    assert docs_corpus.units(en, shuffled) == [(en.strip(), shuffled.strip())]  # kept whole
+    assert docs_pairs.units(en, shuffled) == [(en.strip(), shuffled.strip())]  # kept whole
 
 
 def test_kde_entities_become_their_text_in_each_language(tmp_path):
@@ -343,4 +343,4 @@ def test_pictures_captions_and_code_are_not_text():
 
 def test_groff_accented_letters_are_kept():
     page = ".TH X 1\n.SH NOMBRE\nx \\- una de las \\('ordenes, \\[:u]ber, a\\(~no, caf\\[u00E9]\n"
-    assert docs_align.man_sections(page) == [["x - una de las órdenes, über, año, café"]]
+    assert docs_man.man_sections(page) == [["x - una de las órdenes, über, año, café"]]

@@ -8,10 +8,8 @@
                             English and does not translate (that package is the pair's package)
                   description  Debian's Translation-LL descriptions of the allowed packages whose
                             Description-md5 is the English one's (translated from that very text)
-    pairs         aligned by docs_align; whitespace collapsed; kept when both sides have letters,
-                  differ, fit MAX_DOC_CHARS and their lengths agree (LENGTH_RATIO); a paragraph
-                  longer than corpus.MAX_CHARS becomes its sentences when both sides have as many
-                  and they agree one by one (same_sentences)
+    pairs         aligned by docs_align and docs_man; which are kept, and when a paragraph becomes
+                  its sentences: docs_pairs
     split         whole Debian sources are held out (the same ones for every language): in a fixed
                   pseudo-random order (sha1 of the name), groups that have the kind in every
                   language are taken for test, then dev, until each kind has the pairs wanted in
@@ -40,69 +38,15 @@ from typing import Callable
 
 from ..errors import CorpusError
 from ..languages import ENGLISH
-from . import debian, debian_corpus, debian_docs, docs_align
-from .corpus import MAX_CHARS, Pair, write_tsv
+from . import debian, debian_corpus, debian_docs, docs_align, docs_man, docs_pairs
+from .corpus import Pair, write_tsv
 
 DOC_KINDS = ("help", "man", "description")
 DEFAULT_LANGS = ("es", "fr", "de")
 TEST_PAIRS = {"help": 900, "man": 300, "description": 300}
 DEV_PAIRS = {"help": 300, "man": 100, "description": 100}
-MAX_DOC_CHARS = 1000  # about 256 tokens of English, the model's longest source
-LENGTH_RATIO = 2.5  # one side longer than r times the other plus 10 characters: misaligned
 HELD_OUT_SHARE = 3  # at most 1/3 of the groups with a kind are held out
 TRANSLATIONS_URL = "http://deb.debian.org/debian/dists/bookworm/main/i18n/Translation-{lang}.{ext}"
-SENTENCE_SHARE = 0.1  # a sentence's share of its paragraph may differ this much between the languages
-_NUMBER = re.compile(r"\d+")
-_ANCHOR = re.compile(r"\d+|(?<![\w-])--?[A-Za-z][\w-]*|[#%$/{}\[\]<>|=*~^@]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'«“¿¡(]?[A-ZÀ-ÖØ-Þ0-9])")
-
-
-def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text) if s]
-
-
-def anchors(text: str) -> set[str]:
-    """What a translation copies: numbers, options, and symbols such as # % $ / { }."""
-    return set(_ANCHOR.findall(text))
-
-
-def same_sentences(source: list[str], target: list[str]) -> bool:
-    """Whether sentence i of the source is sentence i of the target: same anchors, and each takes
-    about the same share of its paragraph."""
-    total_s, total_t = sum(map(len, source)), sum(map(len, target))
-    return all(
-        anchors(s) == anchors(t) and abs(len(s) / total_s - len(t) / total_t) <= SENTENCE_SHARE
-        for s, t in zip(source, target)
-    )
-
-
-def usable(source: str, target: str) -> bool:
-    if not (any(c.isalpha() for c in source) and any(c.isalpha() for c in target)) or source == target:
-        return False
-    if "\t" in source + target or max(len(source), len(target)) > MAX_DOC_CHARS:
-        return False
-    short, long_ = sorted((len(source), len(target)))
-    numbers_s, numbers_t = set(_NUMBER.findall(source)), set(_NUMBER.findall(target))
-    if numbers_s and numbers_t and not numbers_s & numbers_t:  # "Chapter 3" is not "Capítulo 5"
-        return False
-    return long_ <= LENGTH_RATIO * short + 10  # the slack lets "OK" be "Aceptar"
-
-
-def units(source: str, target: str) -> list[tuple[str, str]]:
-    """One aligned paragraph as training pairs: itself, or its sentences when it is long and both
-    sides have as many."""
-    source, target = " ".join(source.split()), " ".join(target.split())
-    if max(len(source), len(target)) > MAX_CHARS:
-        a, b = sentences(source), sentences(target)
-        if len(a) == len(b) > 1 and same_sentences(a, b):
-            return [(s, t) for s, t in zip(a, b) if usable(s, t)]
-    return [(source, target)] if usable(source, target) else []
-
-
-def _pairs(found: list[tuple[str, str]], package: str, kind: str) -> list[Pair]:
-    return [Pair(s, t, package, kind) for src, tgt in found for s, t in units(src, tgt)]
-
-
 # ---- the three sources -------------------------------------------------------------------
 
 
@@ -138,7 +82,7 @@ def collect_help(
             except CorpusError as e:
                 unreadable.append(f"{name}/{path}: {e}")
                 continue
-            pairs += _pairs(found, name, "help")
+            pairs += docs_pairs.pairs(found, name, "help")
     return pairs, unreadable
 
 
@@ -167,13 +111,13 @@ def collect_man(
     for key in sorted(todo):
         name, english_path, translation = todo[key]
         try:
-            found = docs_align.align_man(
-                docs_align.read_man(docs_dir / name / english_path), docs_align.read_man(translation)
+            found = docs_man.align_man(
+                docs_man.read_man(docs_dir / name / english_path), docs_man.read_man(translation)
             )
         except CorpusError as e:
             unreadable.append(str(e))
             continue
-        pairs += _pairs(found, name, "man")
+        pairs += docs_pairs.pairs(found, name, "man")
     return pairs, unreadable
 
 
@@ -204,7 +148,9 @@ def collect_descriptions(english: dict, translated: dict, packages: list[str]) -
     pairs = []
     for name in sorted(packages):
         if name in english and name in translated and english[name][0] == translated[name][0]:
-            pairs += _pairs(docs_align.align_description(english[name][1], translated[name][1]), name, "description")
+            pairs += docs_pairs.pairs(
+                docs_align.align_description(english[name][1], translated[name][1]), name, "description"
+            )
     return pairs
 
 
