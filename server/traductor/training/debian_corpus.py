@@ -122,7 +122,8 @@ def split(
     train_sources = {p.source for p in out["train"]}
     out["test"] = [p for p in out["test"] if p.source not in train_sources]
     test_sources = {p.source for p in out["test"]}
-    out["dev"] = [p for p in out["dev"] if p.source not in train_sources | test_sources]
+    taken = train_sources | test_sources  # once: inside the comprehension it was rebuilt for every dev pair
+    out["dev"] = [p for p in out["dev"] if p.source not in taken]
     return out
 
 
