@@ -123,6 +123,23 @@ def add_route_flags(parser: argparse.ArgumentParser) -> None:
     add_glossary_flags(parser)
 
 
+#: The words `--formality` took before DeepL's values (`traductor translate` before issue 57), kept
+#: as aliases of the DeepL value they mean; both CLIs read them.
+FORMALITY_ALIASES = {"formal": "more", "informal": "less"}
+
+
+def formality_value(value: str) -> str:
+    """A --formality value as DeepL names it (an alias replaced); argparse then checks the choices."""
+    return FORMALITY_ALIASES.get(value, value)
+
+
+FORMALITY_HELP = (
+    "register of the translation, DeepL's values: more (Sie, vous, usted), less (du, tu, tú), "
+    "prefer_more/prefer_less (the same where the model has a formality, its default elsewhere), or default "
+    "(the model's choice); formal and informal are accepted as aliases of more and less"
+)
+
+
 def add_formality_flag(parser: argparse.ArgumentParser) -> None:
     """--formality, DeepL's values; it travels with the decoding options as `formality` (the
     request's field). "more"/"less" need a model trained with register tags (`info`: formality),
@@ -130,11 +147,10 @@ def add_formality_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--formality",
         dest="opt_formality",
+        type=formality_value,
         choices=FORMALITIES,
         default=None,
-        help="register of the translation: more (formal), less (informal), or prefer_more/prefer_less "
-        "(the same where the model has a formality, its default elsewhere); more/less need a model "
-        "with formality (see `info`)",
+        help=FORMALITY_HELP + "; more/less need a model with formality (see `info`)",
     )
 
 

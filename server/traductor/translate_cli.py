@@ -15,11 +15,12 @@ import json
 import sys
 from pathlib import Path
 
+from traductor_client._cliargs import FORMALITY_HELP, formality_value
 from traductor_client.lines import read_lines, write_line
 
 from .errors import CommandError
-from .model.controls import REGISTERS
 from .offline import bundle_memory, load_translator, translate_texts
+from .options import FORMALITIES, register_of
 from .service.serve_cli import HELP as SERVE_HELP
 from .service.settings import Settings
 from .text import TextLimits
@@ -43,8 +44,9 @@ def cmd_translate(args) -> int:
         if len(sources) < 2 or translator.tokenizer.own_language(args.source_language) not in sources:
             raise CommandError(f"--source-language {args.source_language!r} is not one of the model's sources")
         target["source_language"] = args.source_language
-    if args.formality:  # a register the model was trained with (model/controls.py); memory entries have none
-        target["register"] = translator.tokenizer.check_register(args.formality)
+    register = register_of(args.formality or "", bool(translator.tokenizer.controls))  # DeepL's values
+    if register:  # a register the model was trained with (model/controls.py); memory entries have none
+        target["register"] = register
         memory = {}
     limits = TextLimits(max_chars=args.max_input_chars, max_segments=args.max_segments)
     refused = {k: line.problem for k, line in enumerate(lines) if line.problem}
@@ -166,8 +168,9 @@ def register(sub) -> None:
     p.add_argument("--source-language", help="a many-to-many model's source (NLLB, M2M100: deu_Latn, de)")
     p.add_argument(
         "--formality",
-        choices=sorted(REGISTERS),
-        help="address the reader formally (Sie, vous, usted) or informally (du, tu, tú); default: the model's choice",
+        type=formality_value,
+        choices=FORMALITIES,
+        help=FORMALITY_HELP + "; more/less need a model trained with register tags",
     )
     for name in ("max_input_chars", "max_segments"):  # the server's limits, with its defaults
         default = getattr(Settings, name)

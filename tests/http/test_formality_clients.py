@@ -9,6 +9,7 @@ selector only for a pair whose model has a formality and sends it with texts and
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -97,8 +98,44 @@ def test_cli_refusal_is_one_line_naming_the_problem(server, capsys, extra):
 
 def test_cli_unknown_formality_is_a_usage_error(server, capsys):
     with pytest.raises(SystemExit) as exit:
-        main(["--target", server.target, "translate", "--formality", "formal", "one"])
-    assert exit.value.code == 2 and "invalid choice: 'formal'" in capsys.readouterr().err
+        main(["--target", server.target, "translate", "--formality", "polite", "one"])
+    assert exit.value.code == 2 and "invalid choice: 'polite'" in capsys.readouterr().err
+
+
+def test_cli_formal_and_informal_are_aliases_of_more_and_less(server, capsys):
+    """issue 57: both CLIs take DeepL's values; the words `traductor translate` took before are aliases."""
+    for alias, value in (("formal", "more"), ("informal", "less")):
+        assert _tokens(server, capsys, "--to", "de", "--formality", alias, "one two") == _tokens(
+            server, capsys, "--to", "de", "--formality", value, "one two"
+        )
+    assert main(["--target", server.target, "translate", "--to", "es", "--formality", "formal", "one"]) == 1
+    assert "formality 'more': this model has none" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["translate", "--help"])
+    assert "formal and informal are accepted as aliases of more and less" in " ".join(capsys.readouterr().out.split())
+
+
+def test_server_cli_takes_deepl_values_and_the_old_words(controls_bundle, tiny_bundle, monkeypatch, capsys):
+    """`traductor translate --formality`: DeepL's values, as traductor-client's; formal/informal still read."""
+    from traductor.cli import main as traductor
+
+    def run(bundle, *flags: str) -> tuple[int, str, str]:
+        monkeypatch.setattr("sys.stdin", io.StringIO("one two\nthree\n"))
+        status = traductor(["translate", "--model", str(bundle), "--threads", "1", *flags])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    more, less = run(controls_bundle, "--formality", "more"), run(controls_bundle, "--formality", "less")
+    assert more[0] == less[0] == 0 and len(more[1].splitlines()) == 2
+    assert run(controls_bundle, "--formality", "formal") == more
+    assert run(controls_bundle, "--formality", "informal") == less
+    assert run(controls_bundle, "--formality", "prefer_more") == more
+    assert run(tiny_bundle, "--formality", "prefer_less")[1] == run(tiny_bundle)[1]  # no formality: its default
+    status, out, err = run(tiny_bundle, "--formality", "informal")
+    assert status != 0 and out == "" and "formality 'less': this model has none" in err
+    with pytest.raises(SystemExit):
+        traductor(["translate", "--help"])
+    assert "formal and informal are accepted as aliases of more and less" in " ".join(capsys.readouterr().out.split())
 
 
 def test_cli_info_and_models_say_which_model_has_formality(server, capsys):
