@@ -14,7 +14,7 @@ from tiny_task import synthetic_pairs
 from traductor.errors import ExportError
 from traductor.model import checkpoint
 from traductor_export import calibrate
-from traductor_export.convert import build_graphs, export_graphs, optimize
+from traductor_export.onnx_files import build_graphs, export_graphs, optimize
 from traductor_export.quantize import UNFUSED_FOR_QUANTIZATION, activation_qparams, activations
 
 GRAPHS = ("encoder.onnx", "decoder.onnx")

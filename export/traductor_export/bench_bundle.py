@@ -26,8 +26,9 @@ def make_bundle(shape, quantize: str | None, out: Path, hf_dir: Path | None = No
     from traductor.model.config import ModelConfig
     from traductor.model.transformer import Transformer
 
-    from .convert import build_graphs, bundle_config
+    from .convert import bundle_config
     from .importers import transformer_from_pretrained
+    from .onnx_files import build_graphs
 
     d, layers, heads, d_ff, vocab = shape
     torch.manual_seed(0)
