@@ -13,8 +13,8 @@ One package serves both ways in: ``traductor-client translate-file`` and ``tradu
 
 Formats: gettext .po/.pot (gettext.py, polib; po_syntax.py refuses what msgfmt would), and
 through translate-toolkit (toolkit.py, the base) XLIFF 1.2 and 2.0 and Qt .ts (bilingual.py),
-Android strings.xml (android.py), JSON, SubRip .srt and text (monolingual.py), HTML and
-Markdown (webpage.py; markdown_inline.py sends Markdown as HTML). docs/files.md describes each.
+Android strings.xml (android.py), JSON, SubRip .srt and text (monolingual.py), HTML (webpage.py)
+and Markdown (markdown.py; markdown_inline.py sends Markdown as HTML). docs/files.md describes each.
 
 A file comes back as it was read but for its translated texts (and what its format adds around
 them: a new <target>, a review mark): XML through xmlsplice.py, the text formats through

@@ -73,8 +73,8 @@ EXTENSIONS: Dict[str, Callable[[bytes, str], Document]] = {
     ".txt": _toolkit("monolingual", "TextDocument"),
     ".html": _toolkit("webpage", "HtmlDocument"),
     ".htm": _toolkit("webpage", "HtmlDocument"),
-    ".md": _toolkit("webpage", "MarkdownDocument"),
-    ".markdown": _toolkit("webpage", "MarkdownDocument"),
+    ".md": _toolkit("markdown", "MarkdownDocument"),
+    ".markdown": _toolkit("markdown", "MarkdownDocument"),
 }
 XML_EXTENSIONS = frozenset({".xlf", ".xliff", ".ts", ".xml"})
 

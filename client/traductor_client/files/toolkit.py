@@ -4,7 +4,8 @@ a toolkit store as a file-translation document (``files.job``), and how a unit i
     bilingual.py    XLIFF 1.2, XLIFF 2.0, Qt .ts: the empty <target>/<translation> filled, marked
     android.py      Android strings.xml: every <string>, <plurals> and <string-array> item
     monolingual.py  JSON (flat, nested, i18next), SubRip .srt, text
-    webpage.py      HTML and Markdown (one pass of the reader calls back for every text)
+    webpage.py      HTML (one pass of the reader calls back for every text)
+    markdown.py     Markdown (the same way)
 
 A bilingual file keeps its translated units; a monolingual one (the source file of a program)
 is translated whole. Either way the file comes back as it was read but for the new translations
