@@ -62,7 +62,8 @@ class Segment:
     ``finish_reason`` "length" or "loop" means the translation was cut short (``cut_short``);
     ``confidence`` is 0..1 (docs/confidence.md) and ``low_confidence`` whether it is under the
     server's threshold; ``markup_unsure`` whether an inline element of it may wrap the wrong words
-    (docs/segmentation.md; its confidence is then low too)."""
+    (docs/segmentation.md; its confidence is then low too); ``failed_checks`` the checks of the
+    output against its source that it failed (docs/protected-spans.md; its confidence is then low)."""
 
     source: str
     text: str
@@ -71,6 +72,7 @@ class Segment:
     confidence: float
     low_confidence: bool
     markup_unsure: bool = False
+    failed_checks: Tuple[str, ...] = ()
 
     @classmethod
     def from_pb(cls, message: translator_pb2.SegmentResult) -> "Segment":
@@ -82,6 +84,7 @@ class Segment:
             confidence=message.confidence,
             low_confidence=message.low_confidence,
             markup_unsure=message.markup_unsure,
+            failed_checks=tuple(message.failed_checks),
         )
 
 

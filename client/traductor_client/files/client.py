@@ -70,7 +70,8 @@ def progress_bar(total: int, enabled: bool) -> Any:
 # -- translating ------------------------------------------------------------------------------------
 def _outcome(result: Translation) -> Outcome:
     markup = any(s.markup_unsure for s in result.segments)
-    return outcome(result.text, result.finish_reason, result.confidence, result.low_confidence, markup)
+    checks = tuple(dict.fromkeys(c for s in result.segments for c in s.failed_checks))
+    return outcome(result.text, result.finish_reason, result.confidence, result.low_confidence, markup, checks)
 
 
 def translate_texts(

@@ -7,10 +7,12 @@ client command through gRPC ``TranslateBatch``, the HTTP server through its engi
     (the caller translates them its own way, into {(format, text): Outcome})
     job.finish(outcomes, mark_review=True) -> the units filled; job.report says what happened
 
-A translation the service cut short (at its length limit, or stopped looping) or gave with low
+A translation the service cut short (at its length limit, or stopped looping), flagged as failing
+a check of the output against its source (the note names the checks) or gave with low
 confidence is written marked for review (po fuzzy, XLIFF needs-review, Qt unfinished) whatever
 ``mark_review`` says, counted apart from the filled units and listed with why (``Report.review``);
-a format that cannot mark a translation for review does not get a cut-short one at all (skipped).
+a format that cannot mark a translation for review does not get a cut-short or a flagged one at all
+(skipped: its source stays).
 
 A text's leading and trailing whitespace and newlines ("Usage:\\n", "Name: ") are not sent:
 they are copied from the source onto the translation (msgfmt requires it for newlines, and
@@ -22,7 +24,7 @@ does, in ``fill``), nor how texts reach the service.
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Protocol, Tuple
+from typing import Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 from traductor_client.files.units import FIXED, OBSOLETE, REVIEW, TRANSLATED, Report, Unit
 
@@ -32,6 +34,7 @@ Outcome = Tuple[Optional[str], ...]
 CUT_SHORT = "cut short"
 LOW_CONFIDENCE = "low confidence"
 MARKUP_UNSURE = "markup not placed with confidence"  # its confidence is low too (docs/segmentation.md)
+FAILED_CHECKS = "failed checks"  # the output differs from its source where it must not (docs/protected-spans.md)
 
 
 class Document(Protocol):
@@ -68,20 +71,29 @@ _CUTS = {
 
 
 def outcome(
-    text: str, finish_reason: str, confidence: Optional[float] = None, low: bool = False, markup: bool = False
+    text: str,
+    finish_reason: str,
+    confidence: Optional[float] = None,
+    low: bool = False,
+    markup: bool = False,
+    checks: Sequence[str] = (),
 ) -> Outcome:
     """A service answer as an Outcome: a text with a part left untranslated, an empty text or one
-    that ended for another reason is not written; a sentence cut short, or a translation of low
-    `confidence` (the service's `low` flag), is written for review; `markup`: the low confidence
-    is an inline element the service could not place with confidence, and the note says so."""
+    that ended for another reason is not written; a sentence cut short, one that failed the
+    service's `checks` of the output against its source (named in the note), or a translation of
+    low `confidence` (the service's `low` flag), is written for review; `markup`: the low
+    confidence is an inline element the service could not place with confidence."""
     if finish_reason == "untranslated":
         return None, "the service could not translate part of it (nothing came back for a sentence)", ""
     if finish_reason not in ("eos", *_CUTS):
         return None, f"the service stopped before the end of the sentence ({finish_reason})", ""
     if not text.strip():
         return None, "the service returned an empty translation", ""
+    failed = f"{FAILED_CHECKS}: {', '.join(checks)}" if checks else ""
     if finish_reason in _CUTS:
-        return text.strip(), "", f"{CUT_SHORT}: {_CUTS[finish_reason]}"
+        return text.strip(), "", "; ".join(filter(None, (f"{CUT_SHORT}: {_CUTS[finish_reason]}", failed)))
+    if checks:
+        return text.strip(), "", failed
     if low:
         why = MARKUP_UNSURE if markup else LOW_CONFIDENCE
         return text.strip(), "", f"{why} ({confidence:.2f})" if confidence is not None else why
@@ -131,7 +143,7 @@ class Job:
                     break
                 notes += [note] if note and note not in notes else []
                 translations.append(lead + text + trail)
-            cut = next((n for n in notes if n.startswith(CUT_SHORT)), "")
+            cut = next((n for n in notes if n.startswith((CUT_SHORT, FAILED_CHECKS))), "")
             if not reason and cut and not self.document.review_word:
                 reason = f"{cut}; a {self.document.kind} file cannot mark it for review"
             review = mark_review or bool(notes)

@@ -63,14 +63,14 @@ class Report:
     not_translatable: int = 0
     rejected: List[Tuple[Unit, str]] = field(default_factory=list)  # (unit, reason)
     skipped: List[Tuple[Unit, str]] = field(default_factory=list)
-    # written but marked for review whatever the caller asked (not counted in `filled`): cut short, low confidence
+    # written but marked for review whatever was asked (not in `filled`): cut short, failed checks, low confidence
     review: List[Tuple[Unit, str]] = field(default_factory=list)
 
     def lines(self, marked: bool) -> List[str]:
         mark = f"marked {self.review_word}" if self.review_word else "listed below: the format cannot mark them"
         rows = [
             ("filled", self.filled, f"marked {self.review_word} for review" if marked and self.review_word else ""),
-            ("needs review", len(self.review), f"written, {mark}: cut short or low confidence"),
+            ("needs review", len(self.review), f"written, {mark}: cut short, failed a check or low confidence"),
             ("rejected", len(self.rejected), "placeholders or markup do not match: not written"),
             ("skipped", len(self.skipped), "not translated"),
             ("already translated", self.already_translated, "untouched"),

@@ -96,7 +96,7 @@ class StreamOptions(_message.Message):
     def __init__(self, group_tokens: _Optional[bool] = ..., max_delay_ms: _Optional[int] = ...) -> None: ...
 
 class SegmentResult(_message.Message):
-    __slots__ = ("source", "text", "finish_reason", "cut_short", "confidence", "low_confidence", "markup_unsure")
+    __slots__ = ("source", "text", "finish_reason", "cut_short", "confidence", "low_confidence", "markup_unsure", "failed_checks")
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
@@ -104,6 +104,7 @@ class SegmentResult(_message.Message):
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     LOW_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     MARKUP_UNSURE_FIELD_NUMBER: _ClassVar[int]
+    FAILED_CHECKS_FIELD_NUMBER: _ClassVar[int]
     source: str
     text: str
     finish_reason: FinishReason
@@ -111,7 +112,8 @@ class SegmentResult(_message.Message):
     confidence: float
     low_confidence: bool
     markup_unsure: bool
-    def __init__(self, source: _Optional[str] = ..., text: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., cut_short: _Optional[bool] = ..., confidence: _Optional[float] = ..., low_confidence: _Optional[bool] = ..., markup_unsure: _Optional[bool] = ...) -> None: ...
+    failed_checks: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, source: _Optional[str] = ..., text: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., cut_short: _Optional[bool] = ..., confidence: _Optional[float] = ..., low_confidence: _Optional[bool] = ..., markup_unsure: _Optional[bool] = ..., failed_checks: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens")

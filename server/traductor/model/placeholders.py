@@ -166,6 +166,11 @@ def finditer(text: str):
     return pattern_for(text).finditer(text) if _STARTS.search(text) else iter(())
 
 
+def finditer_as(source: str, text: str):
+    """The placeholders of `text` as `source`'s pattern finds them (its metavariables), as matches."""
+    return pattern_for(source).finditer(text) if _STARTS.search(text) else iter(())
+
+
 def replace(repl, text: str, verbatim: bool = True) -> str:
     """Each placeholder of `text` replaced by `repl(match)` (or the string `repl`); `verbatim=False`:
     the program's own placeholders only (no URL, path, file name, address or metavariable)."""

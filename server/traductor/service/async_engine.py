@@ -68,10 +68,13 @@ class AsyncEngine:
         max_segments: int = TextLimits.max_segments,
         memory: dict[str, str] | None = None,
         language: str = "",
+        target: str = "",
     ):
         self.core, self.tokenizer, self.limits = core, tokenizer, limits
         # the model's source language: its rules split a text's sentences (service/texts.py)
         self.language = language
+        # its default target language: the verifier's checks read punctuation by it (service/verified.py)
+        self.target = target
         # the translation memory (source -> translation), read by service/texts.py; {} with --no-memory
         self.memory = memory or {}
         self.metrics = metrics

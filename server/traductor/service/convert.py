@@ -80,6 +80,7 @@ def segment_to_pb(e: FinishEvent) -> pb.SegmentResult:
         confidence=e.confidence,
         low_confidence=low(e.confidence),
         markup_unsure=e.markup_unsure,
+        failed_checks=e.failed_checks,
     )
 
 

@@ -94,7 +94,13 @@ class Metrics:
             buckets=GROUP_BUCKETS,
             registry=r,
         )
-
+        # output segments the verifier (text/verify.py) repaired or flagged, by check; outcome "repaired" or "flagged"
+        self.verified = Counter(
+            "traductor_verified_segments",
+            "Output segments a check of the verifier repaired or flagged, by check and outcome",
+            ["model", "check", "outcome"],
+            registry=r,
+        )
         self.restarts = Counter(
             "traductor_model_restarts", "Engine processes started again after one died, by model", ["model"], registry=r
         )
@@ -177,6 +183,12 @@ class ModelMetrics:
     def observe_stream_message(self, tokens: int) -> None:
         """Called once per message of a stream that groups tokens, with how many it carries."""
         self._of(self.metrics.stream_group).observe(tokens)
+
+    def observe_verdict(self, repaired, failed) -> None:
+        """Called once per verified segment with the names of the checks it was repaired by and failed."""
+        for outcome, checks in (("repaired", repaired), ("flagged", failed)):
+            for check in checks:
+                self.metrics.verified.labels(self.model, check, outcome).inc()
 
     def set_serving(self, serving: bool) -> None:
         self.metrics.serving.labels(self.model).set(1 if serving else 0)

@@ -192,5 +192,8 @@ class ModelLoader:
         memory = bundle.memory() if s.use_memory else {}
         tokenizer = bundle.tokenizer()
         metrics, language = self.metrics.for_model(name), bundle.config.languages.source
-        engine = AsyncEngine(core, tokenizer, limits, s.max_input_chars, metrics, s.max_segments, memory, language)
+        target = bundle.config.languages.target
+        engine = AsyncEngine(
+            core, tokenizer, limits, s.max_input_chars, metrics, s.max_segments, memory, language, target
+        )
         return Model(name, bundle, engine, spec, fingerprint(path))

@@ -62,7 +62,7 @@ from ..glossary import Glossary, masking
 from ..options import DecodingOptions, for_segment, resolve
 from ..text import DeltaStream, Plan, TextError, plan
 from ..text.pieces import Kind
-from . import glossed, hypotheses, placed
+from . import glossed, hypotheses, placed, verified
 from .async_engine import AsyncEngine
 
 
@@ -225,7 +225,7 @@ async def run_many(
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 t, k = where[j]
-                results[t][k] = check_finish(event)
+                results[t][k] = verified.checked(engine, texts[t], k, check_finish(event))
     return [joined(p.plan, p.events(r)) for p, r in zip(texts, results)]
 
 
@@ -288,10 +288,10 @@ async def stream(
     async with aclosing(generate) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
-                finished[j] = check_finish(event)
-                ready += deltas.finish(segments[j], event.text)
+                finished[j] = verified.checked(engine, prepared, j, check_finish(event), verified.held(prepared, j))
+                ready += deltas.finish(segments[j], finished[j].text)
                 continue
-            ready += deltas.push(segments[j], event.text_delta)
+            ready += deltas.push(segments[j], verified.quiet(prepared, j, event).text_delta)
             yield TokenEvent(count, event.token_id, ready, event.logprob)
             ready, count = "", count + 1
     event = joined(p, prepared.events(finished))

@@ -108,8 +108,10 @@ def upload(values, field: str = "file") -> tuple[str, bytes]:
 
 
 def _outcome(event: FinishEvent) -> files.Outcome:
-    """A text's event as the files' Outcome: cut short or of low confidence, written for review."""
-    return files.outcome(event.text, event.reason.value, event.confidence, low(event.confidence), event.markup_unsure)
+    """A text's event as the files' Outcome: cut short, failing a check or of low confidence, for review."""
+    checks = tuple(dict.fromkeys(c for s in event.segments for c in s.failed_checks))
+    markup = event.markup_unsure
+    return files.outcome(event.text, event.reason.value, event.confidence, low(event.confidence), markup, checks)
 
 
 async def _translate_texts(

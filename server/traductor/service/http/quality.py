@@ -5,14 +5,15 @@ their clients ignore.
 
     libre(event)     LibreTranslate's spelling: finish, cutShort, confidence, lowConfidence,
                      segments [{source, translatedText, finish, cutShort, confidence, lowConfidence,
-                     markupUnsure}]
+                     markupUnsure, failedChecks}]
     deepl(event)     DeepL's: finish_reason, cut_short, confidence, low_confidence,
                      segments [{source, text, finish_reason, cut_short, confidence, low_confidence,
-                     markup_unsure}]
+                     markup_unsure, failed_checks}]
 
 A text's `cutShort` and `lowConfidence` are true when one of its segments' is; its confidence is
 the lowest of its segments' (engine/confidence.py: the threshold `LOW`). A segment's `markupUnsure`
-says that an inline element of it may wrap the wrong words (service/placed.py). This module reads a
+says that an inline element of it may wrap the wrong words (service/placed.py), its `failedChecks` which
+checks of the output against its source it failed (service/verified.py). This module reads a
 text's FinishEvent (service/texts.py: `joined`) and knows nothing of requests.
 """
 
@@ -29,6 +30,7 @@ _KEYS = {
     "low": ("lowConfidence", "low_confidence"),
     "text": ("translatedText", "text"),
     "markup": ("markupUnsure", "markup_unsure"),
+    "checks": ("failedChecks", "failed_checks"),
 }
 
 
@@ -44,6 +46,7 @@ def _report(e: FinishEvent, style: int) -> dict:
             _KEYS["text"][style]: s.text,
             **_fields(s, style, s.cut_short, low(s.confidence)),
             _KEYS["markup"][style]: s.markup_unsure,
+            _KEYS["checks"][style]: list(s.failed_checks),
         }
         for s in e.segments
     ]
