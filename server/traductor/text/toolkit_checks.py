@@ -7,9 +7,9 @@ sentence's end. Not run, and why: `acronyms` and the toolkit's `numbers` flag wh
 rightly localizes (`OK` -> `Aceptar`, `GB` -> `Go`, `3.5` -> `3,5`; verify.py compares the digits
 instead, and the acronyms they caught, `%APDATA%`, are protected spans now); `doublespacing` and
 the whitespace checks are repaired by verify.py before; the spelling, capitalisation and wording
-checks judge style, not what the source holds. translate-toolkit is a dependency of the server's
-distribution (pyproject.toml; it reads the file formats too) and imports neither torch nor
-transformers.
+checks judge style, not what the source holds. translate-toolkit is already a dependency of the server's
+distribution (through `traductor-client[files]` in pyproject.toml: it reads the file formats) and
+imports neither torch nor transformers.
 
 One checker per target language, made on first use and kept (`functools.cache`: its configuration
 never changes). This module knows nothing about models or the service.
