@@ -2,7 +2,8 @@
 directory: a document uploaded through one replica is checked and downloaded through any other,
 and survives the restart of the one that translated it once it is done.
 
-    <dir>/<document_id>.json    its record: the SHA-256 of its key (never the key), file name,
+    <dir>/<document_id>.json    its record: the SHA-256 of its key (never the key), its owner (the
+                                name of the API key that uploaded it: no other key sees it), file name,
                                 characters billed, status (translating | done | error), error
                                 message, and when it was made and finished (wall-clock seconds)
     <dir>/<document_id>.out     the translated file, written before the record says done
@@ -69,6 +70,7 @@ class Record:
     error: str = ""
     created: float = 0.0  # time.time()
     finished: float = 0.0  # time.time() when done or failed; 0 while translating
+    owner: str = ""  # the name of the key that uploaded it (service/keys); "": the administrator or an open server
 
     def as_json(self) -> dict:
         """DeepL's status object."""
@@ -135,10 +137,12 @@ class DocumentStore:
 
     # ---- writing ------------------------------------------------------------------------------
 
-    def add(self, name: str, characters: int) -> tuple[Record, str]:
-        """A new document being translated: (its record, its key). QueueFull at capacity."""
+    def add(self, name: str, characters: int, owner: str | None = "") -> tuple[Record, str]:
+        """A new document of `owner` being translated: (its record, its key). QueueFull at capacity."""
         key = uuid.uuid4().hex.upper() + uuid.uuid4().hex.upper()
-        record = Record(uuid.uuid4().hex.upper(), _digest(key), name, characters, created=self.clock())
+        record = Record(
+            uuid.uuid4().hex.upper(), _digest(key), name, characters, created=self.clock(), owner=owner or ""
+        )
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             self.expire()
@@ -198,12 +202,14 @@ class DocumentStore:
         except OSError as error:
             raise self._storage_error(error, "read") from None
 
-    def status(self, document_id: str, key: object) -> Record:
-        """The document's record, if `key` is its key (DocumentNotFound otherwise); a stopped
-        translation reads as an error."""
+    def status(self, document_id: str, key: object, owner: str | None = None) -> Record:
+        """The document's record, if `key` is its key and `owner` (a key's name; None: any) uploaded
+        it (DocumentNotFound otherwise); a stopped translation reads as an error."""
         path = self._path(document_id)
         record = self._read(path)
         if not isinstance(key, str) or not hmac.compare_digest(_digest(key), record.key_sha256):
+            raise DocumentNotFound()
+        if owner is not None and record.owner != owner:
             raise DocumentNotFound()
         now = self.clock()
         if self._expired(path, record, now):

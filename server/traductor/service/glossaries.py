@@ -21,6 +21,8 @@ Where (`default_dir`): `--glossary-dir`; else `<model repository>/glossaries` (n
 no model); else `$XDG_DATA_HOME/traductor/glossaries`. It is made at the first create.
 
 `GlossaryStore.get(glossary_id) -> Glossary` is the lookup of the gRPC servicer and the HTTP APIs.
+A glossary made with a key belongs to its name (`owner`; service/keys): `owner=` (or `owned_by`) shows
+a key only its own, others read as absent; None (the --token, an open server) sees all.
 This module knows nothing about HTTP, gRPC or how a glossary is applied to a translation.
 """
 
@@ -83,6 +85,10 @@ class GlossaryInfo:
     creation_time: str  # ISO 8601, UTC, milliseconds ("2026-11-25T15:01:02.345Z")
     entry_count: int
     entries: tuple[tuple[str, str], ...] = ()  # () when only the first line was read (a listing)
+    owner: str = ""  # the name of the key that made it (service/keys); "": the administrator or an open server
+
+    def visible_to(self, owner: str | None) -> bool:  # None: the administrator, an open server's callers
+        return owner is None or self.owner == owner
 
     @property
     def glossary(self) -> Glossary:
@@ -155,9 +161,11 @@ class GlossaryStore:
 
     # ---- writing ------------------------------------------------------------------------------
 
-    def create(self, name: str, source_lang: str, target_lang: str, entries_text: str, fmt: str = "tsv"):
-        """Check and store a new glossary; returns its GlossaryInfo. The languages are stored as
-        given (the caller checks them against the served pairs)."""
+    def create(
+        self, name: str, source_lang: str, target_lang: str, entries_text: str, fmt: str = "tsv", owner: str | None = ""
+    ):
+        """Check and store a new glossary of `owner` (a key's name); returns its GlossaryInfo. The
+        languages are stored as given (the caller checks them against the served pairs)."""
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("Missing or empty glossary name")
         if len(name) > MAX_NAME_CHARS or _CONTROL.search(name):
@@ -178,8 +186,8 @@ class GlossaryStore:
                 f"(--max-glossary-entries)"
             )
         now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        info = GlossaryInfo(str(uuid.uuid4()), name, source_lang, target_lang, now, len(entries), entries)
-        lines = (info.as_json(), [list(e) for e in entries])
+        info = GlossaryInfo(str(uuid.uuid4()), name, source_lang, target_lang, now, len(entries), entries, owner or "")
+        lines = ({**info.as_json(), "owner": info.owner}, [list(e) for e in entries])
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -196,8 +204,9 @@ class GlossaryStore:
         self._remember(info)
         return info
 
-    def delete(self, glossary_id: str) -> None:
+    def delete(self, glossary_id: str, owner: str | None = None) -> None:  # another owner's: GlossaryNotFound
         path = self._path(glossary_id)
+        self.info(glossary_id, owner, entries=False)
         with self._lock:
             self._cache.pop(glossary_id, None)
         try:
@@ -227,7 +236,7 @@ class GlossaryStore:
             head = json.loads(f.readline())
             found = tuple((str(s), str(t)) for s, t in json.loads(f.readline())) if entries else ()
         keys = ("glossary_id", "name", "source_lang", "target_lang", "creation_time")
-        return GlossaryInfo(*(str(head[k]) for k in keys), int(head["entry_count"]), found)
+        return GlossaryInfo(*(str(head[k]) for k in keys), int(head["entry_count"]), found, str(head.get("owner", "")))
 
     def _load(self, glossary_id: str, entries: bool = True) -> GlossaryInfo:
         """A glossary as its file says now (GlossaryNotFound when it is not, or no longer, there)."""
@@ -250,24 +259,42 @@ class GlossaryStore:
             cached = self._cache.get(glossary_id)
         return cached if cached is not None and self._path(glossary_id).exists() else None
 
-    def info(self, glossary_id: str) -> GlossaryInfo:
-        """A glossary by id, with its entries."""
+    def info(self, glossary_id: str, owner: str | None = None, entries: bool = True) -> GlossaryInfo:
+        """A glossary by id, with its entries; another owner's is GlossaryNotFound, as if absent."""
         info = self._cached(glossary_id)
         if info is None:
-            info = self._load(glossary_id)
-            self._remember(info)
+            info = self._load(glossary_id, entries)
+            if entries:
+                self._remember(info)
+        if not info.visible_to(owner):
+            raise GlossaryNotFound(f"glossary {glossary_id} not found")
         return info
 
-    def get(self, glossary_id: str) -> Glossary:
+    def get(self, glossary_id: str, owner: str | None = None) -> Glossary:
         """The glossary with this id, as the text path applies it (the GlossaryLookup Protocol)."""
-        return self.info(glossary_id).glossary
+        return self.info(glossary_id, owner).glossary
 
-    def list(self) -> list[GlossaryInfo]:
-        """Every glossary of the directory, oldest first."""
+    def owned_by(self, owner: str | None) -> "OwnedGlossaries":  # one owner's as a GlossaryLookup (None: all)
+        return OwnedGlossaries(self, owner)
+
+    def list(self, owner: str | None = None) -> list[GlossaryInfo]:
+        """Every glossary of the directory that `owner` sees, oldest first."""
         found = []
         for path in self._files():
             try:  # what DeepL shows of each: the first line of its file
                 found.append(self._cached(path.stem) or self._load(path.stem, entries=False))
             except GlossaryNotFound:  # deleted meanwhile, or not a glossary
                 continue
+        found = [g for g in found if g.visible_to(owner)]
         return sorted(found, key=lambda g: (g.creation_time, g.glossary_id))
+
+
+@dataclass(frozen=True)
+class OwnedGlossaries:
+    """The glossaries of one owner as a GlossaryLookup (what a call's glossary_id may name)."""
+
+    store: GlossaryStore
+    owner: str | None
+
+    def get(self, glossary_id: str) -> Glossary:
+        return self.store.get(glossary_id, self.owner)

@@ -1,10 +1,10 @@
-"""Two interceptors: one maps every error to a status a caller can act on (and records the
-request's metrics and log line, and sheds load: service/overload.py); one checks the bearer token."""
+"""The interceptor that maps every error to a status a caller can act on (and records the
+request's metrics and log line, and sheds load: service/overload.py). Keys are checked by the
+servicer, through the gate every interface shares (service/keys/gate.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import time
@@ -17,9 +17,12 @@ from ..errors import (
     Draining,
     EngineDown,
     InvalidInput,
+    KeyStoreDown,
     NotFound,
     Overloaded,
+    PermissionDenied,
     QueueFull,
+    RateLimited,
     Unauthenticated,
 )
 from .async_engine import request_summary
@@ -62,6 +65,12 @@ def status_for(exc: BaseException) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)
     if isinstance(exc, Unauthenticated):
         return grpc.StatusCode.UNAUTHENTICATED, str(exc)
+    if isinstance(exc, PermissionDenied):
+        return grpc.StatusCode.PERMISSION_DENIED, str(exc)
+    if isinstance(exc, RateLimited):  # and QuotaExceeded: the key's own limits (service/keys)
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)
+    if isinstance(exc, KeyStoreDown):  # fail closed; the store's address, never a password, in the message
+        return grpc.StatusCode.UNAVAILABLE, f"{exc}; calls that need a key are refused until it answers"
     if isinstance(exc, NotFound):
         return grpc.StatusCode.NOT_FOUND, str(exc)
     return grpc.StatusCode.INTERNAL, "internal error"  # details go to the log, never to the caller
@@ -151,6 +160,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         trailers = ()
         if code is grpc.StatusCode.INTERNAL:
             log.error("rpc=%s request_id=%s failed", rpc, getattr(request, "request_id", ""), exc_info=exc)
+        if isinstance(exc, RateLimited):  # when the key may call again, as overload's retry hint
+            trailers = (("grpc-retry-pushback-ms", str(int(exc.retry_after * 1000))),)
         if isinstance(exc, QueueFull):
             model = (request_summary.get() or {}).get("model", "")
             self.metrics.record_shed("grpc", rpc, getattr(exc, "stage", "queue"), model)
@@ -250,32 +261,3 @@ def _shed_handler(interceptor: ErrorInterceptor, rpc: str, handler, reason: str)
     if handler.unary_stream:
         return grpc.unary_stream_rpc_method_handler(interceptor._stream(rpc, stream), skip, handler.response_serializer)
     return grpc.unary_unary_rpc_method_handler(interceptor._unary(rpc, unary), skip, handler.response_serializer)
-
-
-class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """Translator calls need `authorization: Bearer <token>`; health and reflection stay open."""
-
-    def __init__(self, token: str):
-        self.expected = f"Bearer {token}".encode()
-
-    async def intercept_service(self, continuation, details):
-        handler = await continuation(details)
-        if handler is None or not details.method.startswith(SERVICE_PREFIX):
-            return handler
-        given = dict(details.invocation_metadata or ()).get("authorization", "")
-        if hmac.compare_digest(given.encode(), self.expected):
-            return handler
-        return _refuse(handler)
-
-
-def _refuse(handler):
-    async def unary(request, context):
-        raise Unauthenticated("missing or invalid bearer token")
-
-    async def stream(request, context):
-        raise Unauthenticated("missing or invalid bearer token")
-        yield  # makes this an async generator
-
-    if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(stream, handler.request_deserializer, handler.response_serializer)
-    return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, handler.response_serializer)

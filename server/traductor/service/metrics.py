@@ -108,6 +108,20 @@ class Metrics:
             "traductor_model_serving", "1 while the model takes calls, 0 while it restarts", ["model"], registry=r
         )
 
+        # keys per caller (service/keys): by the key's name ("admin": --token), never its secret
+        self.key_requests = Counter("traductor_key_requests", "Calls accepted, by key name", ["key"], registry=r)
+        self.key_characters = Counter(
+            "traductor_key_characters", "Characters sent to translate, by key name", ["key"], registry=r
+        )
+        self.key_refusals = Counter(
+            "traductor_key_refusals",
+            "Calls refused by the key check, by key name ('' when no key matched) and reason "
+            "(missing, unknown, revoked, rate, day, month, pair, store_down)",
+            ["key", "reason"],
+            registry=r,
+        )
+        self.key_store_up = Gauge("traductor_key_store_up", "1 while the key store answers, 0 while not", registry=r)
+
         self._request_series: dict[tuple, tuple] = {}  # record_request's series, by their labels
 
     def for_model(self, model: str) -> ModelMetrics:

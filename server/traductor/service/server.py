@@ -43,9 +43,12 @@ from traductor_client.v1 import translator_pb2, translator_pb2_grpc
 
 from ..options import DecodingOptions
 from .async_engine import AsyncEngine
+from .calls import CallsInFlight
 from .glossaries import GlossaryStore
 from .http import HttpServer, start_http
-from .interceptors import AuthInterceptor, ErrorInterceptor, quiet_ended_calls
+from .interceptors import ErrorInterceptor, quiet_ended_calls
+from .keys.gate import Gate
+from .keys.stores import gate_for
 from .metrics import Metrics
 from .models import Model, ModelLoader, default_name, model_paths
 from .overload import Admission
@@ -56,6 +59,7 @@ from .stall import STOP_MARGIN_SECONDS, Deadline
 
 log = logging.getLogger("traductor.server")
 SERVICE_NAME = translator_pb2.DESCRIPTOR.services_by_name["Translator"].full_name
+KEYS_HEALTH = "traductor.keys"  # NOT_SERVING while the key store does not answer (docs/keys.md)
 SETTLE_SECONDS = 0.05  # drain: no Translator call for this long after the listener closed: none is left
 WARMUP_TEXTS = ["Warming up the translation engine.", "file not found: %s"]
 
@@ -74,6 +78,8 @@ class Service:
     http: HttpServer | None = None  # the LibreTranslate-compatible HTTP API, when settings.http_port
     glossaries: GlossaryStore | None = None  # the stored glossaries (glossaries.py), shared by both protocols
     watcher: asyncio.Future | None = None  # set when a model cannot be restarted (registry.fatal)
+    gate: Gate | None = None  # the key check of every interface (keys/gate.py)
+    keys_watch: asyncio.Future | None = None  # pings the key store (health KEYS_HEALTH, traductor_key_store_up)
     serving: bool = False
 
     @property
@@ -95,6 +101,12 @@ class Service:
             any_model = any_model or model.serving
         for name in ("", SERVICE_NAME):
             await self.health.set(name, up if self.serving and any_model else down)
+        if self.gate is not None and self.gate.store is not None:
+            await self.health.set(KEYS_HEALTH, up if self.gate.up else down)
+
+    def stop_keys(self) -> None:
+        if self.keys_watch is not None:
+            self.keys_watch.cancel()
 
     async def abort(self) -> None:
         """Stop at once (a model cannot be restarted): no pre-stop window, no grace."""
@@ -104,6 +116,7 @@ class Service:
         if self.http is not None:
             await self.http.stop()
         self.registry.stop()
+        self.stop_keys()
 
     async def drain(self, prestop_over: asyncio.Event | None = None) -> None:
         """NOT_SERVING, serve through the pre-stop window (cut short when `prestop_over` is set), stop
@@ -141,6 +154,7 @@ class Service:
             await self.http.stop()
         closed = time.monotonic()
         self.registry.stop()
+        self.stop_keys()
         if self.watcher is not None:
             self.watcher.cancel()
         log.info(
@@ -169,30 +183,6 @@ async def _wait(event: asyncio.Event, timeout: float) -> bool:
     except TimeoutError:
         pass
     return event.is_set()
-
-
-class CallsInFlight(grpc.aio.ServerInterceptor):
-    """Counts the Translator calls from the moment gRPC hands one to the server until its task ends
-    (whatever ends it), so that the drain waits for these and for nothing else: gRPC's own stop
-    also waits for every connection to close, and an idle one (a balancer's, a client that ignores
-    GOAWAY) would hold it for the whole grace period. Health and reflection calls are not counted."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.idle = asyncio.Event()
-        self.idle.set()
-
-    async def intercept_service(self, continuation, details):
-        if details.method.startswith(f"/{SERVICE_NAME}/"):
-            self.count += 1
-            self.idle.clear()
-            asyncio.current_task().add_done_callback(self._ended)
-        return await continuation(details)
-
-    def _ended(self, _task) -> None:
-        self.count -= 1
-        if self.count == 0:
-            self.idle.set()
 
 
 def health_name(model: str) -> str:
@@ -256,16 +246,21 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     calls = CallsInFlight()
     interceptors = [calls, ErrorInterceptor(metrics, admission)]
     quiet_ended_calls()  # grpcio's traceback for an answer to a call core had just ended: INFO
-    server = _grpc_server(settings, interceptors + ([AuthInterceptor(settings.token)] if settings.token else []))
+    gate = gate_for(settings, metrics)  # --token, --api-keys, --keys-redis (docs/keys.md)
+    server = _grpc_server(settings, interceptors)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    translator_pb2_grpc.add_TranslatorServicer_to_server(TranslatorServicer(registry, settings, glossaries), server)
+    translator_pb2_grpc.add_TranslatorServicer_to_server(
+        TranslatorServicer(registry, settings, glossaries, gate), server
+    )
     if settings.reflection:
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     address = f"{settings.host}:{settings.port}"
     creds = _credentials(settings)
     port = server.add_secure_port(address, creds) if creds else server.add_insecure_port(address)
-    service = Service(server, registry, health_servicer, metrics, port, settings, calls, glossaries=glossaries)
+    service = Service(
+        server, registry, health_servicer, metrics, port, settings, calls, glossaries=glossaries, gate=gate
+    )
     try:
         await service.set_serving(False)
         await server.start()
@@ -273,7 +268,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
         for model in registry:
             await warm_up(model.engine)
         if settings.http_port:  # same loop, same engines (docs/http-api.md)
-            service.http = await start_http(registry, settings, metrics, glossaries)
+            service.http = await start_http(registry, settings, metrics, glossaries, gate)
             log.info("HTTP API (LibreTranslate-compatible) on %s, port %d", settings.host, service.http.port)
     except BaseException:
         await server.stop(None)
@@ -283,6 +278,7 @@ async def start(settings: Settings, metrics: Metrics | None = None, before_step=
     registry.supervise(loader)
     await service.set_serving(True)
     service.watcher = asyncio.ensure_future(registry.fatal.wait())
+    service.keys_watch = asyncio.ensure_future(gate.watch(service.update_health))
     for m in registry:
         mark = " [default]" if m.name == default else ""
         log.info("serving model %s (bundle %s)%s", m.describe(), m.bundle.checksum[:12], mark)

@@ -5,7 +5,9 @@ registry (registry.py) picks each call's model from its `model`, `source_languag
 Texts go through `texts.py` (segmentation, one engine group per request), the same functions the
 HTTP API calls, so both protocols give the same result for the same text.
 
-A call's glossary (`glossary_id` or inline `glossary` entries) is resolved by `glossary_use`: an
+Every RPC first checks the call's key (`authorization: Bearer KEY`, service/keys/gate.py: the
+--token, a stored key, or none on an open server); a translating one is then charged its
+characters. A call's glossary (`glossary_id` or inline `glossary` entries) is resolved by `glossary_use`: an
 id is asked of the `GlossaryLookup` the servicer is given (service/glossaries.py's store; without
 one, NO_GLOSSARIES: every id is NOT_FOUND). A call that names no model and no language goes to a
 model of the stored glossary's pair."""
@@ -34,6 +36,7 @@ from .convert import (
     token_to_pb,
     tokens_to_pb,
 )
+from .keys.gate import Caller, Gate
 from .models import Model
 from .registry import Registry
 from .settings import Settings
@@ -47,6 +50,14 @@ def _request_id(request) -> str:
     return rid
 
 
+def secret(context) -> str:
+    """The key of a call: its `authorization: Bearer KEY` metadata ("" when none)."""
+    for name, value in context.invocation_metadata() or ():
+        if name == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer ") :].strip()
+    return ""
+
+
 def _model(registry: Registry, request, source: str, target: str) -> Model:
     """The model a call goes to (registry.route), named in the RPC's log line and metrics."""
     model = registry.route(request.model, source, target)
@@ -57,19 +68,40 @@ def _model(registry: Registry, request, source: str, target: str) -> Model:
 
 
 class TranslatorServicer(pb_grpc.TranslatorServicer):
-    def __init__(self, registry: Registry, settings: Settings, glossaries: GlossaryLookup = NO_GLOSSARIES):
+    def __init__(
+        self,
+        registry: Registry,
+        settings: Settings,
+        glossaries: GlossaryLookup = NO_GLOSSARIES,
+        gate: Gate | None = None,
+    ):
         self.registry, self.settings, self.glossaries = registry, settings, glossaries
+        self.gate = gate or Gate(None, settings.token)
 
-    def _call(self, request) -> tuple[Model, DecodingOptions, str, Glossary | None]:
+    def _lookup(self, caller: Caller) -> GlossaryLookup:
+        """The glossaries the caller may name: its key's own (service/keys), or all."""
+        owned_by = getattr(self.glossaries, "owned_by", None)
+        return owned_by(caller.owner) if owned_by is not None else self.glossaries
+
+    async def _admit(self, request, context, chars: int) -> tuple[Model, DecodingOptions, str, Glossary | None]:
+        """`_call` for the call's key (service/keys/gate.py: checked, its model and pair allowed,
+        then the call and its characters charged), before any work."""
+        caller = await self.gate.caller(secret(context))
+        call = self._call(request, caller)
+        await self.gate.charge(caller, chars)
+        return call
+
+    def _call(self, request, caller: Caller) -> tuple[Model, DecodingOptions, str, Glossary | None]:
         """The call's model, decoding options, text format and glossary. The target_language that
         routed the call also picks a multilingual model's target (NLLB's forced first token,
         OPUS-MT's >>xx<<)."""
         entries = [(e.source, e.target) for e in request.glossary]
-        glossary = glossary_use.requested(self.glossaries, request.glossary_id, entries)
+        glossary = glossary_use.requested(self._lookup(caller), request.glossary_id, entries)
         source, target = request.source_language, request.target_language
         if glossary is not None and glossary.source_language and not (request.model or source or target):
             source, target = glossary.source_language, glossary.target_language
         model = _model(self.registry, request, source, target)
+        self.gate.check(caller, model, source, target)
         options = options_from_pb(request.options, target, source)
         register = register_of(request.formality, model.formality)
         if register:
@@ -78,7 +110,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
 
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
         rid = _request_id(request)
-        model, options, format, glossary = self._call(request)
+        model, options, format, glossary = await self._admit(request, context, len(request.text))
         event = await texts.translate(
             model.engine, request.text, options, rid, context.time_remaining(), format, glossary=glossary
         )
@@ -86,7 +118,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
 
     async def TranslateStream(self, request: pb.TranslateRequest, context):
         rid = _request_id(request)
-        model, options, format, glossary = self._call(request)
+        model, options, format, glossary = await self._admit(request, context, len(request.text))
         if options.alternatives:
             raise InvalidInput("alternatives are given by Translate and TranslateBatch, not by a stream")
         delay = grouping_from_pb(request.stream)
@@ -107,7 +139,8 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
 
     async def TranslateBatch(self, request: pb.TranslateBatchRequest, context) -> pb.TranslateBatchResponse:
         rid = _request_id(request)
-        model, options, format, glossary = self._call(request)
+        chars = sum(len(t) for t in request.texts)
+        model, options, format, glossary = await self._admit(request, context, chars)
         events = await texts.translate_many(
             model.engine,
             list(request.texts),
@@ -123,9 +156,11 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
         )
 
     async def GetModelInfo(self, request: pb.GetModelInfoRequest, context) -> pb.ModelInfo:
+        await self.gate.caller(secret(context))
         return model_info(self.registry.get(request.model), self.settings, self.registry.default_name)
 
     async def ListModels(self, request: pb.ListModelsRequest, context) -> pb.ListModelsResponse:
+        await self.gate.caller(secret(context))
         default = self.registry.default_name
         return pb.ListModelsResponse(
             models=[model_info(m, self.settings, default) for m in self.registry], default_model=default

@@ -3,7 +3,7 @@
 It runs in the gRPC server's process and event loop and translates through the same service
 functions as gRPC `Translate` (`service/texts.py`) with the same models (`service/registry.py`:
 `source`/`target` pick the model), so both protocols share the engines, the continuous batch, the
-limits, the token and the TLS certificate, and give the same text.
+limits, the key check (service/keys) and the TLS certificate, and give the same text.
 
     app.py       aiohttp server, middleware (errors, CORS, metrics, log line), TLS
     handlers.py  the endpoints: /translate, /translate_stream, /detect, /languages, /frontend/settings
@@ -21,6 +21,7 @@ See docs/http-api.md and docs/http-api.yaml (OpenAPI).
 from __future__ import annotations
 
 from ..glossaries import GlossaryStore
+from ..keys.gate import Gate
 from ..metrics import Metrics
 from ..registry import Registry
 from ..settings import Settings
@@ -29,10 +30,14 @@ from .handlers import HttpApi
 
 
 async def start_http(
-    registry: Registry, settings: Settings, metrics: Metrics, glossaries: GlossaryStore | None = None
+    registry: Registry,
+    settings: Settings,
+    metrics: Metrics,
+    glossaries: GlossaryStore | None = None,
+    gate: Gate | None = None,
 ) -> HttpServer:
     """Start the HTTP API on settings.host:settings.http_port; returns the running server."""
-    server = HttpServer(HttpApi(registry, settings, glossaries), metrics)
+    server = HttpServer(HttpApi(registry, settings, glossaries, gate), metrics)
     await server.start()
     return server
 

@@ -74,8 +74,9 @@ def _error_response(exc: BaseException, request: web.Request, rid: str, retry_af
     if code is grpc.StatusCode.INTERNAL:
         log.error("http %s %s request_id=%s failed", request.method, request.path, rid, exc_info=exc)
     response = json_response({"error": message}, status)
-    if status == 429:
-        response.headers["Retry-After"] = str(retry_after)
+    if status == 429:  # a key's limit says when it frees up (service/keys); overload, the pushback
+        own = getattr(exc, "retry_after", None)
+        response.headers["Retry-After"] = str(math.ceil(own) if own is not None else retry_after)
     return response, code
 
 

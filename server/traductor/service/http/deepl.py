@@ -3,7 +3,8 @@ what the official `deepl` clients and Weblate's DeepL backend call.
 
     POST /v2/translate                  -> texts.translate_many: the texts of a call in one engine group
     GET|POST /v2/languages?type=        -> the served sources, or targets (supports_formality: false)
-    GET|POST /v2/usage                  -> characters translated since the server started; no quota
+    GET|POST /v2/usage                  -> the calling key's characters and quota (service/keys); the
+                                           administrator's: the server's since it started, no quota
     GET /v2/glossary-language-pairs     -> every served pair (glossaries: deepl_glossaries.py)
     /v2/glossaries...                   -> deepl_glossaries.py
     /v2/document...                     -> deepl_documents.py
@@ -33,14 +34,15 @@ from ...glossary import Glossary
 from ...languages import name as language_name
 from ...options import DecodingOptions
 from .. import glossary_use
+from ..keys.gate import Caller
 from ..models import Model
 from ..texts import translate_many
 from . import quality
 from .deepl_documents import Documents
 from .deepl_glossaries import Glossaries
 from .deepl_params import (
+    authorize,
     base,
-    check_auth,
     deepl_errors,
     ignore,
     message,
@@ -81,7 +83,7 @@ class DeepL:
     def pairs(self) -> dict[str, list[str]]:
         return self.api.registry.languages()
 
-    def call(self, source: object, target: object, text: str) -> Call:
+    def call(self, source: object, target: object, text: str, caller: Caller | None = None) -> Call:
         """The model and served codes of a call's `source_lang` (None: detect in `text`) and `target_lang`."""
         pairs = self.pairs()
         known = known_codes(pairs)
@@ -99,9 +101,9 @@ class DeepL:
             raise InvalidInput(f"Value for 'source_lang' not supported: {error}") from None
         except InvalidInput as error:
             raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
-        return Call(served_source, str(target), self.api.route(served_source, served_target, text))
+        return Call(served_source, str(target), self.api.route(served_source, served_target, text, caller=caller))
 
-    def glossary(self, glossary_id: object, source_given: bool, call: Call) -> Glossary | None:
+    def glossary(self, glossary_id: object, source_given: bool, call: Call, caller: Caller) -> Glossary | None:
         """The stored glossary of `glossary_id` for the call's model (its pair must be the call's)."""
         if glossary_id is None or glossary_id == "":
             return None
@@ -111,14 +113,15 @@ class DeepL:
             raise InvalidInput("Use of a glossary requires the source_lang parameter to be specified.")
         if self.api.glossaries is None:
             raise InvalidInput("this server stores no glossaries")
-        return glossary_use.for_model(self.api.glossaries.get(glossary_id), call.model, call.target)
+        found = self.api.glossaries.get(glossary_id, caller.owner)
+        return glossary_use.for_model(found, call.model, call.target)
 
-    async def authorized(self, request: web.Request) -> None:
-        check_auth(request, self.api.settings.token)
+    async def authorized(self, request: web.Request) -> Caller:
+        return await authorize(request, self.api.gate)
 
     @deepl_errors
     async def translate(self, request: web.Request) -> web.Response:
-        await self.authorized(request)
+        caller = await self.authorized(request)
         values = await read(request)
         texts = values.all("text")
         if not texts:
@@ -130,8 +133,9 @@ class DeepL:
         fmt = text_format(values)
         source = values.one("source_lang")
         first = next((t for t in texts if t.strip()), "")
-        call = self.call(source, values.one("target_lang"), first)
-        glossary = self.glossary(values.one("glossary_id"), bool(source), call)
+        call = self.call(source, values.one("target_lang"), first, caller)
+        await self.api.gate.charge(caller, sum(len(t) for t in texts))
+        glossary = self.glossary(values.one("glossary_id"), bool(source), call, caller)
         todo = [i for i, t in enumerate(texts) if t.strip()]  # an empty text comes back empty, as DeepL's
         out = list(texts)
         reports = [quality.deepl(quality.kept(t)) for t in texts]
@@ -188,8 +192,15 @@ class DeepL:
 
     @deepl_errors
     async def usage_report(self, request: web.Request) -> web.Response:
-        await self.authorized(request)
-        return json_response({"character_count": self.usage.characters, "character_limit": UNLIMITED})
+        """The calling key's characters of its quota's period (the month's, or the day's when only
+        that is limited); the administrator and an open server: the server's since it started."""
+        caller = await self.authorized(request)
+        if caller.key is None:
+            return json_response({"character_count": self.usage.characters, "character_limit": UNLIMITED})
+        used, limits = await self.api.gate.usage(caller), caller.key.limits
+        if limits.chars_per_day and not limits.chars_per_month:
+            return json_response({"character_count": used.day, "character_limit": limits.chars_per_day})
+        return json_response({"character_count": used.month, "character_limit": limits.chars_per_month or UNLIMITED})
 
     @deepl_errors
     async def glossary_pairs(self, request: web.Request) -> web.Response:

@@ -18,7 +18,8 @@ characters of the uploaded file.
 Documents and their status are files of the shared document store (service/documents.py:
 `<glossary directory>/documents`), not this server's memory: with the replicas of a stack on one
 volume, the upload, its status requests and its download may each reach a different replica, and
-a done document survives the restart of the replica that translated it. A result waits for its one
+a done document survives the restart of the replica that translated it. A document belongs to the
+key that uploaded it: with another key its status and result are 404 (service/keys). A result waits for its one
 download until `--file-ttl-seconds` after it is done; at most `CAPACITY` documents are held
 (beyond: 429). The uploaded file itself stays in the memory of the replica translating it: if that
 replica stops first, the status says so (an error) and the document is uploaded again.
@@ -42,7 +43,7 @@ from ...glossary import Glossary
 from ...options import DecodingOptions
 from .. import glossary_use
 from ..documents import HEARTBEAT, DocumentStore, Record, document_dir
-from .deepl_params import check_auth, check_formality, deepl_errors, message, read, register_of, served
+from .deepl_params import authorize, check_formality, deepl_errors, message, read, register_of, served
 from .files import translate_upload, upload
 from .handlers import HttpApi, json_response, request_id
 from .params import SourceNotServed, check_pair, known_codes
@@ -64,10 +65,11 @@ class Documents:
         self.store = store or DocumentStore(document_dir(s), s.file_ttl_seconds, CAPACITY)
         self.running: dict[str, asyncio.Task] = {}  # document_id -> its translation, on this server
 
-    async def _record(self, request: web.Request, values) -> Record:
-        """The record of the path's id whose document_key the request gives (404 otherwise)."""
+    async def _record(self, request: web.Request, values, caller) -> Record:
+        """The record of the path's id whose document_key the request gives, uploaded with the
+        caller's key (404 otherwise; the administrator sees every document)."""
         document_id, key = request.match_info["document_id"], values.one("document_key")
-        return await asyncio.to_thread(self.store.status, document_id, key)
+        return await asyncio.to_thread(self.store.status, document_id, key, caller.owner)
 
     def _source(self, values, target: str, pairs: dict[str, list[str]]) -> str:
         known = known_codes(pairs)
@@ -83,7 +85,7 @@ class Documents:
     @deepl_errors
     async def upload(self, request: web.Request) -> web.Response:
         s = self.api.settings
-        check_auth(request, s.token)
+        caller = await authorize(request, self.api.gate)
         request = request.clone(client_max_size=max(s.max_message_bytes, s.max_file_bytes + 64 * 1024))
         values = await read(request)
         if values.one("target_lang") in (None, ""):
@@ -108,17 +110,18 @@ class Documents:
         if wanted and wanted.lower().lstrip(".") != file_formats.formats.extension(name).lstrip("."):
             raise InvalidInput("Value for 'output_format' not supported: a document comes back in its own format")
         characters = len(data.decode("utf-8", "replace"))
-        model = self.api.route(source, target)
-        glossary = self.glossary(values, model, target)
+        model = self.api.route(source, target, caller=caller)
+        await self.api.gate.charge(caller, characters)
+        glossary = self.glossary(values, model, target, caller.owner)
         register = register_of(values.one("formality"), model.formality)
         options = DecodingOptions(target_language=values.text("target_lang"), source_language=source, register=register)
-        record, key = await asyncio.to_thread(self.store.add, name, characters)
+        record, key = await asyncio.to_thread(self.store.add, name, characters, caller.owner)
         task = asyncio.ensure_future(self._run(record, model.engine, data, options, glossary, request_id()))
         self.running[record.document_id] = task
         task.add_done_callback(lambda _: self.running.pop(record.document_id, None))
         return json_response({"document_id": record.document_id, "document_key": key})
 
-    def glossary(self, values, model, target: str) -> Glossary | None:
+    def glossary(self, values, model, target: str, owner: str | None = None) -> Glossary | None:
         """The stored glossary of `glossary_id` for the model (its pair must be the document's)."""
         glossary_id = values.one("glossary_id")
         if glossary_id in (None, ""):
@@ -127,7 +130,7 @@ class Documents:
             raise InvalidInput("Value for 'glossary_id' not supported.")
         if not values.one("source_lang"):
             raise InvalidInput("Use of a glossary requires the source_lang parameter to be specified.")
-        return glossary_use.for_model(self.api.glossaries.get(glossary_id), model, target)
+        return glossary_use.for_model(self.api.glossaries.get(glossary_id, owner), model, target)
 
     async def _run(self, record: Record, engine, data: bytes, options: DecodingOptions, glossary, rid: str) -> None:
         s = self.api.settings
@@ -160,19 +163,19 @@ class Documents:
 
     @deepl_errors
     async def status(self, request: web.Request) -> web.Response:
-        check_auth(request, self.api.settings.token)
+        caller = await authorize(request, self.api.gate)
         values = await read(request)
-        record = await self._record(request, values)
+        record = await self._record(request, values, caller)
         running = self.running.get(record.document_id)
         if running is not None:  # translated here: wait a moment for it, then read it again
             await asyncio.wait([running], timeout=STATUS_WAIT)
-            record = await self._record(request, values)
+            record = await self._record(request, values, caller)
         return json_response(record.as_json())
 
     @deepl_errors
     async def result(self, request: web.Request) -> web.Response:
-        check_auth(request, self.api.settings.token)
-        record = await self._record(request, await read(request))
+        caller = await authorize(request, self.api.gate)
+        record = await self._record(request, await read(request), caller)
         if record.status == "translating":
             return message(503, "Document not ready")
         body = await asyncio.to_thread(self.store.take, record)

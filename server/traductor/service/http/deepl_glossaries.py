@@ -12,7 +12,9 @@ A glossary's languages must be a pair some served model translates (GET
 (`EN-GB` -> `en`), so one glossary serves every region. The store does the file work (in a worker
 thread: none holds the event loop), checks the entries and the limits, and names the flags.
 
-This module knows nothing about translating: deepl.py applies a glossary to a call.
+Each glossary belongs to the key that made it: another key gets 404, as for an id that does not
+exist; the administrator's --token sees all (service/keys). This module knows nothing about
+translating: deepl.py applies a glossary to a call.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from aiohttp import web
 
 from ...errors import InvalidInput
 from ..glossaries import FORMATS
-from .deepl_params import base, check_auth, deepl_errors, read, served
+from .deepl_params import authorize, base, deepl_errors, read, served
 from .handlers import HttpApi, json_response
 from .params import check_pair, known_codes
 
@@ -41,7 +43,7 @@ class Glossaries:
 
     @deepl_errors
     async def create(self, request: web.Request) -> web.Response:
-        check_auth(request, self.api.settings.token)
+        caller = await authorize(request, self.api.gate)
         store, s = self.store(), self.api.settings
         # a glossary's entries may take up to --max-glossary-bytes (checked again with its own
         # message), beyond the --max-message-bytes of other requests
@@ -61,34 +63,34 @@ class Glossaries:
             check_pair(source, target, pairs)
         except InvalidInput as error:
             raise InvalidInput(f"Unsupported glossary source and target language pair: {error}") from None
-        info = await asyncio.to_thread(store.create, name, base(source), base(target), entries, fmt)
+        info = await asyncio.to_thread(store.create, name, base(source), base(target), entries, fmt, caller.owner)
         return json_response(info.as_json(), 201)
 
     @deepl_errors
     async def list(self, request: web.Request) -> web.Response:
-        check_auth(request, self.api.settings.token)
-        found = await asyncio.to_thread(self.store().list)
+        caller = await authorize(request, self.api.gate)
+        found = await asyncio.to_thread(self.store().list, caller.owner)
         return json_response({"glossaries": [g.as_json() for g in found]})
 
     @deepl_errors
     async def get(self, request: web.Request) -> web.Response:
-        check_auth(request, self.api.settings.token)
-        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"])
+        caller = await authorize(request, self.api.gate)
+        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"], caller.owner)
         return json_response(info.as_json())
 
     @deepl_errors
     async def entries(self, request: web.Request) -> web.Response:
-        check_auth(request, self.api.settings.token)
+        caller = await authorize(request, self.api.gate)
         accept = request.headers.get("Accept", "*/*")
         if not any(kind in accept for kind in ("text/tab-separated-values", "*/*", "text/*")):
             raise web.HTTPUnsupportedMediaType()
-        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"])
+        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"], caller.owner)
         return web.Response(text=info.tsv(), content_type="text/tab-separated-values", charset="utf-8")
 
     @deepl_errors
     async def delete(self, request: web.Request) -> web.Response:
-        check_auth(request, self.api.settings.token)
-        await asyncio.to_thread(self.store().delete, request.match_info["glossary_id"])
+        caller = await authorize(request, self.api.gate)
+        await asyncio.to_thread(self.store().delete, request.match_info["glossary_id"], caller.owner)
         return web.Response(status=204)
 
     def routes(self) -> list[web.RouteDef]:

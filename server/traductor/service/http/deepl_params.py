@@ -4,11 +4,14 @@ errors in DeepL's shape (`{"message": ...}` with DeepL's statuses).
 - Parameters: a JSON body (what the official clients send for text; `text` a list, flags as JSON
   booleans), or the query string and a form (urlencoded or multipart) together, where a parameter
   may come several times (`text=a&text=b`, DeepL's form). A JSON body is read by `params.read_values`
-  (the same checks as the LibreTranslate side: bad JSON, lone surrogates). A parameter DeepL
+  (the same checks as the LibreTranslate side: bad JSON, lone surrogates). On every route the query
+  string counts with the body, whatever its kind (`POST /v2/languages?type=target` with a JSON body
+  lists targets); a name given in both is two values (400 where one belongs). A parameter DeepL
   documents and traductor does not act on is accepted; an unknown one is ignored, as DeepL does.
-- The key: `Authorization: DeepL-Auth-Key KEY` (or `Bearer KEY`, or `auth_key` in the query
-  string), compared with the server's token by `params.check_key`, the HTTP side's one
-  comparison; every /v2 route needs it when the server has a token.
+- The key: `Authorization: DeepL-Auth-Key KEY` (or `Bearer KEY`, or DeepL's older `auth_key` in
+  the query string or a form body), checked by the key gate (service/keys/gate.py) as every
+  interface's; every /v2 route needs it when the server asks for keys. A key's quota used up is
+  456, DeepL's "Quota exceeded"; its requests a minute, 429 with Retry-After.
 - Language codes: a caller's DeepL code (`EN`, `en-gb`, `PT-BR`, `ZH-HANS`) is read like any code
   (`params.served_code`, languages.CodeTable); a served code is written as DeepL writes codes:
   upper case, a source without region or script, English and Portuguese targets by region
@@ -23,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import re
 import secrets
 from collections.abc import Callable, Mapping
@@ -32,10 +36,11 @@ from aiohttp import ClientError, web
 from multidict import MultiDict
 
 from ... import options
-from ...errors import InvalidInput, QueueFull
+from ...errors import InvalidInput, QueueFull, QuotaExceeded, RateLimited
 from ..glossaries import GlossaryStorageError, GlossaryTooLarge
+from ..keys.gate import Caller, Gate
 from .handlers import json_response
-from .params import check_key, read_values, served_code
+from .params import read_values, served_code
 from .statuses import http_error_for, reason
 
 log = logging.getLogger("traductor.requests")
@@ -80,9 +85,13 @@ def deepl_errors(handler):
             if status == 500:
                 log.error("http %s %s failed", request.method, request.path, exc_info=error)
                 text = "Internal server error"
+            if isinstance(error, QuotaExceeded):
+                status = 456  # what DeepL answers, and its clients read as "quota exceeded"
             response = message(status, text)
             if isinstance(error, QueueFull):
                 response.headers["Retry-After"] = "1"
+            if isinstance(error, RateLimited):
+                response.headers["Retry-After"] = str(math.ceil(error.retry_after))
             return response
 
     return answer
@@ -135,32 +144,38 @@ async def read(request: web.Request) -> Values:
     if request.content_type == "application/json":
         body = await read_values(request)
         listed = frozenset(k for k, v in body.items() if isinstance(v, list))
-        return Values({k: (list(v) if isinstance(v, list) else [v]) for k, v in body.items()}, listed)
-    items: dict[str, list] = {}
+        items = {k: (list(v) if isinstance(v, list) else [v]) for k, v in body.items()}
+    else:
+        listed, items = frozenset(), {}
+        for key, value in (await _form(request)).items():
+            items.setdefault(key, []).append(value)
+    for key in set(request.query):  # the query string's values come first, as DeepL lists them
+        items[key] = list(request.query.getall(key)) + items.get(key, [])
+    return Values(items, listed)
+
+
+async def _form(request: web.Request) -> MultiDict:
+    """A form body's fields (urlencoded or multipart; none without one)."""
     try:
         if request.method in request.POST_METHODS:
-            form = await request.post()
-        elif request.body_exists and request.content_type == "application/x-www-form-urlencoded":
+            return await request.post()
+        if request.body_exists and request.content_type == "application/x-www-form-urlencoded":
             # a GET with a form body: what the deepl client sends for /v2/languages?type=target
-            form = MultiDict(parse_qsl(await request.text(), keep_blank_values=True))
-        else:
-            form = MultiDict()
+            return MultiDict(parse_qsl(await request.text(), keep_blank_values=True))
+        return MultiDict()
     except (ValueError, AssertionError, LookupError, ClientError) as error:  # aiohttp's parsers on junk
         what = request.content_type or "no Content-Type"
         raise InvalidInput(f"the body is not a readable {what} form ({error})") from None
-    for key, value in form.items():
-        items.setdefault(key, []).append(value)
-    for key in set(request.query):  # the query string's values come first, as DeepL lists them
-        items[key] = list(request.query.getall(key)) + items.get(key, [])
-    return Values(items)
 
 
-def check_auth(request: web.Request, token: str) -> None:
-    """The DeepL key (see the module docstring); 403 when it is missing or wrong."""
+async def authorize(request: web.Request, gate: Gate) -> Caller:
+    """The caller of a DeepL request's key (see the module docstring); 403 when it is missing or wrong."""
     header = request.headers.get("Authorization", "")
     scheme, _, key = header.partition(" ")
-    given = key.strip() if scheme == "DeepL-Auth-Key" else request.query.get("auth_key", "")
-    check_key({"api_key": given}, request, token)  # falls back to Authorization: Bearer
+    given = key.strip() if scheme in ("DeepL-Auth-Key", "Bearer") else request.query.get("auth_key", "")
+    if not given and request.method == "POST" and request.content_type == "application/x-www-form-urlencoded":
+        given = (await read(request)).one("auth_key", "")  # the form is read once: aiohttp keeps it
+    return await gate.caller(given)
 
 
 def served(code: object, name: str, known: frozenset[str]) -> str:

@@ -42,6 +42,7 @@ from ...errors import InvalidInput, TraductorError
 from ...languages import name as language_name
 from ..async_engine import request_summary
 from ..glossaries import GlossaryStore
+from ..keys.gate import Caller, Gate
 from ..models import Model
 from ..registry import Registry
 from ..settings import Settings
@@ -52,7 +53,7 @@ from .detect import detect
 from .files import Results, translate_upload, upload
 from .glossary_params import call_glossary
 from .params import (
-    check_key,
+    api_key,
     check_names,
     decoding_options,
     detect_text,
@@ -73,6 +74,15 @@ class HttpApi:
     registry: Registry
     settings: Settings
     glossaries: GlossaryStore | None = None  # None: this server stores none (service/glossaries.py)
+    gate: Gate | None = None  # the key check (service/keys/gate.py); None: the --token alone
+
+    def __post_init__(self):
+        if self.gate is None:
+            object.__setattr__(self, "gate", Gate(None, self.settings.token))
+
+    def lookup(self, caller: Caller):
+        """The glossaries `caller` may use: its own (the administrator and an open server's callers: all)."""
+        return None if self.glossaries is None else self.glossaries.owned_by(caller.owner)
 
     def sources(self, target: str = "") -> list[str]:
         """The languages some model translates from (into `target`, a code in any form, when given)."""
@@ -91,11 +101,14 @@ class HttpApi:
         those translated into `target` (a many-to-many model reads its source token from it)."""
         return self.detect(text, target)["language"] if source == "auto" else source
 
-    def route(self, source: str, target: str, text: str = "", model: str = "") -> Model:
+    def route(self, source: str, target: str, text: str = "", model: str = "", caller: Caller | None = None) -> Model:
         """The model of a checked pair (params.check_pair), named in the request's log line and
         metrics; source "auto": `self.source`'s; `model`: that served model, which must translate
-        the pair (else NOT_FOUND, as on gRPC)."""
-        model = self.registry.route(model, self.source(source, target, text), target)
+        the pair (else NOT_FOUND, as on gRPC); PermissionDenied when `caller`'s key may not use it."""
+        source = self.source(source, target, text)
+        model = self.registry.route(model, source, target)
+        if caller is not None:
+            self.gate.check(caller, model, source, target)
         summary = request_summary.get()
         if summary is not None:
             summary["model"] = model.name
@@ -144,11 +157,12 @@ class Handlers:
 
     async def translate(self, request: web.Request) -> web.Response:
         values = await read_values(request)
-        check_key(values, request, self.api.settings.token)
+        caller = await self.api.gate.caller(api_key(values, request))
         p = translate_params(values, self.api.registry.languages())
         source = self.api.source(p.source, p.target, p.texts[0])
-        model = self.api.route(source, p.target, model=p.model)
-        engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
+        model = self.api.route(source, p.target, model=p.model, caller=caller)
+        await self.api.gate.charge(caller, sum(len(t) for t in p.texts))
+        engine, glossary = model.engine, call_glossary(values, self.api.lookup(caller), model, p.target)
         options = decoding_options(values, model, source, p.target, p.alternatives)
         rid = request_id()
         if p.batch:
@@ -175,13 +189,14 @@ class Handlers:
         /translate's text. A refusal before the first event is an ordinary JSON error with its
         status; an error after it is an `event: error` with `{"error": ...}`."""
         values = await read_values(request)
-        check_key(values, request, self.api.settings.token)
+        caller = await self.api.gate.caller(api_key(values, request))
         p = translate_params(values, self.api.registry.languages())
         if p.batch or p.alternatives:
             raise InvalidInput("Invalid request: a stream translates one text (q), without alternatives")
         source = self.api.source(p.source, p.target, p.texts[0])
-        rid, model = request_id(), self.api.route(source, p.target, model=p.model)
-        engine, glossary = model.engine, call_glossary(values, self.api.glossaries, model, p.target)
+        rid, model = request_id(), self.api.route(source, p.target, model=p.model, caller=caller)
+        await self.api.gate.charge(caller, len(p.texts[0]))
+        engine, glossary = model.engine, call_glossary(values, self.api.lookup(caller), model, p.target)
         options = decoding_options(values, model, source, p.target)
         prepared = prepare(engine, p.texts[0], options, p.format, glossary)
         events = stream(engine, prepared, rid)
@@ -204,8 +219,10 @@ class Handlers:
 
     async def detect(self, request: web.Request) -> web.Response:
         values = await read_values(request)
-        check_key(values, request, self.api.settings.token)
-        return json_response(detect(detect_text(values), self.api.sources()))
+        caller = await self.api.gate.caller(api_key(values, request))
+        text = detect_text(values)
+        await self.api.gate.charge(caller, 0)  # a call, no characters translated
+        return json_response(detect(text, self.api.sources()))
 
     async def languages(self, request: web.Request) -> web.Response:
         """Every language of the models, each with the targets it translates to (LibreTranslate's shape),
@@ -228,8 +245,8 @@ class Handlers:
             {
                 "charLimit": s.max_input_chars,
                 "frontendTimeout": 500,
-                "apiKeys": bool(s.token),
-                "keyRequired": bool(s.token),
+                "apiKeys": self.api.gate.required,
+                "keyRequired": self.api.gate.required,
                 "suggestions": False,
                 "filesTranslation": True,
                 "supportedFilesFormat": sorted(file_formats.EXTENSIONS),
@@ -260,7 +277,7 @@ class Handlers:
         # plus the multipart envelope, instead of the --max-message-bytes of other requests
         request = request.clone(client_max_size=max(s.max_message_bytes, s.max_file_bytes + 64 * 1024))
         values = await read_values(request)
-        check_key(values, request, s.token)
+        caller = await self.api.gate.caller(api_key(values, request))
         check_names(values, "translate_file")
         name, data = upload(values)
         source, target = languages(values, self.api.registry.languages())
@@ -269,8 +286,9 @@ class Handlers:
             if len(sources) > 1:
                 raise InvalidInput(f"source is needed for a file: several served languages translate into {target}")
             source = sources[0]
-        model = self.api.route(source, target, model=model_name(values))
-        glossary = call_glossary(values, self.api.glossaries, model, target)
+        model = self.api.route(source, target, model=model_name(values), caller=caller)
+        await self.api.gate.charge(caller, len(data.decode("utf-8", "replace")))  # as a DeepL document's
+        glossary = call_glossary(values, self.api.lookup(caller), model, target)
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
         options = decoding_options(values, model, source, target)
         rid, batch = request_id(), s.max_batch_texts

@@ -7,7 +7,10 @@ code, in one place.
 
     InvalidInput (bad parameter, unsupported pair, too long)  INVALID_ARGUMENT    400
     Unauthenticated (missing or wrong api_key)                UNAUTHENTICATED     403
+    PermissionDenied (a model or pair the key may not use)    PERMISSION_DENIED   403
     QueueFull (the engine's queue is full)                    RESOURCE_EXHAUSTED  429
+    RateLimited, QuotaExceeded (the key's limits)             RESOURCE_EXHAUSTED  429 + Retry-After
+    KeyStoreDown (the key store does not answer)              UNAVAILABLE         503
     Draining (the server is shutting down)                    UNAVAILABLE         503
     EngineDown (the engine process exited)                    UNAVAILABLE         503
     DeadlinePassed                                            DEADLINE_EXCEEDED   504
@@ -29,6 +32,7 @@ HTTP_STATUS = {
     grpc.StatusCode.OK: 200,
     grpc.StatusCode.INVALID_ARGUMENT: 400,
     grpc.StatusCode.UNAUTHENTICATED: 403,  # LibreTranslate answers a bad api_key with 403
+    grpc.StatusCode.PERMISSION_DENIED: 403,  # a key used beyond its models or pairs
     grpc.StatusCode.NOT_FOUND: 404,
     grpc.StatusCode.UNIMPLEMENTED: 405,
     grpc.StatusCode.RESOURCE_EXHAUSTED: 429,

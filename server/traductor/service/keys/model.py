@@ -32,7 +32,7 @@ WINDOW = 60.0  # seconds of the requests-per-minute window
 SECRET_PREFIX = "trk_"
 RESERVED = ("admin", "anonymous")  # the names of the --token caller and of an open server's
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_PAIR = re.compile(r"[a-z]{2,3}(-[A-Za-z]{4})?-[a-z]{2,3}(-[A-Za-z]{4})?")
+_PAIR = re.compile(r"[a-z]{2,3}-[a-z]{2,3}")  # languages alone: a pair covers every region and script
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,7 @@ def check_name(name: str) -> str:
 
 
 def check_pairs(pairs: tuple[str, ...]) -> tuple[str, ...]:
+    pairs = tuple(p.lower() for p in pairs)
     for pair in pairs:
         if not _PAIR.fullmatch(pair):
             raise InvalidInput(f"invalid language pair {pair[:40]!r}: source-target, as en-es")

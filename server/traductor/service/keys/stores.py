@@ -8,7 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..glossaries import default_dir
+from ..metrics import Metrics
 from ..settings import Settings
+from .gate import Gate
 from .model import KeyStore
 
 FILE_NAME = "keys.sqlite3"
@@ -37,3 +39,8 @@ def store_for(settings: Settings) -> KeyStore | None:
     if settings.api_keys:
         return open_store(path=keys_path(settings))
     return None
+
+
+def gate_for(settings: Settings, metrics: Metrics | None = None) -> Gate:
+    """The key check of a server's settings: its store (store_for) and its --token."""
+    return Gate(store_for(settings), settings.token, metrics)
