@@ -188,12 +188,13 @@ class Gate:
         (the server's health says so). Runs until cancelled; nothing to do without a store."""
         if self.store is None:
             return
+        reported = True  # what health says (the server starts with the store SERVING)
         while True:
-            before = self.up
             try:
                 await self._store(lambda store: store.ping())
             except KeyStoreDown:
-                pass  # recorded by _store (self.up, the metric, one log line)
-            if self.up != before:
+                pass  # recorded by _store (self.up, the metric, one log line); health below
+            if self.up != reported:  # a call may have found it first: compare with what health says
+                reported = self.up
                 await on_change()
             await asyncio.sleep(every)
