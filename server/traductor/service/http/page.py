@@ -16,6 +16,7 @@ FILES = {
     "page.css": "text/css",
     "page.js": "text/javascript",
     "glossary.js": "text/javascript",
+    "link.js": "text/javascript",
 }
 # the page's own files only; a strict policy makes an injected script or remote resource inert
 SECURITY_HEADERS = {

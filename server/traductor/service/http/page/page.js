@@ -7,7 +7,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { settings: {}, pairs: {}, names: {}, controller: null, timer: 0 };
+const state = { settings: {}, pairs: {}, names: {}, controller: null, timer: 0, linked: false };
 
 async function getJSON(path) {
   const answer = await fetch(path);
@@ -43,6 +43,7 @@ function pairChanged() {
   // formality only where the pair's model was trained with a register (more/less refused elsewhere)
   $("formality-field").hidden = !(found && found.formality);
   $("input").placeholder = `Type or paste ${state.names[source] || "the"} text`;
+  if (state.linked) linkKeep(source, target, $("input").value);
   updateSwap();
 }
 
@@ -85,6 +86,7 @@ function countChars() {
 
 function inputChanged() {
   const fits = countChars();
+  if (state.linked) linkKeep($("source").value, $("target").value, $("input").value);
   clearTimeout(state.timer);
   if (fits) state.timer = setTimeout(translate, state.settings.frontendTimeout || 500);
 }
@@ -296,11 +298,15 @@ async function start() {
     setStatus(`The server's settings could not be read (${error.message}).`, true);
     return;
   }
-  const settings = state.settings, preferred = settings.language || {};
+  const settings = state.settings, preferred = settings.language || {}, link = linkRead();
   const sources = Object.keys(state.pairs);
   $("source").replaceChildren(...sources.map(option));
-  if (preferred.source && sources.includes(preferred.source.code)) $("source").value = preferred.source.code;
-  fillTargets(preferred.target && preferred.target.code);
+  const source = linkCode(link.source, sources) || (preferred.source && preferred.source.code);
+  if (sources.includes(source)) $("source").value = source;
+  const targets = state.pairs[$("source").value] || [];
+  if (link.q) $("input").value = link.q;
+  state.linked = true;  // from here on the address follows the pair and the text (link.js)
+  fillTargets(linkCode(link.target, targets) || (preferred.target && preferred.target.code));
   $("key-field").hidden = !settings.keyRequired;
   $("api-key").value = localStorage.getItem("traductor-api-key") || "";
   const formats = settings.supportedFilesFormat || [];
