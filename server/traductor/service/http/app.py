@@ -69,7 +69,10 @@ def _error_response(exc: BaseException, request: web.Request, rid: str, retry_af
         message = reason(exc.status)
         if exc.status == 413:  # aiohttp's text says the sizes; the flags say what to raise
             message = f"{exc.text} (the limits: --max-file-bytes for /translate_file, --max-message-bytes otherwise)"
-        return json_response({"error": message}, exc.status), code_of_status(exc.status)
+        response = json_response({"error": message}, exc.status)
+        if "Allow" in exc.headers:  # a 405 names the methods the path takes (RFC 9110), as aiohttp's own does
+            response.headers["Allow"] = exc.headers["Allow"]
+        return response, code_of_status(exc.status)
     status, code, message = http_error_for(exc)
     if code is grpc.StatusCode.INTERNAL:
         log.error("http %s %s request_id=%s failed", request.method, request.path, rid, exc_info=exc)

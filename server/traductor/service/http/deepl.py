@@ -210,8 +210,14 @@ class DeepL:
 
     @deepl_errors
     async def unknown(self, request: web.Request) -> web.Response:
+        """Any /v2 request no route took: 405 with `Allow` for a path served with other methods, else 404."""
         await self.authorized(request)
-        return message(404, f"Not found: {request.method} {request.path} is no DeepL API route this server serves")
+        allowed = await _allowed(request)
+        if not allowed:
+            return message(404, f"Not found: {request.method} {request.path} is no DeepL API route this server serves")
+        answer = message(405, f"Method not allowed: {request.path} takes {', '.join(allowed)}, not {request.method}")
+        answer.headers["Allow"] = ",".join(allowed)
+        return answer
 
     def routes(self) -> list[web.RouteDef]:
         return [
@@ -231,3 +237,13 @@ def setup(app: web.Application, api: HttpApi) -> None:
     app.add_routes(deepl.routes() + Glossaries(api).routes() + documents.routes())
     app.add_routes([web.route("*", "/v2/{tail:.*}", deepl.unknown)])  # last: after every /v2 route
     app.on_shutdown.append(documents.close)
+
+
+async def _allowed(request: web.Request) -> list[str]:
+    """The methods of the app's routes whose path is the request's (the catch-all's own aside)."""
+    methods: set[str] = set()
+    for resource in request.app.router.resources():
+        if resource is not request.match_info.route.resource:
+            match, allowed = await resource.resolve(request)
+            methods |= set(allowed) if match is None else set()
+    return sorted(methods)

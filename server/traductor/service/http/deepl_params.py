@@ -32,7 +32,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from urllib.parse import parse_qsl
 
-from aiohttp import ClientError, web
+from aiohttp import web
 from multidict import MultiDict
 
 from ... import options
@@ -40,7 +40,7 @@ from ...errors import InvalidInput, QueueFull, QuotaExceeded, RateLimited
 from ..glossaries import GlossaryStorageError, GlossaryTooLarge
 from ..keys.gate import Caller, Gate
 from .handlers import json_response
-from .params import read_values, served_code
+from .params import FORM_ERRORS, read_values, served_code, unreadable
 from .statuses import http_error_for, reason
 
 log = logging.getLogger("traductor.requests")
@@ -163,9 +163,8 @@ async def _form(request: web.Request) -> MultiDict:
             # a GET with a form body: what the deepl client sends for /v2/languages?type=target
             return MultiDict(parse_qsl(await request.text(), keep_blank_values=True))
         return MultiDict()
-    except (ValueError, AssertionError, LookupError, ClientError) as error:  # aiohttp's parsers on junk
-        what = request.content_type or "no Content-Type"
-        raise InvalidInput(f"the body is not a readable {what} form ({error})") from None
+    except FORM_ERRORS as error:
+        raise InvalidInput(unreadable(request, error)) from None
 
 
 async def authorize(request: web.Request, gate: Gate) -> Caller:

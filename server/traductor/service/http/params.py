@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from aiohttp import ClientError, web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from ...errors import InvalidInput
 from ...languages import CodeTable
@@ -85,12 +86,22 @@ async def read_values(request: web.Request) -> Mapping[str, object]:
     if request.method == "POST" and request.body_exists:
         try:
             form = await request.post()
-        except (ValueError, AssertionError, LookupError, ClientError) as error:  # aiohttp's parsers on junk
-            what = request.content_type or "no Content-Type"
-            raise InvalidInput(f"Invalid request: the body is not a readable {what} form ({error})") from None
+        except FORM_ERRORS as error:
+            raise InvalidInput(f"Invalid request: {unreadable(request, error)}") from None
         values.update((k, v) for k, v in form.items() if k not in values)
     values.update(request.query)  # the query string wins, as in Flask's request.values
     return values
+
+
+# what aiohttp's form parsers raise on a body that is not the form it says (issue 37), and on a
+# multipart part whose headers hold bytes no header may hold (InvalidHeader, issue 57)
+FORM_ERRORS = (ValueError, AssertionError, LookupError, ClientError, HttpProcessingError)
+
+
+def unreadable(request: web.Request, error: Exception) -> str:
+    """Why a form body could not be read, for a 400 (one line: aiohttp's own text of a bad header)."""
+    detail = error.message if isinstance(error, HttpProcessingError) else error
+    return f"the body is not a readable {request.content_type or 'no Content-Type'} form ({detail})"
 
 
 def check_names(values: Mapping[str, object], endpoint: str) -> None:
