@@ -230,7 +230,8 @@ def test_warm_start_with_its_own_vocabulary_carries_the_shared_pieces(small_corp
     base, base_tokenizer, _ = checkpoint.load(base_dir)
     cfg = replace(tiny_config(1), init_from=str(base_dir), init_vocab="own")
     cfg.model = replace(cfg.model, vocab_size=340)  # another vocabulary than the base's 300 pieces
-    tokenizer = train_module.prepare_tokenizer(cfg, tmp_path, train_module.load_split(small_corpus / "train.tsv"), True)
+    pairs, pair = train_module.load_split(small_corpus / "train.tsv"), train_module.languages(small_corpus)
+    tokenizer = train_module.prepare_tokenizer(cfg, tmp_path, pairs, True, pair)
     assert tokenizer.vocab_size != base_tokenizer.vocab_size
     model = train_module.prepare_model(cfg, tokenizer, None, tmp_path)[0]
 
@@ -246,6 +247,29 @@ def test_warm_start_with_its_own_vocabulary_carries_the_shared_pieces(small_corp
     for name, tensor in model.state_dict().items():
         if name not in ("embedding.weight", "output_bias", "positions"):
             assert torch.equal(tensor, base_state[name]), name
+
+
+def test_a_warm_start_into_another_pair_drops_the_control_tokens_it_does_not_teach(small_corpus, tmp_path):
+    """es-en warm-started from an en-es model with register tags: the tags mean nothing to it, so its
+    tokenizer keeps their ids (the weights still match) but no longer has them (no formality, no
+    term annotations offered); the same pair keeps them."""
+    from traductor.model import controls
+    from traductor.model.tokenizer import FILENAME, Tokenizer, with_symbols
+
+    base_dir = tmp_path / "base"
+    train(small_corpus, base_dir, tiny_config(1), quiet=True)
+    (base_dir / FILENAME).write_bytes(with_symbols((base_dir / FILENAME).read_bytes(), controls.TOKENS))
+    base = Tokenizer(base_dir / FILENAME)
+    assert base.controls
+    cfg, pairs = replace(tiny_config(1), init_from=str(base_dir)), train_module.load_split(small_corpus / "train.tsv")
+    (tmp_path / "es-en").mkdir()
+    (tmp_path / "en-es").mkdir()
+    reverse = train_module.prepare_tokenizer(cfg, tmp_path / "es-en", pairs, True, {"source": "es", "target": "en"})
+    assert not reverse.controls and reverse.vocab_size == base.vocab_size
+    assert reverse.sp.piece_to_id("<formal>") == reverse.unk_id  # "<formal>" in a text is cut as any text
+    assert reverse.encode("uno dos %s") == base.encode("uno dos %s")
+    same = train_module.prepare_tokenizer(cfg, tmp_path / "en-es", pairs, True, train_module.languages(small_corpus))
+    assert same.controls
 
 
 def test_a_stop_file_ends_the_run_with_its_evaluation_and_state_saved(small_corpus, tmp_path):

@@ -67,6 +67,7 @@ def train_sentencepiece(lines: Iterable[str], out_file: Path, vocab_size: int) -
 
 
 _USER_DEFINED = sentencepiece_model_pb2.ModelProto.SentencePiece.USER_DEFINED
+_UNUSED = sentencepiece_model_pb2.ModelProto.SentencePiece.UNUSED
 
 
 def with_symbols(model: bytes, symbols) -> bytes:
@@ -79,6 +80,20 @@ def with_symbols(model: bytes, symbols) -> bytes:
     for symbol in symbols:
         if symbol not in have:
             proto.pieces.add(piece=symbol, score=0.0, type=_USER_DEFINED)
+    return proto.SerializeToString()
+
+
+def without_symbols(model: bytes, symbols) -> bytes:
+    """A SentencePiece model (its bytes) whose `symbols` are made unused: each piece renamed
+    `<unused:SYMBOL>` and typed UNUSED, so no text is cut into it and `piece_to_id(symbol)` finds
+    nothing, while every id stays where it was (the weights still match). A run that warm-starts
+    a model for another pair and does not teach the control tokens drops them this way
+    (training/state.py): the tags mean nothing to the new model."""
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(model)
+    for piece in proto.pieces:
+        if piece.piece in symbols:
+            piece.piece, piece.type = f"<unused:{piece.piece[1:-1]}>", _UNUSED
     return proto.SerializeToString()
 
 

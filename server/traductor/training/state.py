@@ -19,7 +19,7 @@ import torch
 
 from ..model import checkpoint, controls, placeholders
 from ..model.tokenizer import FILENAME as TOKENIZER_FILE
-from ..model.tokenizer import Tokenizer, train_sentencepiece, with_symbols
+from ..model.tokenizer import Tokenizer, train_sentencepiece, with_symbols, without_symbols
 from ..model.transformer import Transformer
 from .config import TrainConfig
 
@@ -39,9 +39,9 @@ class Progress:
     history: list = field(default_factory=list)
 
 
-def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool) -> Tokenizer:
+def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool, pair: dict) -> Tokenizer:
     """A new run trains SentencePiece on the masked pairs, or takes --init-from's (unless --init-vocab
-    own) or --tokenizer-from's; a resumed one reuses it."""
+    own) or --tokenizer-from's; a resumed one reuses it. `pair`: the corpus's languages."""
     tok_file = out_dir / TOKENIZER_FILE
     if fresh and cfg.init_from and cfg.init_vocab == "init":
         tok_file.write_bytes((Path(cfg.init_from) / TOKENIZER_FILE).read_bytes())
@@ -53,9 +53,17 @@ def prepare_tokenizer(cfg: TrainConfig, out_dir: Path, train_pairs, fresh: bool)
             m, target = placeholders.mask_pair(p.source, p.target)
             lines += [m.text, target]
         train_sentencepiece(lines, tok_file, cfg.model.vocab_size)
-    if fresh and (cfg.register_tags > 0 or cfg.term_annotations > 0):
+    teaches = cfg.register_tags > 0 or cfg.term_annotations > 0
+    if fresh and teaches:
         # a run that teaches the control tokens: appended after every piece, which keep their ids
         tok_file.write_bytes(with_symbols(tok_file.read_bytes(), controls.TOKENS))
+    elif (
+        fresh
+        and (cfg.init_from or cfg.tokenizer_from)
+        and pair != checkpoint.languages(checkpoint.read_config(Path(cfg.init_from or cfg.tokenizer_from)))
+    ):
+        # another pair's tokenizer (es-en from en-es): its tags are not this model's, keep none
+        tok_file.write_bytes(without_symbols(tok_file.read_bytes(), controls.TOKENS))
     return Tokenizer(tok_file)
 
 

@@ -167,13 +167,13 @@ def train_in_group(corpus_dir: Path, out_dir: Path, cfg: TrainConfig, resume: bo
     torch.manual_seed(cfg.seed)
     state_file = out_dir / STATE_FILE
     state = torch.load(state_file, weights_only=True, map_location="cpu") if resume and state_file.is_file() else None
+    pair = languages(corpus_dir)
     if group.leader:
-        prepare_tokenizer(cfg, out_dir, train_pairs, fresh=state is None)
+        prepare_tokenizer(cfg, out_dir, train_pairs, fresh=state is None, pair=pair)
     group.barrier()  # the others read the tokenizer the leader has just written
     tokenizer = Tokenizer(out_dir / TOKENIZER_FILE)
     model, optimizer, progress = prepare_model(cfg, tokenizer, state, out_dir, device)
     torch.manual_seed(cfg.seed * 1000 + group.rank)  # own dropout masks per worker (weights: DDP copies rank 0's)
-    pair = languages(corpus_dir)
     augment = None
     if cfg.register_tags > 0 or cfg.term_annotations > 0:
         if not tokenizer.controls:
