@@ -55,8 +55,10 @@ class Caller:
         key = self.key
         if key is None or not (key.models or key.pairs):
             return
-        if key.models and model.name not in key.models:
-            raise PermissionDenied(f"this key may not use model {model.name} (it may use: {', '.join(key.models)})")
+        for hop in getattr(model, "hops", (model,)):  # a pair through English uses two models (service/pivot.py)
+            if key.models and hop.name not in key.models:
+                allowed = ", ".join(key.models)
+                raise PermissionDenied(f"this key may not use model {hop.name} (it may use: {allowed})")
         if key.pairs:
             first = model.languages[0]
             pair = f"{_base(source or first.source)}-{_base(target or first.target)}"
