@@ -102,3 +102,22 @@ def test_each_hop_is_counted_in_its_own_models_metrics(server):
     translate(server, "cinco seis siete ocho", "es", "de")
     after = {name: server.metric("traductor_output_tokens_total", {"model": name}) for name in ("es-en", "en-de")}
     assert all(after[name] > before[name] for name in after)
+
+
+def test_a_glossary_of_the_pivoted_pair_reaches_the_output(server):
+    request = pb.TranslateRequest(text="uno dos tres", source_language="es", target_language="fr")
+    request.glossary.add(source="dos", target="deux")
+    assert "deux" in server.stub.Translate(request, timeout=30).text
+
+
+def test_deepl_makes_and_uses_a_glossary_between_two_languages_no_model_joins(server):
+    entries = "dos\tdeux\n"
+    body = {"name": "es-fr", "source_lang": "es", "target_lang": "fr", "entries": entries, "entries_format": "tsv"}
+    made = call(server.url + "v2/glossaries", "POST", json_body=body)
+    assert made.status == 201, made.body
+    pairs = call(server.url + "v2/glossary-language-pairs").json()["supported_languages"]
+    assert {"source_lang": "es", "target_lang": "fr"} in pairs
+    glossary_id = made.json()["glossary_id"]
+    use = {"text": ["uno dos tres"], "source_lang": "ES", "target_lang": "FR", "glossary_id": glossary_id}
+    answer = call(server.url + "v2/translate", "POST", json_body=use)
+    assert answer.status == 200 and "deux" in answer.json()["translations"][0]["text"]
