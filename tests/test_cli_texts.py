@@ -74,6 +74,7 @@ class EmptyFirst:
     """A translator whose translation of the first segment has nothing in it."""
 
     source_language = "en"
+    target = "es"
     bundle = type("Bundle", (), {"max_len": 64})()
 
     class tokenizer:  # noqa: N801 - the attribute's name
@@ -123,8 +124,8 @@ def test_a_bad_line_is_printed_as_it_was_named_on_stderr_and_the_others_are_tran
 ):
     """A control character, bytes that are not UTF-8: each such line comes out as it went in,
     stderr names its number and the problem, the lines around it are translated, status 1."""
-    (good,) = OnnxTranslator.load(tiny_bundle, threads=1).translate(["uno dos."])
-    stdin = b"uno dos.\nuno \x01 dos.\nuno dos.\nuno \xff dos.\nuno dos.\n"
+    (good,) = OnnxTranslator.load(tiny_bundle, threads=1).translate(["uno dos"])  # no end punctuation to lose
+    stdin = b"uno dos\nuno \x01 dos.\nuno dos\nuno \xff dos.\nuno dos\n"
     status, out, err = run_bytes(tiny_bundle, stdin, monkeypatch, capsysbinary)
     assert status == 1
     assert out == [good.encode(), b"uno \x01 dos.", good.encode(), b"uno \xff dos.", good.encode()]
@@ -156,3 +157,23 @@ def test_the_limits_must_be_positive(tiny_bundle, capsys):
     with pytest.raises(SystemExit):
         main(["translate", "--model", str(tiny_bundle), "--max-input-chars", "0"])
     assert "--max-input-chars: must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_every_sentence_goes_through_the_servers_verifier(tiny_bundle, monkeypatch, capsysbinary):
+    """The verifier of the serving path (text/verify.py) on each translated sentence: a no-break
+    space the tiny model drops comes back where the source has it (repaired, nothing said); a
+    sentence that still fails a check is printed all the same and named on stderr with its line
+    number and the checks; one line out per line, and the status stays 0."""
+    from traductor.text import verify
+
+    repaired, flagged = "uno dos\u00a0%s", "cinco seis\u00a0?"
+    raw = OnnxTranslator.load(tiny_bundle, threads=1).translate([repaired, flagged])
+    assert "\u00a0" not in raw[0] and verify.verify(repaired, raw[0]).repaired == ("spaces",)  # the model drops it
+    stdin = f"{repaired}\n42\n{flagged}\n".encode()
+    status, out, err = run_bytes(tiny_bundle, stdin, monkeypatch, capsysbinary)
+    assert status == 0 and len(out) == 3 and out[1] == b"42"
+    assert out[0].decode() == raw[0].replace(" %s", "\u00a0%s")
+    assert out[2].decode() == verify.verify(flagged, raw[1]).text
+    (line,) = err.splitlines()
+    assert line.startswith(f"traductor translate: line 3: {flagged!r} failed the checks spaces")
+    assert line.endswith("; review it")

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import sacrebleu
 
-from traductor.cli import translate_texts
 from traductor.engine.translator import OnnxTranslator
 from traductor.model import placeholders
+from traductor.offline import translate_texts
 from traductor.training.corpus import load_split
 
 

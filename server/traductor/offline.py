@@ -1,6 +1,7 @@
 """Translation without a server, for `traductor translate` and `traductor evaluate`: the engine
 a command line asks for (`load_translator`), the bundle's translation memory (`bundle_memory`),
-and whole texts through it as the service does them (`translate_texts`).
+and whole texts through it as the service does them (`translate_texts`: cut, decode, verify, join;
+the server's stages without its metrics, glossaries or inline markup pairs).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def translate_texts(
     untranslated: list | None = None,
     limits: TextLimits = UNLIMITED,
     refused: dict[int, str] | None = None,
+    flagged: list | None = None,
     **target,
 ) -> list[str]:
     """Whole texts through an offline translator, as the service does them: each text is cut into
@@ -71,13 +73,18 @@ def translate_texts(
     segment whose translation has nothing in it keeps its source (`Plan.finished`);
     `untranslated`, when given, gets (text index, segment) of each.
 
+    Every segment the model translated is checked against its source by the verifier of the
+    serving path (`text/verify.py`, as `service/verified.py` runs it): its certain repairs are
+    made, and `flagged`, when given, gets (text index, segment, the checks it still fails) of each
+    segment that failed one (its translation is used all the same, as the server answers it).
+
     A text the text layer refuses (over `limits`, a control character: `text.TextError`) raises,
     unless `refused` is given: then it maps each refused text's index to the reason (its entries
     on entry are refused already, with no look at the text) and the text comes back as it is.
     Greedy decoding of a segment of one or two pieces, or in a register asked for, is a beam of 4
     (`options.for_segment`)."""
     from .options import DecodingOptions, Limits, for_segment
-    from .text import plan
+    from .text import plan, verify
 
     bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
     limit = bundle.max_len if bundle is not None else translator.model.cfg.max_len
@@ -106,7 +113,17 @@ def translate_texts(
     for size in sorted(set(beams.values())):
         group = [s for s in flat if beams[s] == size]
         done.update(zip(group, translator.translate(group, beam_size=size, batch_size=batch_size, **target)))
-    outs = {t: [memory[s] if s in memory else done[s] for s in group] for t, group in segments.items()}
+    language = verify.language_of(target.get("target_language") or translator.target)
+    verdicts = {s: verify.verify(s, out, language) for s, out in done.items()}
+    outs = {t: [memory[s] if s in memory else verdicts[s].text for s in group] for t, group in segments.items()}
+    empty = {t: p.untranslated(outs[t]) for t, p in plans.items()}  # kept as their source: not flagged
     if untranslated is not None:
-        untranslated.extend((t, segments[t][k]) for t, p in plans.items() for k in p.untranslated(outs[t]))
+        untranslated.extend((t, segments[t][k]) for t in plans for k in empty[t])
+    if flagged is not None:
+        flagged.extend(
+            (t, s, verdicts[s].failed)
+            for t, group in segments.items()
+            for k, s in enumerate(group)
+            if s in verdicts and verdicts[s].failed and k not in empty[t]
+        )
     return [plans[t].assemble(outs[t]) if t in plans else text for t, text in enumerate(texts)]

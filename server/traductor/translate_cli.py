@@ -6,6 +6,11 @@ cannot translate (not valid UTF-8, a control character other than tab, over the 
 limits: `--max-input-chars`, `--max-segments`, whose defaults are `traductor serve`'s) is printed
 as its source, named on stderr with its number and the problem, and makes the exit status 1;
 the other lines are translated all the same.
+
+Every translated sentence is checked against its source by the server's verifier (text/verify.py):
+what it repairs is printed repaired; a sentence that still fails a check is printed all the same
+(as the server answers it, with its failed checks) and named on stderr with its line number and
+the checks, for review. That alone does not change the exit status.
 """
 
 from __future__ import annotations
@@ -51,14 +56,18 @@ def cmd_translate(args) -> int:
     limits = TextLimits(max_chars=args.max_input_chars, max_segments=args.max_segments)
     refused = {k: line.problem for k, line in enumerate(lines) if line.problem}
     kept: list = []
+    flagged: list = []
     texts = [line.text for line in lines]
     outs = translate_texts(
-        translator, texts, args.beam, args.batch_size, args.format, memory, kept, limits, refused, **target
+        translator, texts, args.beam, args.batch_size, args.format, memory, kept, limits, refused, flagged, **target
     )
     for out in outs:
         write_line(out)
     for index, segment in kept:  # never silently: the line holds its source there
         print(f"{PROG}: line {index + 1}: no translation came for {segment!r}; its source is kept", file=sys.stderr)
+    for index, segment, checks in flagged:  # printed all the same, as the server answers it: to review
+        failed = ", ".join(checks)
+        print(f"{PROG}: line {index + 1}: {segment!r} failed the checks {failed}; review it", file=sys.stderr)
     for index in sorted(refused):
         print(f"{PROG}: line {index + 1}: {refused[index]}; printed as it was", file=sys.stderr)
     if refused:
@@ -137,7 +146,10 @@ TRANSLATE_HELP = """\
 Each line of stdin is a text (cut into sentences, translated, put back); one line out per line,
 in order. A line that cannot be translated (not valid UTF-8, a control character other than tab,
 over --max-input-chars or --max-segments) is printed as it was read and named on stderr with its
-line number and the problem; the other lines are translated, and the exit status is 1."""
+line number and the problem; the other lines are translated, and the exit status is 1.
+Each translated sentence goes through the server's checks (placeholders, spans, special spaces,
+markup, numbers, punctuation...): certain repairs are made, and a sentence that still fails one is
+printed all the same and named on stderr with its line number and the failed checks."""
 
 
 def register(sub) -> None:

@@ -50,6 +50,11 @@ class OnnxTranslator:
         """The bundle's (its sentences are split by its rules)."""
         return self.bundle.config.languages.source
 
+    @property
+    def target(self) -> str:
+        """The bundle's target language (a multilingual model's calls name theirs: `target_language`)."""
+        return self.bundle.config.languages.target
+
     @classmethod
     def load(cls, path: Path | str, threads: int = 0, max_rows: int = 64) -> "OnnxTranslator":
         return cls(load_bundle(path), threads=threads, max_rows=max_rows)

@@ -14,16 +14,18 @@ from .transformer import Transformer
 
 
 class TorchTranslator:
-    def __init__(self, model: Transformer, tokenizer: Tokenizer, source_language: str = ""):
+    def __init__(self, model: Transformer, tokenizer: Tokenizer, source_language: str = "", target: str = ""):
         self.model, self.tokenizer = model.eval(), tokenizer
         self.source_language = source_language  # the checkpoint's (its sentences are split by its rules)
+        self.target = target  # its target language (the verifier reads punctuation by it)
         # a register tag's bans (model/constraints.py); {} decodes as the weights alone would
         self.register_bans = tokenizer.register_bans
 
     @classmethod
     def load(cls, model_dir: Path | None = None) -> "TorchTranslator":
         model, tokenizer, config = checkpoint.load(model_dir)
-        return cls(model, tokenizer, checkpoint.languages(config)["source"])
+        pair = checkpoint.languages(config)
+        return cls(model, tokenizer, pair["source"], pair["target"])
 
     @torch.no_grad()
     def translate(
