@@ -33,7 +33,7 @@ def test_page_and_its_files_are_served_without_any_remote_resource(server):
     assert "default-src 'self'" in page.headers["content-security-policy"]
     html = page.body.decode()
     assert '<script src="/page/page.js"' in html and 'href="/page/page.css"' in html
-    for name in ("page.js", "page.css", "glossary.js"):
+    for name in ("page.js", "page.css", "glossary.js", "link.js", "key.js", "files.js"):
         asset = call(server.url + "page/" + name)
         assert asset.status == 200
         assert not re.search(r"https?://", asset.body.decode()), f"{name} loads something remote"

@@ -1,6 +1,7 @@
 """The translation page: `GET /` on the HTTP port, plain HTML, CSS and JavaScript from the package
 (page/), no CDN, no build step. It is a client of the API beside it like any other: it reads
-/frontend/settings and /languages, streams /translate_stream and uploads to /translate_file.
+/frontend/settings and /languages, streams /translate_stream and uploads to /translate_file, with the
+caller's key where the server asks for one (page/key.js).
 
 The files are read once at start; anything not in `FILES` is a 404, so no path from a request
 ever reaches the file system."""
@@ -17,6 +18,8 @@ FILES = {
     "page.js": "text/javascript",
     "glossary.js": "text/javascript",
     "link.js": "text/javascript",
+    "key.js": "text/javascript",
+    "files.js": "text/javascript",
 }
 # the page's own files only; a strict policy makes an injected script or remote resource inert
 SECURITY_HEADERS = {

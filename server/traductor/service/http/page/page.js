@@ -3,7 +3,8 @@
 //                       formality), file formats
 //   /languages          the pairs served
 //   /translate_stream   the translation as it decodes (server-sent events over a POST)
-//   /translate_file     files: upload (progress), then the report and a download link
+//   /translate_file     files: upload (progress), then the report and a download link (files.js)
+// A server that asks for keys gets one with each call (key.js).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -64,10 +65,6 @@ function swap() {
   inputChanged();
 }
 
-function keyValue() {
-  return $("api-key").value;
-}
-
 // The formality asked (DeepL's values), "" for the model's default or where the selector is hidden.
 function formalityValue() {
   const value = $("formality").value;
@@ -108,8 +105,9 @@ async function translate() {
   state.controller = controller;
   const body = {
     q: text, source: $("source").value, target: $("target").value,
-    format: document.querySelector("input[name=format]:checked").value, api_key: keyValue(), glossary,
+    format: document.querySelector("input[name=format]:checked").value, glossary,
   };
+  if (keyValue()) body.api_key = keyValue();
   if (formalityValue()) body.formality = formalityValue();
   $("output").textContent = "";
   $("quality").replaceChildren();
@@ -121,7 +119,7 @@ async function translate() {
     });
     if (!answer.ok) {
       const problem = await answer.json().catch(() => ({ error: answer.statusText }));
-      setStatus(problem.error || answer.statusText, true);
+      setStatus(refusalText(answer.status, problem.error || answer.statusText, answer.headers.get("Retry-After")), true);
       return;
     }
     await readEvents(answer.body, (event, data) => {
@@ -173,33 +171,6 @@ async function copy() {
   setStatus("copied");
 }
 
-// -- tabs ------------------------------------------------------------------------------------------
-function selectTab(tab) {
-  for (const other of document.querySelectorAll("[role=tab]")) {
-    const selected = other === tab;
-    other.setAttribute("aria-selected", String(selected));
-    other.tabIndex = selected ? 0 : -1;
-    $(other.getAttribute("aria-controls")).hidden = !selected;
-  }
-  tab.focus();
-}
-
-function tabKeys(event) {
-  const tabs = [...document.querySelectorAll("[role=tab]")];
-  const at = tabs.indexOf(event.target);
-  if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
-    const step = event.key === "ArrowRight" ? 1 : tabs.length - 1;
-    selectTab(tabs[(at + step) % tabs.length]);
-    event.preventDefault();
-  }
-}
-
-// -- files -----------------------------------------------------------------------------------------
-function fileStatus(text, error) {
-  $("file-status").textContent = text;
-  $("file-status").classList.toggle("error", Boolean(error));
-}
-
 // What the server says about a translation (docs/confidence.md): its confidence, and the segments
 // cut short (the length limit, a loop stopped) or of low confidence, each with its source.
 const CUT = { length: "cut short at the length limit", loop: "cut short: it kept repeating itself" };
@@ -221,68 +192,25 @@ function showQuality(data) {
   $("quality").replaceChildren(line, ...(doubtful.length ? [list] : []));
 }
 
-function showReport(report) {
-  const parts = [`${report.filled} filled`, `${report.alreadyTranslated} already translated`];
-  const review = report.needsReview || [];
-  if (review.length) parts.push(`${review.length} written for review (cut short or low confidence)`);
-  if (report.reviewKept) parts.push(`${report.reviewKept} waiting for review, kept`);
-  if (report.notTranslatable) parts.push(`${report.notTranslatable} not translatable`);
-  const left = [...report.rejected, ...report.skipped];
-  parts.push(`${left.length} left untranslated`);
-  const summary = document.createElement("p");
-  summary.textContent = parts.join(" · ");
-  const list = document.createElement("ul");
-  for (const item of [...review, ...left]) {
-    const row = document.createElement("li");
-    row.textContent = `${item.unit}: ${item.reason}`;
-    list.append(row);
+// -- tabs ------------------------------------------------------------------------------------------
+function selectTab(tab) {
+  for (const other of document.querySelectorAll("[role=tab]")) {
+    const selected = other === tab;
+    other.setAttribute("aria-selected", String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    $(other.getAttribute("aria-controls")).hidden = !selected;
   }
-  $("report").replaceChildren(summary, ...(left.length || review.length ? [list] : []));
+  tab.focus();
 }
 
-function uploadFile(event) {
-  event.preventDefault();
-  const file = $("file").files[0];
-  if (!file) { fileStatus("Choose a file first.", true); return; }
-  let glossary;
-  try { glossary = glossaryEntries(); } catch (error) { fileStatus(error.message, true); return; }
-  const form = new FormData();
-  if (glossary.length) form.append("glossary", glossary.map((entry) => entry.join("\t")).join("\n"));
-  form.append("file", file);
-  form.append("source", $("source").value);
-  form.append("target", $("target").value);
-  form.append("api_key", keyValue());
-  if (formalityValue()) form.append("formality", formalityValue());
-  const request = new XMLHttpRequest();
-  const progress = $("progress");
-  progress.hidden = false;
-  progress.value = 0;
-  $("download").hidden = true;
-  $("report").replaceChildren();
-  $("upload").disabled = true;
-  fileStatus(`Uploading ${file.name}…`);
-  request.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (100 * e.loaded) / e.total; };
-  request.upload.onload = () => { progress.removeAttribute("value"); fileStatus(`Translating ${file.name}…`); };
-  request.onerror = () => { progress.hidden = true; $("upload").disabled = false; fileStatus("The server could not be reached.", true); };
-  request.onload = async () => {
-    $("upload").disabled = false;
-    progress.hidden = true;
-    let answer = {};
-    try { answer = JSON.parse(request.responseText); } catch { answer = { error: request.statusText }; }
-    if (request.status !== 200) { fileStatus(answer.error || `error ${request.status}`, true); return; }
-    const download = await fetch(answer.translatedFileUrl);
-    if (!download.ok) { fileStatus("The translated file could not be downloaded.", true); return; }
-    const link = $("download");
-    if (link.href) URL.revokeObjectURL(link.href);
-    link.href = URL.createObjectURL(await download.blob());
-    link.download = file.name;
-    link.textContent = `Download ${file.name}`;
-    link.hidden = false;
-    fileStatus(`${file.name} is translated.`);
-    showReport(answer.report);
-  };
-  request.open("POST", "/translate_file");
-  request.send(form);
+function tabKeys(event) {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const at = tabs.indexOf(event.target);
+  if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+    const step = event.key === "ArrowRight" ? 1 : tabs.length - 1;
+    selectTab(tabs[(at + step) % tabs.length]);
+    event.preventDefault();
+  }
 }
 
 // -- start -----------------------------------------------------------------------------------------
@@ -307,8 +235,7 @@ async function start() {
   if (link.q) $("input").value = link.q;
   state.linked = true;  // from here on the address follows the pair and the text (link.js)
   fillTargets(linkCode(link.target, targets) || (preferred.target && preferred.target.code));
-  $("key-field").hidden = !settings.keyRequired;
-  $("api-key").value = localStorage.getItem("traductor-api-key") || "";
+  keyStart(Boolean(settings.keyRequired), inputChanged);  // key.js: the field, kept in this browser
   const formats = settings.supportedFilesFormat || [];
   $("formats").textContent = formats.join(" ");
   $("file").accept = formats.join(",");
@@ -328,7 +255,6 @@ function wire() {
   for (const radio of document.querySelectorAll("input[name=format]")) radio.addEventListener("change", translate);
   $("translate").addEventListener("click", translate);
   $("copy").addEventListener("click", copy);
-  $("api-key").addEventListener("change", () => localStorage.setItem("traductor-api-key", keyValue()));
   glossaryWire(inputChanged);
   for (const tab of document.querySelectorAll("[role=tab]")) {
     tab.addEventListener("click", () => selectTab(tab));
