@@ -56,12 +56,13 @@ def metric_names() -> set[str]:
 
 
 def test_services_present(services):
-    assert {"models", "glossaries", "translator", "lb", "prometheus", "loadtest", "grafana"} <= set(services)
+    assert {"models", "glossaries", "translator", "lb", "prometheus", "loadtest", "grafana", "redis"} <= set(services)
 
 
 def test_optional_services_are_behind_profiles(services):
     assert services["loadtest"].get("profiles") == ["loadtest"]
     assert services["grafana"].get("profiles") == ["grafana"]
+    assert services["redis"].get("profiles") == ["keys"], "keys per caller are turned on, not on by default"
     for name in ("translator", "lb", "prometheus"):
         assert not services[name].get("profiles"), f"{name} must start by default"
 
@@ -204,6 +205,65 @@ def test_the_glossaries_service_hands_the_volume_to_the_image_user(services, tmp
         check=True,
     )
     assert f"belongs to {user[3]}" in result.stdout and "holds 0 glossaries" in result.stdout
+
+
+KEYS_URL = "redis://redis:6379/0"  # what docker-compose.yml's header and docs/compose.md tell to set
+
+
+def _environ(services, **values) -> dict:
+    """The translator's environment as compose gives it: ${NAME:-default} read from `values`."""
+    out = {}
+    for name, value in services["translator"]["environment"].items():
+        default = re.fullmatch(r"\$\{(\w+):-(.*)\}", str(value))
+        out[name] = values.get(default[1], default[2]) if default else str(value)
+    return out
+
+
+def test_redis_is_a_pinned_locked_down_internal_service(compose, services):
+    """The key store of the replicas: the official Redis image at a pinned version (REDIS_IMAGE
+    may replace it), reached on the compose network only, non-root, read-only but for its
+    append-only file in a named volume, with a health check."""
+    redis = services["redis"]
+    image = re.fullmatch(r"\$\{REDIS_IMAGE:-(.+)\}", redis["image"])
+    assert image and re.fullmatch(r"docker\.io/library/redis:\d+\.\d+\.\d+(-[a-z0-9.]+)?", image[1]), redis["image"]
+    assert not redis.get("ports") and redis["expose"] == ["6379"]
+    assert redis["user"] != "0:0" and not str(redis["user"]).startswith("0")
+    assert redis["cap_drop"] == ["ALL"] and "cap_add" not in redis and redis["read_only"] is True
+    assert redis["security_opt"] == ["no-new-privileges:true"]
+    assert "redis-data:/data" in redis["volumes"] and "redis-data" in compose["volumes"]
+    command = redis["command"]
+    assert command[0] == "redis-server" and command[command.index("--appendonly") + 1] == "yes", "keys kept"
+    assert "redis-cli" in redis["healthcheck"]["test"] and "ping" in redis["healthcheck"]["test"]
+    assert redis["restart"] == "unless-stopped"
+    assert "redis" not in services["translator"].get("depends_on", {}), "it is behind a profile"
+
+
+def test_replicas_ask_no_key_unless_told_and_share_redis_when_told(services):
+    """By default the replicas ask no key (as before); with TRADUCTOR_KEYS_REDIS set as the file
+    says, every replica's key store is the `redis` service (its name and port), so limits,
+    usage and revocations are one for all; TRADUCTOR_TOKEN stays the administrator's key."""
+    import argparse
+    from dataclasses import replace
+
+    from traductor.service.keys.redis_store import RedisKeyStore
+    from traductor.service.keys.stores import gate_for
+    from traductor.service.settings import Settings
+
+    parser = argparse.ArgumentParser()
+    Settings.add_arguments(parser)
+    plain = Settings.from_args(parser.parse_args([]), environ=_environ(services))
+    assert plain.keys_redis == "" and plain.token == "" and not plain.api_keys
+    assert not gate_for(plain).required, "an open server, as before"
+    told = f"TRADUCTOR_KEYS_REDIS={KEYS_URL} docker compose --profile keys up"
+    assert told in (ROOT / "docker-compose.yml").read_text()
+    assert KEYS_URL in (ROOT / "docs" / "compose.md").read_text()
+    keyed = Settings.from_args(
+        parser.parse_args([]), environ=_environ(services, TRADUCTOR_KEYS_REDIS=KEYS_URL, TRADUCTOR_TOKEN="t")
+    )
+    gate = gate_for(replace(keyed, glossary_dir="/nonexistent"))
+    assert isinstance(gate.store, RedisKeyStore) and gate.required and gate.token == "t"
+    host, port = re.fullmatch(r"redis://([\w-]+):(\d+)/\d+", KEYS_URL).groups()
+    assert host in services and services[host]["expose"] == [port]
 
 
 def test_translator_healthcheck_uses_grpc_health(services):
