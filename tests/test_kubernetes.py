@@ -232,7 +232,7 @@ def test_resources_match_the_onnx_runtime_threads(by_kind):
     assert str(resources["limits"]["cpu"]) == _config(by_kind)["TRADUCTOR_THREADS"]
 
 
-@pytest.mark.parametrize("deployment", ["traductor", "traductor-lb"])
+@pytest.mark.parametrize("deployment", ["traductor", "traductor-lb", "traductor-redis"])
 def test_pods_are_locked_down(by_kind, deployment):
     spec = _pod_spec(by_kind["Deployment"][deployment])
     pod = spec["securityContext"]
@@ -276,7 +276,12 @@ def test_deployment_selectors_match_their_pods(by_kind):
 
 
 def test_services_select_one_deployment_and_name_its_ports(by_kind):
-    expected = {"traductor-replicas": "traductor", "traductor-metrics": "traductor", "traductor": "traductor-lb"}
+    expected = {
+        "traductor-replicas": "traductor",
+        "traductor-metrics": "traductor",
+        "traductor": "traductor-lb",
+        "traductor-redis": "traductor-redis",
+    }
     for name, service in by_kind["Service"].items():
         assert _pods_selected(by_kind, service["spec"]["selector"]) == [expected[name]], name
         container_ports = {p["name"] for p in _container(by_kind, expected[name])["ports"]}
@@ -367,6 +372,70 @@ def test_images_are_the_ones_kustomization_tags():
         for c in _pod_spec(d)["containers"]
     }
     assert used == names
+
+
+# --- the key store (keys per caller, docs/keys.md) ----------------------------------------------
+
+
+def test_translators_share_the_redis_service_as_their_key_store(by_kind):
+    """TRADUCTOR_KEYS_REDIS names the traductor-redis Service and its port, so every translator
+    pod's settings give the one Redis store (limits, usage, revocations shared); the Secret's
+    token stays the administrator's key."""
+    import argparse
+    from dataclasses import replace
+    from urllib.parse import urlsplit
+
+    from traductor.service.keys.redis_store import RedisKeyStore
+    from traductor.service.keys.stores import gate_for
+    from traductor.service.settings import Settings
+
+    parser = argparse.ArgumentParser()
+    Settings.add_arguments(parser)
+    settings = Settings.from_args(parser.parse_args([]), environ=dict(_config(by_kind)) | {"TRADUCTOR_TOKEN": "t"})
+    gate = gate_for(replace(settings, glossary_dir="/nonexistent"))
+    assert isinstance(gate.store, RedisKeyStore) and gate.required and gate.token == "t"
+    url = urlsplit(_config(by_kind)["TRADUCTOR_KEYS_REDIS"])
+    assert url.scheme == "redis" and url.path == "/0"
+    service = by_kind["Service"][url.hostname]
+    assert _pods_selected(by_kind, service["spec"]["selector"]) == ["traductor-redis"]
+    assert _service_port(service, "redis") == url.port
+    assert "clusterIP" not in service["spec"], "a stable virtual IP: one Redis pod"
+
+
+def test_redis_is_the_pinned_official_image_on_its_own_claim(by_kind):
+    """One Redis pod of the official image at a pinned version, Guaranteed QoS, its append-only
+    file on a ReadWriteOnce claim written by one pod at a time (Recreate), probes that ask Redis."""
+    deployment = by_kind["Deployment"]["traductor-redis"]
+    container = _container(by_kind, "traductor-redis")
+    assert re.fullmatch(r"docker\.io/library/redis:\d+\.\d+\.\d+(-[a-z0-9.]+)?", container["image"])
+    assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"] == {"type": "Recreate"}
+    args = container["args"]
+    assert args[0] == "redis-server" and args[args.index("--appendonly") + 1] == "yes"
+    assert args[args.index("--dir") + 1] == "/data"
+    assert args[args.index("--maxmemory-policy") + 1] == "noeviction", "never drop a key or a count"
+    resources = container["resources"]
+    assert resources["requests"] == resources["limits"], "Guaranteed QoS"
+    (port,) = container["ports"]
+    assert (port["name"], port["containerPort"]) == ("redis", 6379)
+    assert container["readinessProbe"]["exec"]["command"] == ["redis-cli", "ping"]
+    assert container["livenessProbe"]["tcpSocket"]["port"] == "redis"
+    spec = _pod_spec(deployment)
+    (data,) = [m for m in container["volumeMounts"] if m["mountPath"] == "/data"]
+    volume = {v["name"]: v for v in spec["volumes"]}[data["name"]]
+    claim = by_kind["PersistentVolumeClaim"][volume["persistentVolumeClaim"]["claimName"]]
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"] and claim["spec"]["resources"]["requests"]["storage"]
+    pod = spec["securityContext"]
+    assert pod["runAsUser"] == pod["runAsGroup"] == pod["fsGroup"] == 999, "the image's redis user"
+
+
+def test_only_the_translators_reach_redis(by_kind):
+    policy = by_kind["NetworkPolicy"]["traductor-redis"]["spec"]
+    assert policy["policyTypes"] == ["Ingress"]
+    (rule,) = policy["ingress"]
+    (source,) = rule["from"]
+    assert set(source) == {"podSelector"}, "same namespace only"
+    assert _pods_selected(by_kind, source["podSelector"]["matchLabels"]) == ["traductor"]
+    assert rule["ports"] == [{"port": "redis", "protocol": "TCP"}]
 
 
 # --- monitoring and autoscaling ---------------------------------------------------------------
