@@ -111,6 +111,15 @@ def base(code: str) -> str:
     return _language(code).language
 
 
+def known_base(code: str) -> str:
+    """`base(code)`, or "" for no code or one that is not a language (the verifier's checks then
+    read no language's punctuation: text/toolkit_checks.py)."""
+    try:
+        return base(code) if code else ""
+    except UnknownLanguage:
+        return ""
+
+
 class CodeTable:
     """One model's language codes: the tag each is shown as, and which one a caller's code means.
 

@@ -83,6 +83,7 @@ def translate_texts(
     on entry are refused already, with no look at the text) and the text comes back as it is.
     Greedy decoding of a segment of one or two pieces, or in a register asked for, is a beam of 4
     (`options.for_segment`)."""
+    from .languages import known_base
     from .options import DecodingOptions, Limits, for_segment
     from .text import plan, verify
 
@@ -113,7 +114,7 @@ def translate_texts(
     for size in sorted(set(beams.values())):
         group = [s for s in flat if beams[s] == size]
         done.update(zip(group, translator.translate(group, beam_size=size, batch_size=batch_size, **target)))
-    language = verify.language_of(target.get("target_language") or translator.target)
+    language = known_base(target.get("target_language") or translator.target)
     verdicts = {s: verify.verify(s, out, language) for s, out in done.items()}
     outs = {t: [memory[s] if s in memory else verdicts[s].text for s in group] for t, group in segments.items()}
     empty = {t: p.untranslated(outs[t]) for t, p in plans.items()}  # kept as their source: not flagged

@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from ..engine.confidence import LOW
 from ..engine.request import FinishEvent, TokenEvent
+from ..languages import known_base
 from ..text import verify
 from .async_engine import AsyncEngine
 
@@ -31,7 +32,7 @@ FLAGGED_CONFIDENCE = round(LOW - 0.05, 4)  # the most a segment that failed a ch
 
 def _language(engine: AsyncEngine, prepared) -> str:
     """The call's target language as translate-toolkit's checks read it (`fr`), "" when unknown."""
-    return verify.language_of((prepared.options.target_language if prepared.options else "") or engine.target)
+    return known_base((prepared.options.target_language if prepared.options else "") or engine.target)
 
 
 def source_of(prepared, k: int) -> str:

@@ -39,7 +39,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..languages import UnknownLanguage, base
 from ..model import placeholders
 from . import special_spaces, toolkit_checks
 
@@ -55,15 +54,6 @@ class Verdict:
     text: str
     repaired: tuple[str, ...] = ()
     failed: tuple[str, ...] = ()
-
-
-def language_of(code: str) -> str:
-    """A target language code as translate-toolkit's checks read it (`fra_Latn` -> `fr`), "" when
-    there is none or it is unknown (the checks then read no language's punctuation)."""
-    try:
-        return base(code) if code else ""
-    except UnknownLanguage:
-        return ""
 
 
 def holds_anything(source: str) -> bool:
