@@ -6,6 +6,8 @@ functions as gRPC `Translate` (`service/texts.py`) with the same models (`servic
 limits, the key check (service/keys) and the TLS certificate, and give the same text.
 
     app.py       aiohttp server, middleware (errors, CORS, metrics, log line), TLS
+    api.py       what every endpoint of both APIs reads: the models' routing, source detection, the
+                 key gate (HttpApi), a JSON answer, the request's id
     handlers.py  the endpoints: /translate, /translate_stream, /detect, /languages, /frontend/settings
     files.py     /translate_file and /download_file: translation files (traductor_client.files)
     deepl*.py    DeepL's API v2 under /v2/ (docs/deepl-api.md): text, languages, usage, glossaries,
@@ -25,8 +27,8 @@ from ..keys.gate import Gate
 from ..metrics import Metrics
 from ..registry import Registry
 from ..settings import Settings
+from .api import HttpApi
 from .app import HttpServer
-from .handlers import HttpApi
 
 
 async def start_http(

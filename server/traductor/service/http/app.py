@@ -32,8 +32,9 @@ from ..async_engine import request_summary
 from ..metrics import Metrics
 from ..settings import Settings
 from . import deepl, page
+from .api import HttpApi, json_response
 from .cors import CORS_HEADERS
-from .handlers import Handlers, HttpApi, json_response
+from .handlers import Handlers
 from .statuses import code_of_status, http_error_for, reason
 
 log = logging.getLogger("traductor.requests")

@@ -43,9 +43,9 @@ from ...glossary import Glossary
 from ...options import DecodingOptions
 from .. import glossary_use
 from ..documents import HEARTBEAT, DocumentStore, Record, document_dir
+from .api import HttpApi, json_response, request_id
 from .deepl_params import authorize, check_formality, deepl_errors, message, read, register_of, served
 from .files import translate_upload, upload
-from .handlers import HttpApi, json_response, request_id
 from .params import SourceNotServed, check_pair, known_codes
 
 log = logging.getLogger("traductor.http")

@@ -39,7 +39,7 @@ from ... import options
 from ...errors import InvalidInput, QueueFull, QuotaExceeded, RateLimited
 from ..glossaries import GlossaryStorageError, GlossaryTooLarge
 from ..keys.gate import Caller, Gate
-from .handlers import json_response
+from .api import json_response
 from .params import FORM_ERRORS, read_values, served_code, unreadable
 from .statuses import http_error_for, reason
 

@@ -22,14 +22,14 @@ Handlers raise the error hierarchy (`errors.py`); `app.py` turns exceptions into
 counts and logs every request. No other decoding option of the gRPC API is exposed: a
 LibreTranslate request translates with the defaults (greedy, automatic length), exactly like a
 gRPC `Translate` without options and with the same target_language.
+
+The shared context of both APIs (`HttpApi`: routing, detection, the key gate; `json_response`,
+`request_id`) is api.py's, where DeepL's endpoints (deepl*.py) read it too.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import mimetypes
-from dataclasses import dataclass
 from urllib.parse import quote
 
 from aiohttp import web
@@ -40,14 +40,9 @@ from ... import __version__
 from ...engine.request import FinishEvent
 from ...errors import InvalidInput, TraductorError
 from ...languages import name as language_name
-from ..async_engine import request_summary
-from ..glossaries import GlossaryStore
-from ..keys.gate import Caller, Gate
-from ..models import Model
-from ..registry import Registry
-from ..settings import Settings
 from ..texts import prepare, stream, translate, translate_many
 from . import quality
+from .api import HttpApi, dumps, json_response, request_id
 from .cors import CORS_HEADERS
 from .detect import detect
 from .files import Results, translate_upload, upload
@@ -57,71 +52,12 @@ from .params import (
     check_names,
     decoding_options,
     detect_text,
-    known_codes,
     languages,
     model_name,
     read_values,
-    served_table,
     translate_params,
 )
 from .statuses import http_error_for
-
-
-@dataclass(frozen=True)
-class HttpApi:
-    """What the endpoints need: the models, the settings (limits, token) and the glossaries."""
-
-    registry: Registry
-    settings: Settings
-    glossaries: GlossaryStore | None = None  # None: this server stores none (service/glossaries.py)
-    gate: Gate | None = None  # the key check (service/keys/gate.py); None: the --token alone
-
-    def __post_init__(self):
-        if self.gate is None:
-            object.__setattr__(self, "gate", Gate(None, self.settings.token))
-
-    def lookup(self, caller: Caller):
-        """The glossaries `caller` may use: its own (the administrator and an open server's callers: all)."""
-        return None if self.glossaries is None else self.glossaries.owned_by(caller.owner)
-
-    def sources(self, target: str = "") -> list[str]:
-        """The languages some model translates from (into `target`, a code in any form, when given)."""
-        pairs = self.registry.languages()
-        if not target:
-            return list(pairs)
-        wanted = served_table(known_codes(pairs)).own(target)  # the served code `target` means
-        return [s for s, targets in pairs.items() if wanted in targets]
-
-    def detect(self, text: str, target: str = "") -> dict:
-        """The most likely of `sources(target)` for `text` (detect.detect's first)."""
-        return detect(text, self.sources(target))[0]
-
-    def source(self, source: str, target: str, text: str) -> str:
-        """The call's source: as given, or for "auto" the language `detect` finds in `text` among
-        those translated into `target` (a many-to-many model reads its source token from it)."""
-        return self.detect(text, target)["language"] if source == "auto" else source
-
-    def route(self, source: str, target: str, text: str = "", model: str = "", caller: Caller | None = None) -> Model:
-        """The model of a checked pair (params.check_pair), named in the request's log line and
-        metrics; source "auto": `self.source`'s; `model`: that served model, which must translate
-        the pair (else NOT_FOUND, as on gRPC); PermissionDenied when `caller`'s key may not use it."""
-        source = self.source(source, target, text)
-        model = self.registry.route(model, source, target)
-        if caller is not None:
-            self.gate.check(caller, model, source, target)
-        summary = request_summary.get()
-        if summary is not None:
-            summary["model"] = model.name
-        return model
-
-
-# JSON as LibreTranslate writes it: UTF-8 text, not \u escapes ("canción", not "canci\u00f3n")
-_dumps = functools.partial(json.dumps, ensure_ascii=False)
-
-
-def json_response(data, status: int = 200) -> web.Response:
-    return web.json_response(data, status=status, dumps=_dumps)
-
 
 SSE_HEADERS = {
     "Content-Type": "text/event-stream; charset=utf-8",
@@ -133,7 +69,7 @@ SSE_HEADERS = {
 def _sse(data: dict, event: str = "") -> bytes:
     """One server-sent event (its JSON on one line: a text's newlines are escaped)."""
     head = f"event: {event}\n" if event else ""
-    return f"{head}data: {_dumps(data)}\n\n".encode()
+    return f"{head}data: {dumps(data)}\n\n".encode()
 
 
 def _origin(request: web.Request) -> str:
@@ -142,11 +78,6 @@ def _origin(request: web.Request) -> str:
     proto = request.headers.get("X-Forwarded-Proto", "").lower()
     origin = request.url.origin()
     return str(origin.with_scheme(proto)) if proto in ("http", "https") and proto != origin.scheme else str(origin)
-
-
-def request_id() -> str:
-    """The id the middleware gave this request (app.py), from the request's summary."""
-    return (request_summary.get() or {}).get("request_id", "")
 
 
 class Handlers:
