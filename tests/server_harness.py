@@ -23,7 +23,8 @@ from typing import Callable
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from traductor.service.server import Service, start
+from traductor.service.running import Service
+from traductor.service.server import start
 from traductor.service.settings import Settings
 from traductor_client.v1 import translator_pb2 as pb
 from traductor_client.v1 import translator_pb2_grpc

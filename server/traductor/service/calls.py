@@ -1,4 +1,4 @@
-"""The Translator calls in progress, counted for the drain (server.Service.drain waits for them)."""
+"""The Translator calls in progress, counted for the drain (running.Service.drain waits for them)."""
 
 from __future__ import annotations
 
