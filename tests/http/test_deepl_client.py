@@ -163,5 +163,5 @@ def test_a_document_with_a_glossary(translator):
 
 
 def test_a_document_format_traductor_does_not_fill_is_refused(translator):
-    with pytest.raises(deepl.DeepLException, match="file format not supported"):
+    with pytest.raises(deepl.DeepLException, match="Invalid file: the file extension .pdf"):
         translator.translate_document_upload(b"%PDF-1.4", target_lang="ES", filename="report.pdf")

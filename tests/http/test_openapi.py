@@ -1,5 +1,5 @@
 """docs/http-api.yaml is a valid OpenAPI document and describes exactly the routes the server has,
-LibreTranslate's and DeepL's (/v2)."""
+LibreTranslate's and DeepL's (/v2, and /v3 glossaries)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import yaml
 from traductor.service.http.deepl import DeepL
 from traductor.service.http.deepl_documents import Documents
 from traductor.service.http.deepl_glossaries import Glossaries
+from traductor.service.http.deepl_glossaries_v3 import MultilingualGlossaries
 from traductor.service.http.handlers import Handlers
 
 SPEC = Path(__file__).parents[2] / "docs" / "http-api.yaml"
@@ -30,5 +31,6 @@ def test_the_openapi_file_documents_every_route_and_no_other():
     }
     documents = Documents.__new__(Documents)  # its routes only: no store, no settings
     routes = Handlers(api=None).routes() + DeepL(None).routes() + Glossaries(None).routes() + documents.routes()
+    routes += MultilingualGlossaries(None).routes()
     served = {(r.method, r.path) for r in routes}
     assert documented == served

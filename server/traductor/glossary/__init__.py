@@ -5,6 +5,7 @@ INTERFACE (shared with the glossary store, service/glossaries.py, and every prot
     Glossary(source_language, target_language, entries)   frozen, validated (GlossaryError names
                                                           the bad field or entry: INVALID_ARGUMENT)
     Glossary.from_pairs(source, target, pairs)            entries from any iterable of pairs
+    Glossary.others                                       a stored glossary's other pairs (DeepL v3)
     GlossaryLookup.get(glossary_id) -> Glossary           what the gRPC servicer and HTTP handlers
                                                           ask for a `glossary_id`; raises
                                                           GlossaryNotFound (gRPC NOT_FOUND, HTTP 404)
@@ -27,7 +28,7 @@ This package knows nothing about models, tokenizers, gRPC or HTTP: it works on s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Protocol
 
@@ -65,6 +66,9 @@ class Glossary:
     source_language: str
     target_language: str
     entries: tuple[tuple[str, str], ...]
+    # a stored glossary's other dictionaries (DeepL's v3 glossaries: one per pair); the service
+    # uses the one of the call's pair (service/glossary_use.for_model)
+    others: tuple[Glossary, ...] = field(default=(), repr=False)
 
     def __post_init__(self):
         for name in ("source_language", "target_language"):

@@ -1,21 +1,23 @@
 """The glossary store: glossaries kept as files, one per glossary, shared by every process that
 points at the same directory (replicas on one volume, a restarted server).
 
-    <dir>/<uuid4>.json      one glossary: a line of what DeepL shows of it (id, name, languages,
-                            creation time, entry count), then a line of its entries (a listing
-                            reads only the first line)
-    <dir>/.lock             held (flock) while a glossary is counted and written
+    <dir>/<uuid4>.json      one glossary (glossary_records.py: a line of what DeepL shows of it,
+                            then a line of entries per dictionary; a listing reads the first line)
+    <dir>/.lock             held (flock) while a glossary is counted, written, changed or deleted
     <dir>/documents/        DeepL API documents (documents.py): servers that share their
                             glossaries share their documents
 
 - Written atomically (shared_dir.write_atomically: a temporary file in the directory, fsync,
   `os.replace`): a reader sees a whole glossary or none, a crash leaves at most a `.tmp-*` file.
-- Concurrent creates and deletes lose nothing, in threads or processes: a glossary's file is named
-  by a fresh uuid4 (DeepL's ids have that form), a delete is one `unlink`, and the count checked
-  against `--max-glossaries` is taken under the lock, so two servers cannot both take the last place.
-- Glossaries never change once written (as DeepL's v2 ones), so `get` keeps those it read in
-  memory and only checks that the file is still there (a replica may have deleted it).
-- Limits, named with their flags: `--max-glossaries`, `--max-glossary-entries`, `--max-glossary-bytes`.
+- Concurrent creates, changes and deletes lose nothing, in threads or processes: a glossary's
+  file is named by a fresh uuid4 (DeepL's ids have that form); the count checked against
+  `--max-glossaries`, a change (read, change, write: DeepL's v3 glossaries are editable) and a
+  delete happen under the lock, so two servers cannot both take the last place, and a change
+  never brings back a deleted glossary.
+- `get` keeps the glossaries it read in memory with the identity of the file read (inode, times
+  and size): a file replaced by a change, or deleted, by any process is read again.
+- Limits, named with their flags: `--max-glossaries`, `--max-glossary-entries` (all the
+  dictionaries of a glossary together), `--max-glossary-bytes` (entries as sent, per request).
 
 Where (`default_dir`): `--glossary-dir`; else `<model repository>/glossaries` (no config.json:
 no model); else `$XDG_DATA_HOME/traductor/glossaries`. It is made at the first create.
@@ -28,31 +30,28 @@ This module knows nothing about HTTP, gRPC or how a glossary is applied to a tra
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from traductor_client import glossary as glossary_files
-
 from ..errors import InvalidInput, TraductorError
 from ..glossary import Glossary, GlossaryNotFound
+from . import glossary_records as records
+from .glossary_records import Dictionary, GlossaryInfo, check_name, read_entries
 from .settings import Settings
 from .shared_dir import locked, write_atomically
 
 log = logging.getLogger("traductor.glossaries")
 
-FORMATS = ("tsv", "csv")
-MAX_NAME_CHARS = 1024
 CACHED = 256  # glossaries `get` keeps in memory
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class GlossaryTooLarge(InvalidInput):
@@ -74,56 +73,6 @@ class Limits:
     bytes: int = 1 << 20
 
 
-@dataclass(frozen=True)
-class GlossaryInfo:
-    """A stored glossary: what DeepL's API shows of it, and its entries."""
-
-    glossary_id: str
-    name: str
-    source_lang: str  # the language subtag, lower case, as DeepL's glossaries have it ("en")
-    target_lang: str
-    creation_time: str  # ISO 8601, UTC, milliseconds ("2026-11-25T15:01:02.345Z")
-    entry_count: int
-    entries: tuple[tuple[str, str], ...] = ()  # () when only the first line was read (a listing)
-    owner: str = ""  # the name of the key that made it (service/keys); "": the administrator or an open server
-
-    def visible_to(self, owner: str | None) -> bool:  # None: the administrator, an open server's callers
-        return owner is None or self.owner == owner
-
-    @property
-    def glossary(self) -> Glossary:
-        return Glossary(self.source_lang, self.target_lang, self.entries)
-
-    def as_json(self) -> dict:
-        """DeepL's glossary object (entries not included: GET .../entries has them)."""
-        return {
-            "glossary_id": self.glossary_id,
-            "name": self.name,
-            "ready": True,
-            "source_lang": self.source_lang,
-            "target_lang": self.target_lang,
-            "creation_time": self.creation_time,
-            "entry_count": self.entry_count,
-        }
-
-    def tsv(self) -> str:
-        return "".join(f"{source}\t{target}\n" for source, target in self.entries)
-
-
-def read_entries(text: str, fmt: str, source_lang: str, target_lang: str) -> Glossary:
-    """Entries as DeepL takes them, TSV or CSV (traductor_client.glossary reads them, as it reads
-    glossary files); the Glossary checks the terms (empty, too long, a source term twice)."""
-    if fmt not in FORMATS:
-        raise InvalidInput(f"Value for 'entries_format' not supported: {fmt!r} (supported: {', '.join(FORMATS)})")
-    try:
-        entries = glossary_files.parse(text, fmt, "entries")
-    except glossary_files.GlossaryFileError as error:
-        raise InvalidInput(f"Invalid glossary entries: {error}") from None
-    if not entries:
-        raise InvalidInput(f"Invalid glossary entries: no entry (expected {fmt.upper()} lines: source and target term)")
-    return Glossary(source_lang, target_lang, tuple(entries))
-
-
 def default_dir(settings: Settings) -> Path:
     """Where the glossaries are kept (see the module docstring)."""
     if settings.glossary_dir:
@@ -139,7 +88,7 @@ class GlossaryStore:
 
     def __init__(self, directory: Path | str, limits: Limits = Limits()):
         self.directory, self.limits = Path(directory), limits
-        self._cache: OrderedDict[str, GlossaryInfo] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[tuple[int, ...], GlossaryInfo]] = OrderedDict()
         self._lock = threading.Lock()  # guards the cache only
 
     @classmethod
@@ -161,17 +110,11 @@ class GlossaryStore:
 
     # ---- writing ------------------------------------------------------------------------------
 
-    def create(
-        self, name: str, source_lang: str, target_lang: str, entries_text: str, fmt: str = "tsv", owner: str | None = ""
-    ):
-        """Check and store a new glossary of `owner` (a key's name); returns its GlossaryInfo. The
-        languages are stored as given (the caller checks them against the served pairs)."""
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidInput("Missing or empty glossary name")
-        if len(name) > MAX_NAME_CHARS or _CONTROL.search(name):
-            raise InvalidInput(f"Invalid glossary name: at most {MAX_NAME_CHARS} characters, no control characters")
+    def dictionary(self, source_lang: str, target_lang: str, entries_text: str, fmt: str = "tsv") -> Dictionary:
+        """Entries as sent (TSV or CSV), checked, as a dictionary of the pair (stored as given:
+        the caller checks the languages against the served pairs)."""
         try:
-            size, _ = len(entries_text.encode()), name.encode()
+            size = len(entries_text.encode())
         except UnicodeEncodeError:  # "\ud800": a lone surrogate is no text
             raise InvalidInput("Invalid glossary: a name or term holds a lone surrogate, not text") from None
         if size > self.limits.bytes:
@@ -180,15 +123,29 @@ class GlossaryStore:
                 f"(--max-glossary-bytes)"
             )
         entries = read_entries(entries_text, fmt, source_lang, target_lang).entries
-        if len(entries) > self.limits.entries:
+        return Dictionary(source_lang, target_lang, len(entries), entries)
+
+    def _check_size(self, info: GlossaryInfo) -> None:
+        count = sum(d.entry_count for d in info.dictionaries)
+        if count > self.limits.entries:
             raise GlossaryTooLarge(
-                f"glossary of {len(entries)} entries: over this server's limit of {self.limits.entries} "
+                f"glossary of {count} entries: over this server's limit of {self.limits.entries} "
                 f"(--max-glossary-entries)"
             )
+
+    def create(
+        self, name: str, source_lang: str, target_lang: str, entries_text: str, fmt: str = "tsv", owner: str | None = ""
+    ) -> GlossaryInfo:
+        """Check and store a new glossary of one pair (DeepL's v2) of `owner` (a key's name)."""
+        check_name(name)
+        return self.create_many(name, [self.dictionary(source_lang, target_lang, entries_text, fmt)], owner)
+
+    def create_many(self, name: str, dictionaries: list[Dictionary], owner: str | None = "") -> GlossaryInfo:
+        """Store a new glossary of these dictionaries (DeepL's v3); returns its GlossaryInfo."""
+        check_name(name)
         now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        info = GlossaryInfo(str(uuid.uuid4()), name, source_lang, target_lang, now, len(entries), entries, owner or "")
-        lines = ({**info.as_json(), "owner": info.owner}, [list(e) for e in entries])
-        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+        info = GlossaryInfo(str(uuid.uuid4()), name, now, tuple(dictionaries), owner or "")
+        self._check_size(info)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with locked(self.directory):
@@ -198,19 +155,40 @@ class GlossaryStore:
                         f"this server holds {count} glossaries, its limit (--max-glossaries {self.limits.glossaries}):"
                         f" delete one first"
                     )
-                write_atomically(self._path(info.glossary_id), data)
+                write_atomically(self._path(info.glossary_id), info.lines())
         except OSError as error:
             raise self._storage_error(error, "written") from None
-        self._remember(info)
         return info
+
+    def update(
+        self, glossary_id: str, owner: str | None, change: Callable[[GlossaryInfo], GlossaryInfo]
+    ) -> GlossaryInfo:
+        """Change a glossary (`change` gets it as its file says now, under the lock, and returns it
+        changed); another owner's, or one deleted meanwhile, is GlossaryNotFound."""
+        path = self._path(glossary_id)
+        try:
+            with locked(self.directory):
+                now = self._load(glossary_id)
+                if not now.visible_to(owner):
+                    raise GlossaryNotFound(f"glossary {glossary_id} not found")
+                changed = change(now)
+                check_name(changed.name)
+                self._check_size(changed)
+                write_atomically(path, changed.lines())
+        except FileNotFoundError:  # no directory: no glossary yet
+            raise GlossaryNotFound(f"glossary {glossary_id} not found") from None
+        except OSError as error:
+            raise self._storage_error(error, "written") from None
+        return changed
 
     def delete(self, glossary_id: str, owner: str | None = None) -> None:  # another owner's: GlossaryNotFound
         path = self._path(glossary_id)
-        self.info(glossary_id, owner, entries=False)
-        with self._lock:
-            self._cache.pop(glossary_id, None)
         try:
-            path.unlink()
+            with locked(self.directory):
+                self.info(glossary_id, owner, entries=False)
+                with self._lock:
+                    self._cache.pop(glossary_id, None)
+                path.unlink()
         except FileNotFoundError:
             raise GlossaryNotFound(f"glossary {glossary_id} not found") from None
         except OSError as error:
@@ -224,25 +202,20 @@ class GlossaryStore:
         except FileNotFoundError:
             return []
 
-    def _remember(self, info: GlossaryInfo) -> None:
+    def _remember(self, info: GlossaryInfo, identity: tuple[int, ...]) -> None:
         with self._lock:
-            self._cache[info.glossary_id] = info
+            self._cache[info.glossary_id] = (identity, info)
             self._cache.move_to_end(info.glossary_id)
             while len(self._cache) > CACHED:
                 self._cache.popitem(last=False)
-
-    def _read(self, path: Path, entries: bool = True) -> GlossaryInfo:
-        with path.open(encoding="utf-8") as f:
-            head = json.loads(f.readline())
-            found = tuple((str(s), str(t)) for s, t in json.loads(f.readline())) if entries else ()
-        keys = ("glossary_id", "name", "source_lang", "target_lang", "creation_time")
-        return GlossaryInfo(*(str(head[k]) for k in keys), int(head["entry_count"]), found, str(head.get("owner", "")))
 
     def _load(self, glossary_id: str, entries: bool = True) -> GlossaryInfo:
         """A glossary as its file says now (GlossaryNotFound when it is not, or no longer, there)."""
         path = self._path(glossary_id)
         try:
-            return self._read(path, entries)
+            with path.open(encoding="utf-8") as f:
+                stat = os.fstat(f.fileno())
+                info = records.read(f, entries)
         except FileNotFoundError:
             with self._lock:
                 self._cache.pop(glossary_id, None)
@@ -252,20 +225,25 @@ class GlossaryStore:
         except (ValueError, KeyError, TypeError):
             log.warning("glossary file %s is not a glossary: skipped", path)
             raise GlossaryNotFound(f"glossary {glossary_id} not found (its file is unreadable)") from None
+        if entries:
+            self._remember(info, _identity(stat))
+        return info
 
     def _cached(self, glossary_id: str) -> GlossaryInfo | None:
-        """The glossary as read before, if its file is still there (a replica may have deleted it)."""
+        """The glossary as read before, if its file is still the one read (not replaced, not deleted)."""
         with self._lock:
             cached = self._cache.get(glossary_id)
-        return cached if cached is not None and self._path(glossary_id).exists() else None
+        if cached is None:
+            return None
+        try:
+            stat = self._path(glossary_id).stat()
+        except FileNotFoundError:
+            return None
+        return cached[1] if _identity(stat) == cached[0] else None
 
     def info(self, glossary_id: str, owner: str | None = None, entries: bool = True) -> GlossaryInfo:
         """A glossary by id, with its entries; another owner's is GlossaryNotFound, as if absent."""
-        info = self._cached(glossary_id)
-        if info is None:
-            info = self._load(glossary_id, entries)
-            if entries:
-                self._remember(info)
+        info = self._cached(glossary_id) or self._load(glossary_id, entries)
         if not info.visible_to(owner):
             raise GlossaryNotFound(f"glossary {glossary_id} not found")
         return info
@@ -287,6 +265,12 @@ class GlossaryStore:
                 continue
         found = [g for g in found if g.visible_to(owner)]
         return sorted(found, key=lambda g: (g.creation_time, g.glossary_id))
+
+
+def _identity(stat: os.stat_result) -> tuple[int, ...]:
+    """What tells one written version of a file from another: each write is a new file (a new
+    inode while the old one is still there), its times and size."""
+    return stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size
 
 
 @dataclass(frozen=True)

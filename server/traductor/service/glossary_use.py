@@ -4,7 +4,8 @@
                                              GlossaryNotFound), inline entries (GlossaryError names
                                              the bad one), neither (None); both is InvalidInput
     for_model(glossary, model, target)        the glossary for the model's pair: inline entries take
-                                             the pair, a stored glossary of another pair is refused
+                                             the pair; a stored glossary gives its dictionary of the
+                                             pair (DeepL v3 glossaries have several); none: refused
 
 Languages are compared by their primary language (`languages.tag`: "EN", "en-GB", NLLB's
 "eng_Latn" are all English). This module knows nothing about gRPC or HTTP.
@@ -42,9 +43,10 @@ def for_model(glossary: Glossary | None, model: Model, target_language: str = ""
     pair = next((p for p in pairs if target_language and _base(p.target) == _base(target_language)), pairs[0])
     if not glossary.source_language and not glossary.target_language:
         return glossary.with_languages(pair.source, pair.target)
-    if _base(pair.source) == _base(glossary.source_language) and _base(pair.target) == _base(glossary.target_language):
-        return glossary
-    raise GlossaryError(
-        f"the glossary is {glossary.source_language}->{glossary.target_language}, "
-        f"the call translates {pair.source}->{pair.target} (model {model.name})"
-    )
+    for candidate in (glossary, *glossary.others):  # a stored glossary may have a dictionary per pair
+        if _base(pair.source) == _base(candidate.source_language) and _base(pair.target) == _base(
+            candidate.target_language
+        ):
+            return candidate  # the first keeps the others beside it: nothing applies them
+    has = ", ".join(f"{g.source_language}->{g.target_language}" for g in (glossary, *glossary.others))
+    raise GlossaryError(f"the glossary is {has}, the call translates {pair.source}->{pair.target} (model {model.name})")

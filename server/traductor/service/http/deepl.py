@@ -7,15 +7,18 @@ what the official `deepl` clients and Weblate's DeepL backend call.
                                            administrator's: the server's since it started, no quota
     GET /v2/glossary-language-pairs     -> every served pair (glossaries: deepl_glossaries.py)
     /v2/glossaries...                   -> deepl_glossaries.py
+    /v3/glossaries...                   -> deepl_glossaries_v3.py (DeepL's multilingual glossaries)
     /v2/document...                     -> deepl_documents.py
-    any other /v2/ path                 -> 404 {"message": ...}
+    any other /v2/ or /v3/ path         -> 404 {"message": ...} (405 with Allow: another method's)
 
 A call goes to the model of its pair, as a LibreTranslate call does (`HttpApi.route`): `source_lang`
 (or, when absent, the language detected in the first text among the sources translated into the
 target) and `target_lang`, DeepL's codes read by deepl_params. `tag_handling` html or xml keeps the
 markup (the HTML text layer); `glossary_id` is looked up in the server's store and applied as on
 gRPC (`glossary_use.for_model`). Answers: `{"translations": [{"detected_source_language": "EN",
-"text": ..., "billed_characters": N}]}`, one per text in order; an empty text comes back empty.
+"text": ..., "billed_characters": N}]}` (and `model_type_used` when `model_type` is sent), one per
+text in order; an empty text comes back empty. Every parameter is known and usable or refused
+(deepl_options.py: what is honoured, what has no effect, what is refused).
 Each translation object also carries traductor's additions (quality.py: finish_reason, cut_short,
 confidence, low_confidence, segments), which DeepL's clients ignore.
 
@@ -37,9 +40,10 @@ from .. import glossary_use
 from ..keys.gate import Caller
 from ..models import Model
 from ..texts import translate_many
-from . import quality
+from . import deepl_options, quality
 from .deepl_documents import Documents
 from .deepl_glossaries import Glossaries
+from .deepl_glossaries_v3 import MultilingualGlossaries
 from .deepl_params import (
     authorize,
     base,
@@ -130,12 +134,13 @@ class DeepL:
             raise InvalidInput("Value for 'text' not supported: strings expected.")
         if "target_lang" not in values:
             raise InvalidInput("Parameter 'target_lang' not specified.")
+        deepl_options.check(values)  # every parameter known, none asking what is not done
         fmt = text_format(values)
         source = values.one("source_lang")
         first = next((t for t in texts if t.strip()), "")
         call = self.call(source, values.one("target_lang"), first, caller)
         await self.api.gate.charge(caller, sum(len(t) for t in texts))
-        glossary = self.glossary(values.one("glossary_id"), bool(source), call, caller)
+        glossary = self.glossary(deepl_options.glossary_id(values), bool(source), call, caller)
         todo = [i for i, t in enumerate(texts) if t.strip()]  # an empty text comes back empty, as DeepL's
         out = list(texts)
         reports = [quality.deepl(quality.kept(t)) for t in texts]
@@ -164,14 +169,13 @@ class DeepL:
             found = [self.api.source("auto", call.target, t) if t.strip() else call.source for t in texts]
             detected = [source_code(f) for f in found]
         self.usage.characters += sum(len(t) for t in texts)
-        return json_response(
-            {
-                "translations": [
-                    {"detected_source_language": d, "text": t, "billed_characters": len(s), **r}
-                    for d, t, s, r in zip(detected, out, texts, reports)
-                ]
-            }
-        )
+        used, billed = deepl_options.model_type(values), values.flag("show_billed_characters") is not False
+        answers = [{"detected_source_language": d, "text": t} for d, t in zip(detected, out)]
+        for answer, text, report in zip(answers, texts, reports):
+            answer.update({"billed_characters": len(text)} if billed else {})
+            answer.update({"model_type_used": used} if used else {})
+            answer.update(report)
+        return json_response({"translations": answers})
 
     @deepl_errors
     async def languages(self, request: web.Request) -> web.Response:
@@ -234,8 +238,10 @@ def setup(app: web.Application, api: HttpApi) -> None:
     """Add the DeepL routes to the HTTP app (and the document jobs' clean-up to its shutdown)."""
     deepl = DeepL(api)
     documents = Documents(api, deepl.usage)
-    app.add_routes(deepl.routes() + Glossaries(api).routes() + documents.routes())
-    app.add_routes([web.route("*", "/v2/{tail:.*}", deepl.unknown)])  # last: after every /v2 route
+    app.add_routes(deepl.routes() + Glossaries(api).routes() + MultilingualGlossaries(api).routes())
+    app.add_routes(documents.routes())
+    # last: after every /v2 and /v3 route
+    app.add_routes([web.route("*", "/v2/{tail:.*}", deepl.unknown), web.route("*", "/v3/{tail:.*}", deepl.unknown)])
     app.on_shutdown.append(documents.close)
 
 

@@ -8,7 +8,9 @@
                                        | done | error, "billed_characters" when done, "error_message"}
     POST /v2/document/{id}/result      document_key -> the translated file, once (503 while not done)
 
-The upload is checked at once (key, languages, format, size: the checks of /translate_file), then
+The upload is checked at once (key, languages, format, size: the checks of /translate_file; a
+format traductor does not fill is "Invalid file: the file extension .pdf ... is not supported",
+the words DeepL's clients recognise), then
 translated in the background by `files.translate_upload`, the /translate_file machinery (its texts
 through the engine's queue like any call); a status request arriving while it runs on this server
 waits for it a moment (`STATUS_WAIT` seconds) before answering, so a small document is `done` at
@@ -52,6 +54,17 @@ log = logging.getLogger("traductor.http")
 
 CAPACITY = 64  # documents held (running, or waiting for their download)
 STATUS_WAIT = 2.0  # seconds a status request waits for a translation running on this server
+
+
+def check_extension(name: str) -> None:
+    """A file name's extension one traductor fills, refused in the words DeepL's clients know
+    ("Invalid file", "file extension")."""
+    extension = file_formats.formats.extension(name.replace("\\", "/").rsplit("/", 1)[-1])
+    if name and extension not in file_formats.EXTENSIONS:
+        known = " ".join(sorted(file_formats.EXTENSIONS))
+        raise InvalidInput(
+            f"Invalid file: the file extension {extension or '(none)'} of {name} is not supported (supported: {known})"
+        )
 
 
 class SourceNeeded(InvalidInput):
@@ -104,6 +117,8 @@ class Documents:
         check_formality(values.one("formality"))
         if values.one("glossary_ids"):
             raise InvalidInput("glossary_ids is not supported by this server: give one glossary_id")
+        for given in (values.text("filename", ""), getattr(values.one("file"), "filename", None) or ""):
+            check_extension(given)
         name, data = upload({"file": values.one("file")})
         name = values.text("filename", "") or name
         wanted = values.text("output_format", "")

@@ -2,10 +2,13 @@
 
     POST   /v2/glossaries                 name, source_lang, target_lang, entries, entries_format
                                           (tsv or csv; JSON or form) -> 201 and the glossary
-    GET    /v2/glossaries                 -> {"glossaries": [...]}, oldest first
-    GET    /v2/glossaries/{id}            -> the glossary (404: none by that id)
+    GET    /v2/glossaries                 -> {"glossaries": [...]}, oldest first (those of one dictionary)
+    GET    /v2/glossaries/{id}            -> the glossary (404: none by that id; 400: a v3 glossary
+                                          of several dictionaries, or none)
     GET    /v2/glossaries/{id}/entries    -> its entries as TSV (text/tab-separated-values)
-    DELETE /v2/glossaries/{id}            -> 204
+    DELETE /v2/glossaries/{id}            -> 204 (any glossary, v3 ones too)
+
+DeepL's v3 glossaries (deepl_glossaries_v3.py) are the same glossaries, with a dictionary per pair.
 
 A glossary's languages must be a pair some served model translates (GET
 /v2/glossary-language-pairs lists them); they are kept as DeepL keeps them, the language alone
@@ -24,12 +27,25 @@ import asyncio
 from aiohttp import web
 
 from ...errors import InvalidInput
-from ..glossaries import FORMATS
+from ..glossary_records import FORMATS, GlossaryInfo
 from .deepl_params import authorize, base, deepl_errors, read, served
 from .handlers import HttpApi, json_response
 from .params import check_pair, known_codes
 
 ENVELOPE = 64 * 1024  # a glossary request's bytes beside its entries (JSON or form)
+
+
+def glossary_pair(api: HttpApi, source: object, target: object) -> tuple[str, str]:
+    """A glossary's languages as stored (`EN-GB` -> `en`): a pair some served model translates."""
+    pairs = api.registry.languages()
+    known = known_codes(pairs)
+    try:
+        served_source = served(source, "source_lang", known)
+        served_target = served(target, "target_lang", known)
+        check_pair(served_source, served_target, pairs)
+    except InvalidInput as error:
+        raise InvalidInput(f"Unsupported glossary source and target language pair: {error}") from None
+    return base(served_source), base(served_target)
 
 
 class Glossaries:
@@ -55,28 +71,30 @@ class Glossaries:
         name, entries, fmt = values.text("name"), values.text("entries"), values.text("entries_format", "tsv")
         if fmt not in FORMATS:
             raise InvalidInput(f"Value for 'entries_format' not supported (supported: {', '.join(FORMATS)}).")
-        pairs = self.api.registry.languages()
-        known = known_codes(pairs)
-        try:
-            source = served(values.one("source_lang"), "source_lang", known)
-            target = served(values.one("target_lang"), "target_lang", known)
-            check_pair(source, target, pairs)
-        except InvalidInput as error:
-            raise InvalidInput(f"Unsupported glossary source and target language pair: {error}") from None
-        info = await asyncio.to_thread(store.create, name, base(source), base(target), entries, fmt, caller.owner)
+        source, target = glossary_pair(self.api, values.one("source_lang"), values.one("target_lang"))
+        info = await asyncio.to_thread(store.create, name, source, target, entries, fmt, caller.owner)
         return json_response(info.as_json(), 201)
 
     @deepl_errors
     async def list(self, request: web.Request) -> web.Response:
         caller = await authorize(request, self.api.gate)
         found = await asyncio.to_thread(self.store().list, caller.owner)
-        return json_response({"glossaries": [g.as_json() for g in found]})
+        return json_response({"glossaries": [g.as_json() for g in found if len(g.dictionaries) == 1]})
+
+    async def one(self, request: web.Request, caller) -> GlossaryInfo:
+        """The path's glossary, if it has one dictionary (what a v2 glossary is)."""
+        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"], caller.owner)
+        if len(info.dictionaries) != 1:
+            raise InvalidInput(
+                f"glossary {info.glossary_id} has {len(info.dictionaries)} dictionaries, the v2 API shows glossaries"
+                f" of one: use /v3/glossaries/{info.glossary_id}"
+            )
+        return info
 
     @deepl_errors
     async def get(self, request: web.Request) -> web.Response:
         caller = await authorize(request, self.api.gate)
-        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"], caller.owner)
-        return json_response(info.as_json())
+        return json_response((await self.one(request, caller)).as_json())
 
     @deepl_errors
     async def entries(self, request: web.Request) -> web.Response:
@@ -84,7 +102,7 @@ class Glossaries:
         accept = request.headers.get("Accept", "*/*")
         if not any(kind in accept for kind in ("text/tab-separated-values", "*/*", "text/*")):
             raise web.HTTPUnsupportedMediaType()
-        info = await asyncio.to_thread(self.store().info, request.match_info["glossary_id"], caller.owner)
+        info = await self.one(request, caller)
         return web.Response(text=info.tsv(), content_type="text/tab-separated-values", charset="utf-8")
 
     @deepl_errors

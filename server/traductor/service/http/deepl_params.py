@@ -6,8 +6,8 @@ errors in DeepL's shape (`{"message": ...}` with DeepL's statuses).
   may come several times (`text=a&text=b`, DeepL's form). A JSON body is read by `params.read_values`
   (the same checks as the LibreTranslate side: bad JSON, lone surrogates). On every route the query
   string counts with the body, whatever its kind (`POST /v2/languages?type=target` with a JSON body
-  lists targets); a name given in both is two values (400 where one belongs). A parameter DeepL
-  documents and traductor does not act on is accepted; an unknown one is ignored, as DeepL does.
+  lists targets); a name given in both is two values (400 where one belongs). What /v2/translate
+  does with each parameter, and its refusal of those it does not know: deepl_options.py.
 - The key: `Authorization: DeepL-Auth-Key KEY` (or `Bearer KEY`, or DeepL's older `auth_key` in
   the query string or a form body), checked by the key gate (service/keys/gate.py) as every
   interface's; every /v2 route needs it when the server asks for keys. A key's quota used up is
