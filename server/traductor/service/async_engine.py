@@ -125,7 +125,7 @@ class AsyncEngine:
 
     def prepare(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str], DecodingOptions]:
         """Tokenize one segment and check its options; raises InvalidInput with a message for the
-        caller. (A caller's whole text is checked, empty or too long, by texts.prepare, which cuts
+        caller. (A caller's whole text is checked, empty or too long, by prepared.prepare, which cuts
         it into segments.)"""
         ids, values = self.encode(text, options)
         return ids, values, resolve(options, len(ids), self.limits)
@@ -135,7 +135,7 @@ class AsyncEngine:
         target (OPUS-MT's >>xx<< goes into the source) and a many-to-many model's source (NLLB's
         source token starts it); InvalidInput for a code the model lacks. A model with one target
         ignores the target, one without source tokens the source (the registry routed the call by
-        them). The one place requests are tokenized (texts.prepare too)."""
+        them). The one place requests are tokenized (prepared.prepare too)."""
         self._check("target_language", options.target_language, self.tokenizer.languages)
         self._check("source_language", options.source_language, self.tokenizer.source_languages)
         return self.tokenizer.encode(

@@ -145,7 +145,7 @@ async def decode(
     again: dict[int, FinishEvent] = {}
     for j, event in held.items():
         text = substitute(event.text, terms[j].found, own, terms[j].language)
-        if text is not None and engine.tokenizer.controls:  # pass 1 was annotated (texts.prepare)
+        if text is not None and engine.tokenizer.controls:  # pass 1 was annotated (prepared.prepare)
             text = masking.starts_lower(terms[j].source, terms[j].found, text)
         if text is None and terms[j].fallback is not None:
             again[j] = event

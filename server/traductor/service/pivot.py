@@ -56,7 +56,7 @@ class PivotEngine:
 
     def __init__(self, first: AsyncEngine, second: AsyncEngine, target: str):
         self.first, self.second = first, second
-        self.tokenizer = first.tokenizer  # texts.prepare encodes a segment for the first hop
+        self.tokenizer = first.tokenizer  # prepared.prepare encodes a segment for the first hop
         self.limits = first.limits
         self.text_limits = first.text_limits
         self.language = first.language  # the source's sentence rules cut the text

@@ -9,7 +9,7 @@ engine admits them in the same step and decodes them as rows of the same batch: 
 of ten sentences takes about as long as its longest sentence. The translations are put back
 with the original separators (`Plan.assemble`), or streamed in text order (`DeltaStream`).
 
-    prepare(engine, text, options, format)    checks everything before any model work
+    prepare(engine, text, options, format)    prepared.py's: checks everything before any model work
     translate(...), translate_many(...)       one FinishEvent per text: the segments joined
     stream(engine, prepared, request_id)      TokenEvents of the whole text, then its FinishEvent
 
@@ -30,22 +30,13 @@ confidence then 0), and the text's confidence, the lowest of its segments' (1 wi
 nothing to translate (only numbers, punctuation, placeholders) comes back as it is, with no
 model call and zero usage.
 
-Translation memory: a plain-text segment whose exact text is in `engine.memory` (the bundle's
-memory.tsv, engine/memory.py; empty with --no-memory) is answered from it, with no model call,
-no tokens and zero usage, and put in place like a translated one; in a stream its text is sent
-when it becomes the head. HTML segments always go to the model (their inline markup would have
-to match the memory's).
-
-Glossary (`glossary=`, traductor.glossary): every segment is encoded exactly as without a
-glossary; a segment holding one of its terms skips the memory and goes through the glossary's two
-passes (glossed.py: the model's own words for the terms replaced by the glossary's, else the
-segment again with its terms masked behind placeholder tokens); a text with no term decodes as
-without a glossary.
-
-Inline markup (placed.py): a segment holding a pair of inline tags around words (`Check that
-<b>the disk</b> has space`) has the wrapped text translated on its own in the same group, and the
-pair is kept, moved onto the words that translate it, or left where the model put it with the
-segment marked `markup_unsure` (and its confidence lowered under the `low` threshold).
+What a text's segments are, before any model work (cut, memory, glossary terms, inline pairs,
+encoding, options), is prepared.py's: `prepare` and `Prepared`, which these functions take. A
+segment from the memory is put in place like a translated one; in a stream its text is sent when
+it becomes the head. A segment holding a glossary term goes through the glossary's two passes
+(glossed.py), one holding a pair of inline tags around words has them checked (placed.py), and
+every segment the model translates is verified against its source (verified.py) before it is
+joined or streamed.
 
 This module knows nothing about gRPC, HTTP, metrics or logging (the engine records those).
 """
@@ -53,49 +44,18 @@ This module knows nothing about gRPC, HTTP, metrics or logging (the engine recor
 from __future__ import annotations
 
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import AsyncIterator
 
 from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from ..errors import DeadlinePassed, EngineDown, EngineFailure, InvalidInput, ItemRefused
-from ..glossary import Glossary, masking
-from ..options import DecodingOptions, for_segment, resolve
-from ..text import DeltaStream, Plan, TextError, plan
+from ..glossary import Glossary
+from ..options import DecodingOptions
+from ..text import DeltaStream, Plan, TextError
 from ..text.pieces import Kind
 from . import glossed, hypotheses, placed, verified
 from .async_engine import AsyncEngine
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A checked text: its plan and, per segment to translate, what the engine submits."""
-
-    plan: Plan
-    inputs: list[tuple]  # (source ids, placeholder values, resolved options), one per segment the model translates
-    segments: list[int] = field(default_factory=list)  # the plan segment index of each of `inputs`
-    known: dict[int, str] = field(default_factory=dict)  # plan segment index -> its translation from the memory
-    terms: dict[int, glossed.SegmentTerms] = field(default_factory=dict)  # index in `inputs` -> its glossary terms
-    options: DecodingOptions | None = None
-    pairs: dict[int, list[placed.Pair]] = field(default_factory=dict)  # index in `inputs` -> its inline pairs to check
-
-    @property
-    def count(self) -> int:
-        return len(self.inputs) + len(self.known)
-
-    def events(self, model: list[FinishEvent]) -> list[FinishEvent]:
-        """One finish event per plan segment, in text order: the model's and the memory's."""
-        out: list = [None] * self.count
-        for k, event in zip(self.segments, model, strict=True):
-            out[k] = event
-        for k, text in self.known.items():
-            out[k] = remembered(text)
-        return out
-
-
-def remembered(text: str) -> FinishEvent:
-    """A segment translated from the memory: no tokens, no usage, no time; a person's translation
-    (confidence 1)."""
-    return FinishEvent(FinishReason.EOS, text, [], [], 0, Timings(), confidence=1.0)
+from .prepared import Prepared, prepare
 
 
 def check_finish(event: FinishEvent) -> FinishEvent:
@@ -107,44 +67,6 @@ def check_finish(event: FinishEvent) -> FinishEvent:
     if event.reason is FinishReason.DEADLINE:
         raise DeadlinePassed("the deadline passed before the translation was done")
     return event
-
-
-def prepare(
-    engine: AsyncEngine, text: str, options: DecodingOptions, format: str = "text", glossary: Glossary | None = None
-) -> Prepared:
-    """Cut and check a text (empty, limits, format, options); raises InvalidInput for the caller."""
-    if not text or not text.strip():
-        raise TextError("text is empty")
-    limit, encoded = engine.limits.max_input_tokens, {}
-
-    def encode(s: str) -> tuple[list[int], list[str]]:  # each piece tokenized once
-        if s not in encoded:
-            encoded[s] = engine.encode(s, options)
-        return encoded[s]
-
-    too_long = lambda s: len(encode(s)[0]) > limit  # noqa: E731
-    p = plan(text, format, too_long=too_long, limits=engine.text_limits, language=engine.language)
-    memory = engine.memory if format == "text" else {}
-    inputs, segments, known, terms, pairs = [], [], {}, {}, {}
-    for segment in p.segments:
-        found = masking.terms(glossary, segment.text) if glossary is not None else []
-        if segment.text in memory and not found and not (options.register or options.alternatives):
-            known[segment.index] = memory[segment.text]
-            continue
-        if found:
-            terms[len(inputs)] = glossed.segment_terms(engine, segment.text, found, options, glossary)
-        if wrapped := placed.pairs(segment.text):
-            pairs[len(inputs)] = wrapped
-        if found and engine.tokenizer.controls:  # a model trained with term annotations uses them in pass 1
-            ids, values = engine.encode(masking.annotate(segment.text, found), options)
-        else:
-            ids, values = encode(segment.text)
-        segment_options = for_segment(options, len(ids), engine.limits)
-        inputs.append((ids, values, resolve(segment_options, len(ids), engine.limits)))
-        segments.append(segment.index)
-    if not inputs:  # nothing reaches the model, but bad options are still refused
-        resolve(for_segment(options, limit, engine.limits), limit, engine.limits)
-    return Prepared(p, inputs, segments, known, terms, options, pairs)
 
 
 # A text's finish reason: the first of these that one of its segments has, else EOS.
