@@ -84,6 +84,7 @@ def test_grpc_and_http_forms_of_a_looping_segment():
         "confidence": 0.0,
         "lowConfidence": True,
         "markupUnsure": False,
+        "failedChecks": [],  # the verifier's (service/verified.py): none here
     }
     deepl = quality.deepl(text)
     assert deepl["finish_reason"] == "loop" and deepl["cut_short"] and deepl["segments"][0]["text"] == "A."

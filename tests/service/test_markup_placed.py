@@ -32,8 +32,9 @@ class FakeEngine:
     def __init__(self, table: dict[str, str], loops: frozenset[str] = frozenset()):
         self.table, self.loops = table, loops  # `loops`: sources whose output is stopped looping
         self.limits, self.text_limits = Limits(), TextLimits()
-        self.language, self.memory = "en", {}
+        self.language, self.memory, self.target = "en", {}, "es"
         self.tokenizer = SimpleNamespace(controls=(), placeholder_ids=())
+        self.metrics = SimpleNamespace(observe_verdict=lambda repaired, failed: None)  # the verifier counts there
         self.sources: list[str] = []
         self.registers: list[str] = []  # each encoded text's register
         self.groups: list[list[str]] = []
