@@ -41,6 +41,7 @@ from ..keys.gate import Caller
 from ..models import Model
 from ..texts import translate_many
 from . import deepl_options, quality
+from .api import HttpApi, json_response, request_id
 from .deepl_documents import Documents
 from .deepl_glossaries import Glossaries
 from .deepl_glossaries_v3 import MultilingualGlossaries
@@ -58,7 +59,6 @@ from .deepl_params import (
     target_codes,
     text_format,
 )
-from .handlers import HttpApi, json_response, request_id
 from .params import SourceNotServed, check_pair, known_codes
 
 UNLIMITED = 1_000_000_000_000  # the character_limit DeepL reports for an account without one

@@ -28,8 +28,8 @@ from aiohttp import web
 
 from ...errors import InvalidInput
 from ..glossary_records import FORMATS, GlossaryInfo
+from .api import HttpApi, json_response
 from .deepl_params import authorize, base, deepl_errors, read, served
-from .handlers import HttpApi, json_response
 from .params import check_pair, known_codes
 
 ENVELOPE = 64 * 1024  # a glossary request's bytes beside its entries (JSON or form)

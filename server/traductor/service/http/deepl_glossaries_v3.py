@@ -32,9 +32,9 @@ from aiohttp import web
 
 from ...errors import InvalidInput
 from ..glossary_records import FORMATS, Dictionary, GlossaryInfo, with_dictionary, without_dictionary
+from .api import HttpApi, json_response
 from .deepl_glossaries import ENVELOPE, glossary_pair
 from .deepl_params import Values, authorize, deepl_errors, read
-from .handlers import HttpApi, json_response
 
 MAX_DICTIONARIES = 100  # dictionaries of one request
 
