@@ -166,7 +166,8 @@ def test_a_warm_start_grows_the_base_vocabulary_and_keeps_every_weight(small_cor
     run.mkdir()
     warm = tiny_config(1)
     warm.init_from, warm.register_tags, warm.term_annotations = str(base_dir), 1.0, 1.0
-    tokenizer = train_module.prepare_tokenizer(warm, run, train_module.load_split(small_corpus / "train.tsv"), True)
+    pairs, pair = train_module.load_split(small_corpus / "train.tsv"), train_module.languages(small_corpus)
+    tokenizer = train_module.prepare_tokenizer(warm, run, pairs, True, pair)
     model = train_module.prepare_model(warm, tokenizer, None, run)[0]
     n = base_tokenizer.vocab_size
     assert tokenizer.vocab_size == n + len(controls.TOKENS)

@@ -9,9 +9,9 @@ import unicodedata
 
 import pytest
 
-from traductor.offline import translate_texts
 from traductor.engine.bundle import packaged_bundle
 from traductor.engine.translator import OnnxTranslator
+from traductor.offline import translate_texts
 from traductor.options import SHORT_SOURCE_BEAM, SHORT_SOURCE_TOKENS, DecodingOptions, Limits, for_segment
 
 WORDS = ["hi", "do", "we"]  # German, greedy: "h", "t", "t"

@@ -149,7 +149,7 @@ def test_http_languages_lists_every_source_with_all_its_targets(server):
     answer = call(server.url + "languages")
     assert answer.status == 200
     assert answer.json() == [
-        {"code": "de", "name": "German", "targets": ["en"], "aliases": []},
+        {"code": "de", "name": "German", "targets": ["en", "es", "fr"], "aliases": []},  # es, fr through English
         {"code": "en", "name": "English", "targets": ["es", "fr"], "aliases": []},
         {"code": "es", "name": "Spanish", "targets": [], "aliases": []},
         {"code": "fr", "name": "French", "targets": [], "aliases": []},
@@ -177,13 +177,21 @@ def test_http_detect_answers_among_the_served_source_languages(server):
     assert cyrillic.json() == [{"confidence": 0.0, "language": "de"}, {"confidence": 0.0, "language": "en"}]
 
 
-@pytest.mark.parametrize("target, detected, model", [("fr", "en", "en-fr"), ("en", "de", "de-en")])
-def test_http_auto_source_is_detected_among_the_sources_translated_into_the_target(server, target, detected, model):
+def test_http_auto_source_is_detected_among_the_sources_translated_into_the_target(server):
     """source=auto: the language detected among those some model translates into `target` (German
     is the only source translated into English here, whatever the text looks like)."""
-    body = {"q": MARKER, "source": "auto", "target": target}
+    body = {"q": MARKER, "source": "auto", "target": "en"}
     answer = call(server.url + "translate", "POST", json_body=body).json()
-    assert answer["translatedText"] == f"[{model}]" and answer["detectedLanguage"]["language"] == detected
+    assert answer["translatedText"] == "[de-en]" and answer["detectedLanguage"]["language"] == "de"
+
+
+@pytest.mark.parametrize("text, detected", [("the file is not in the directory", "en"), ("Die Datei fehlt", "de")])
+def test_http_auto_source_counts_the_sources_translated_through_english(server, text, detected):
+    """Into French: English directly (en-fr), German through English (de-en, then en-fr)."""
+    answer = call(server.url + "translate", "POST", json_body={"q": text, "source": "auto", "target": "fr"}).json()
+    direct = call(server.url + "translate", "POST", json_body={"q": text, "source": detected, "target": "fr"}).json()
+    assert answer["detectedLanguage"]["language"] == detected
+    assert answer["translatedText"] == direct["translatedText"]
 
 
 def test_files_go_to_the_model_of_their_pair_over_http_and_the_client(server, tmp_path, capsys):
