@@ -525,7 +525,10 @@ def test_served_target_language_equals_transformers(repository_server, marian_di
             request.MergeFrom(type(request)(**route))
             reply = repository_server.stub.Translate(request, timeout=60)
             assert list(reply.token_ids) == ids, route
-            assert reply.text == tok.decode(ids, skip_special_tokens=True), (route, tok.convert_ids_to_tokens(ids))
+            # the text is transformers' but for spaces at its ends the source lacks, which the
+            # verifier takes off (text/verify.py, `edges`): a random model starts with one at times
+            decoded = tok.decode(ids, skip_special_tokens=True)
+            assert reply.text == decoded.strip(), (route, tok.convert_ids_to_tokens(ids))
 
 
 @pytest.mark.parametrize("beams", [1, 4])

@@ -58,7 +58,7 @@ def test_the_page_chooses_among_the_models(server, tmp_path):
         assert seen["output"] == "[en-es]" and about.text.endswith("model en-es")
         driver.find_element("id", "swap").click()  # es-en exists: the pair turns round
         until(driver, lambda d: d.find_element("id", "source").get_attribute("value") == "es", "the swap")
-        assert options(driver, "target") == ["en"] and about.text.endswith("model es-en")
+        assert options(driver, "target") == ["en", "fr"] and about.text.endswith("model es-en")  # fr through English
         assert driver.find_element("id", "input").get_attribute("value") == "[en-es]"
 
         html = "<p>uno <b>dos</b></p>"

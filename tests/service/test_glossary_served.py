@@ -126,6 +126,9 @@ class Context:
     def time_remaining(self):
         return WAIT
 
+    def invocation_metadata(self):
+        return ()  # no key: the server in this module asks for none
+
 
 def test_a_stored_glossary_is_used_by_id_and_another_pair_is_refused(server):
     pair = server.service.registry.default.languages[0]
