@@ -60,6 +60,8 @@ def test_the_page_chooses_among_the_models(server, tmp_path):
         until(driver, lambda d: d.find_element("id", "source").get_attribute("value") == "es", "the swap")
         assert options(driver, "target") == ["en", "fr"] and about.text.endswith("model es-en")  # fr through English
         assert driver.find_element("id", "input").get_attribute("value") == "[en-es]"
+        pick(driver, "es", "fr")  # no model: through English, both named
+        until(driver, lambda d: about.text.endswith("model es-en + en-fr, through English"), "the pivot's models")
 
         html = "<p>uno <b>dos</b></p>"
         seen = translate_text(driver, server.url, html, "en", "fr", fmt="html")

@@ -30,11 +30,18 @@ function fillTargets(preferred) {
   pairChanged();
 }
 
-// The model that translates the chosen pair (the default model when it does), shown at the bottom.
+// The model that translates the chosen pair (the default model when it does), shown at the bottom;
+// a pair no model translates goes through English (the server's routing): both models, the second's formality.
 function modelFor(source, target) {
   const models = state.settings.models || [];
-  const serves = (m) => m.languages.some((p) => p.source === source && p.target === target);
-  return models.find((m) => m.default && serves(m)) || models.find(serves) || null;
+  const pick = (from, to) => {
+    const serves = (m) => m.languages.some((p) => p.source === from && p.target === to);
+    return models.find((m) => m.default && serves(m)) || models.find(serves) || null;
+  };
+  const direct = pick(source, target);
+  if (direct || source === "en" || target === "en") return direct;
+  const first = pick(source, "en"), second = pick("en", target);
+  return first && second ? { name: `${first.name} + ${second.name}, through English`, formality: second.formality } : null;
 }
 
 function pairChanged() {
