@@ -62,6 +62,11 @@ def test_a_certain_repair_is_made_and_counted(language, source, output, fixed, c
     assert verdict == Verdict(fixed, (check,), ())
 
 
+def test_a_space_moved_out_of_a_tag_leaves_no_double_space():
+    verdict = verify("uno <b>dos</b> tres", "C <b> B</b> A", "es")
+    assert verdict == Verdict("C <b>B</b> A", ("markup", "doublespacing"), ())
+
+
 FLAGGED = [
     # (language, source, output, a check it must fail)
     ("es", "Delete this note\u00a0?", "¿Eliminar esta nota\u00a0\u00a0▸", "endpunc"),  # the ▸ is no repair

@@ -181,10 +181,11 @@ def _numbers_agree(source: str, text: str) -> bool:
     return not digits(source) - digits(text)
 
 
+# markup before edges and doublespacing: a space it moves out of a tag may double one there
 _REPAIRING = (
     ("spans", _spans),
     ("spaces", special_spaces.check),
+    ("markup", _markup),
     ("edges", _edges),
     ("doublespacing", _doublespacing),
-    ("markup", _markup),
 )
