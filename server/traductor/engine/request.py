@@ -43,6 +43,17 @@ class Timings:
     total: float = 0.0
     first_token: float = 0.0
 
+    def then(self, later: Timings, first_token: float) -> Timings:
+        """The timings of this decode and `later`, one after the other (a glossary's second pass,
+        a pivot's second hop): each part added; `first_token` as the caller counts it."""
+        return Timings(
+            queue=self.queue + later.queue,
+            encode=self.encode + later.encode,
+            decode=self.decode + later.decode,
+            total=self.total + later.total,
+            first_token=first_token,
+        )
+
 
 @dataclass
 class TokenEvent:

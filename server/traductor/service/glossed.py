@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 
-from ..engine.request import FinishEvent, Timings, TokenEvent
+from ..engine.request import FinishEvent, TokenEvent
 from ..errors import InvalidInput
 from ..glossary import Glossary, masking
 from ..glossary.substitute import sources, substitute
@@ -85,14 +85,7 @@ def own_table(engine: AsyncEngine, options: DecodingOptions, kind: str = "term")
 
 
 def _merged(first: FinishEvent, second: FinishEvent, text: str) -> FinishEvent:
-    t1, t2 = first.timings, second.timings
-    timings = Timings(
-        queue=t1.queue + t2.queue,
-        encode=t1.encode + t2.encode,
-        decode=t1.decode + t2.decode,
-        total=t1.total + t2.total,
-        first_token=t1.first_token,
-    )
+    timings = first.timings.then(second.timings, first_token=first.timings.first_token)
     return replace(
         second,
         text=text,

@@ -34,7 +34,7 @@ from typing import AsyncIterator
 
 from ..engine.bundle import describe
 from ..engine.bundle_config import Languages
-from ..engine.request import FinishEvent, FinishReason, Timings, TokenEvent
+from ..engine.request import FinishEvent, FinishReason, TokenEvent
 from ..languages import ENGLISH
 from ..model import controls
 from ..model.token_ids import EOS_ID
@@ -130,14 +130,7 @@ class PivotEngine:
 def combined(first: FinishEvent, second: FinishEvent) -> FinishEvent:
     """A segment's finish event after both hops (see the module docstring)."""
     cut = first.reason in (FinishReason.LENGTH, FinishReason.LOOP) and second.reason is FinishReason.EOS
-    a, b = first.timings, second.timings
-    timings = Timings(
-        queue=a.queue + b.queue,
-        encode=a.encode + b.encode,
-        decode=a.decode + b.decode,
-        total=a.total + b.total,
-        first_token=a.total + b.first_token,
-    )
+    timings = first.timings.then(second.timings, first_token=first.timings.total + second.timings.first_token)
     return replace(
         second,
         reason=first.reason if cut else second.reason,
