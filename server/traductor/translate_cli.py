@@ -88,13 +88,14 @@ def cmd_evaluate(args) -> None:
         pairs = pairs[: args.limit]
 
     memory = bundle_memory(translator, args.memory)
+    refused: dict[int, str] = {}  # a source the text layer refuses (a control character) is scored as itself
 
     def run(sources: list[str]) -> list[str]:
         if args.no_segment:
             todo = [s for s in sources if s not in memory]
             done = iter(translator.translate(todo, beam_size=args.beam, batch_size=args.batch_size) if todo else [])
             return [memory[s] if s in memory else next(done) for s in sources]
-        return translate_texts(translator, sources, args.beam, args.batch_size, memory=memory)
+        return translate_texts(translator, sources, args.beam, args.batch_size, memory=memory, refused=refused)
 
     hyps = run([p.source for p in pairs])
     if args.hypotheses:
@@ -104,6 +105,7 @@ def cmd_evaluate(args) -> None:
     if args.device:  # the bundle's model in PyTorch on this device, not its graphs
         report["device"] = args.device
     report["memory_entries"] = len(memory)  # 0: model-only scores (the default)
+    report["refused_sources"] = len(refused)  # kept as they are (text.TextError), counted here
     report.update(score_by_kind(sources, hyps, refs, kinds))
     if args.common:
         common = load_split(Path(args.common))
