@@ -205,15 +205,16 @@ async def stream(
     for k, text in sorted(prepared.known.items()):  # from the memory: sent when it becomes the head
         ready += deltas.finish(k, text)
     finished: list = [None] * len(segments)
+    held = [verified.held(prepared, j) for j in range(len(segments))]  # once a segment, not once a token
     ids = [segment_id(request_id, k, prepared.count) for k in segments]
     generate = _generate(engine, prepared.inputs, ids, prepared.terms, prepared.options, timeout, True, prepared.pairs)
     async with aclosing(generate) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
-                finished[j] = verified.checked(engine, prepared, j, check_finish(event), verified.held(prepared, j))
+                finished[j] = verified.checked(engine, prepared, j, check_finish(event), held[j])
                 ready += deltas.finish(segments[j], finished[j].text)
                 continue
-            ready += deltas.push(segments[j], verified.quiet(prepared, j, event).text_delta)
+            ready += deltas.push(segments[j], "" if held[j] else event.text_delta)
             yield TokenEvent(count, event.token_id, ready, event.logprob)
             ready, count = "", count + 1
     event = joined(p, prepared.events(finished))

@@ -3,9 +3,9 @@ source (text/verify.py) before it is joined or streamed, whatever the model, the
 file format.
 
     checked(engine, prepared, k, event, repair)   the k-th model segment's finish event, verified
-    quiet(prepared, k, event)                      its token event, with the text held back when a
-                                                   repair may change it (the source holds a span,
-                                                   a tag or a special space)
+    held(prepared, k)                              whether a stream holds the segment's text to its
+                                                   end: a repair may change it (the source holds a
+                                                   span, a tag or a special space); asked once a segment
 
 A repaired segment's event carries the repaired text; a flagged one keeps the text it has, says
 which checks it failed (`FinishEvent.failed_checks`: every interface shows them, the file report
@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..engine.confidence import LOW
-from ..engine.request import FinishEvent, TokenEvent
+from ..engine.request import FinishEvent
 from ..languages import known_base
 from ..text import verify
 from .async_engine import AsyncEngine
@@ -43,11 +43,6 @@ def source_of(prepared, k: int) -> str:
 def held(prepared, k: int) -> bool:
     """Whether the k-th segment's text is held to its end in a stream (a repair may change it)."""
     return verify.holds_anything(source_of(prepared, k))
-
-
-def quiet(prepared, k: int, event: TokenEvent) -> TokenEvent:
-    """A token event of the k-th segment, its text held back when the segment is `held`."""
-    return replace(event, text_delta="") if event.text_delta and held(prepared, k) else event
 
 
 def checked(engine: AsyncEngine, prepared, k: int, event: FinishEvent, repair: bool = True) -> FinishEvent:
