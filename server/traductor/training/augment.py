@@ -48,7 +48,7 @@ def _address(language: str, register: str) -> re.Pattern:
     lists too): any of them as a whole word, those of READ_INSIDE_SENTENCE only inside a sentence."""
     inside = controls.READ_INSIDE_SENTENCE.get((language, register), ())
     words = [w for w in controls.ADDRESS[language][register] if w not in inside]
-    alternatives = [rf"\b(?:{'|'.join(re.escape(w) for w in sorted(words, key=len, reverse=True))})\b"]
+    alternatives = [rf"\b(?:{'|'.join(re.escape(w) for w in sorted(words, key=len, reverse=True))})\b"] if words else []
     if inside:
         alternatives.append(rf"(?<=[\w,] )(?:{'|'.join(map(re.escape, inside))})\b")
     return re.compile("|".join(alternatives), 0 if (language, register) in controls.CASE_EXACT else re.IGNORECASE)

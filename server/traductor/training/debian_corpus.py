@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Callable
 
-from ..languages import ENGLISH, LEGACY_PAIR
+from ..languages import ENGLISH, LEGACY_PAIR, tag
 from . import debian
 from .corpus import CorpusError, Pair, keep, read_mo, write_tsv
 
@@ -250,7 +250,10 @@ def build(
     stats = {
         "source": f"Debian packages ({package_list or 'bundled list'}), language {lang}",
         # msgids are English (gettext's convention)
-        "languages": {"source": lang, "target": ENGLISH} if into_english else {"source": ENGLISH, "target": lang},
+        # the catalogs' folder name (pt_BR) as the BCP 47 tag the model's bundle declares (pt-BR)
+        "languages": {"source": tag(lang), "target": ENGLISH}
+        if into_english
+        else {"source": ENGLISH, "target": tag(lang)},
         "packages_listed": len(names),
         "packages_not_in_cache": sorted(n for n in names if debian.deb_for(debs, n) is None),
         "packages_without_catalogs": sorted(n for n in names if debian.deb_for(debs, n) and n not in infos),
