@@ -468,3 +468,73 @@ def test_file_uploads_and_downloads_reach_the_same_replica(tmp_path):
     sticky = re.search(r"upstream translator_http_files \{(.*?)\}", rendered, re.S)[1]
     assert "hash $remote_addr consistent;" in sticky and "backup" not in sticky
     assert sticky.count("server 10.0.0.") == 2 and "upstream translator_http {" in rendered
+
+
+# --- the locally built Redis image (deploy/redis), for machines without a registry ----------
+
+
+def _dockerfile(path: Path) -> dict[str, list[str]]:
+    """Instructions of a Dockerfile by keyword (continuation lines joined)."""
+    text = re.sub(r"\\\n", " ", path.read_text())
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            word, _, rest = line.strip().partition(" ")
+            found.setdefault(word.upper(), []).append(rest.strip())
+    return found
+
+
+def test_the_local_redis_image_runs_as_compose_and_kubernetes_expect(services):
+    """deploy/redis (Debian's redis-server, REDIS_IMAGE of tests/compose/keys.sh) keeps what the
+    compose service and the Kubernetes Deployment rely on: the uid/gid they run it as, its data in
+    /data (the volume's mount path, where a redis-server without --dir writes), redis-server as
+    the command they give, built on the BASE_IMAGE argument as the other images."""
+    redis = services["redis"]
+    dockerfile = _dockerfile(DEPLOY / "redis" / "Dockerfile")
+    run = " ".join(dockerfile["RUN"])
+    uid, gid = re.search(r"--uid (\d+)", run)[1], re.search(r"--gid (\d+) redis", run)[1]
+    assert f"{uid}:{gid}" == redis["user"] == dockerfile["USER"][-1]
+    assert "redis-server" in re.search(r"apt-get install [^&]*", run)[0]
+    assert "install -d -o redis -g redis" in run and "/data" in run
+    assert dockerfile["WORKDIR"] == ["/data"] and "redis-data:/data" in redis["volumes"]
+    assert dockerfile["FROM"] == ["${BASE_IMAGE}"] and dockerfile["ARG"][0].startswith("BASE_IMAGE=")
+    assert json.loads(dockerfile["CMD"][0])[0] == redis["command"][0] == "redis-server"
+    manifest = yaml.safe_load((DEPLOY / "kubernetes" / "redis-deployment.yaml").read_text())
+    pod = manifest["spec"]["template"]["spec"]
+    assert (str(pod["securityContext"]["runAsUser"]), str(pod["securityContext"]["runAsGroup"])) == (uid, gid)
+    (container,) = pod["containers"]
+    args = container["args"]
+    assert args[0] == "redis-server" and args[args.index("--dir") + 1] == "/data"
+    assert [m["mountPath"] for m in container["volumeMounts"] if m["name"] == "data"] == ["/data"]
+
+
+def test_the_local_redis_image_listens_to_other_containers(tmp_path):
+    """Without a configuration file or a password redis-server refuses clients off its loopback
+    (protected mode): the entrypoint turns it off first, as the official image does, and passes
+    the compose file's arguments after it, so that they win; other commands run as given."""
+    import os
+    import subprocess
+
+    fake = tmp_path / "redis-server"
+    fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+    fake.chmod(0o755)
+    entrypoint = DEPLOY / "redis" / "entrypoint.sh"
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    compose_args = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["redis"]["command"]
+    out = subprocess.run(["sh", str(entrypoint), *compose_args], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split("\n")[:-1] == ["--protected-mode", "no", *compose_args[1:]]
+    out = subprocess.run(["sh", str(entrypoint), "echo", "redis-cli"], capture_output=True, text=True, check=True)
+    assert out.stdout == "redis-cli\n"
+    assert "ENTRYPOINT" in _dockerfile(DEPLOY / "redis" / "Dockerfile")
+
+
+def test_the_keys_run_starts_what_the_docs_say(services):
+    """tests/compose/keys.sh runs the stack with the profile and the URL docs/compose.md gives,
+    makes keys with `traductor keys` inside a replica, and names a Redis image it builds from
+    deploy/redis (the official image stays the file's default)."""
+    script = (ROOT / "tests" / "compose" / "keys.sh").read_text()
+    assert f'TRADUCTOR_KEYS_REDIS="{KEYS_URL}"' in script
+    assert "--profile keys up" in script and "traductor keys add" in script and "traductor keys revoke" in script
+    local = re.search(r'REDIS_IMAGE="\$\{REDIS_IMAGE:-([^}]+)\}"', script)[1]
+    assert local.startswith("localhost/") and f'"$REDIS_IMAGE" == {local.split(":")[0]}:*' in script
+    assert "deploy/redis" in script and local not in services["redis"]["image"]
