@@ -1,5 +1,5 @@
 """The segment confidence (engine/confidence.py) and how a cut-short or doubtful segment reaches the
-replies and the files (issue 41), without a server: the joined text event (service/texts.py), its
+replies and the files (issue 41), without a server: the joined text event (service/pipeline/join.py), its
 gRPC and HTTP forms (convert.py, http/quality.py) and the files' outcome and report (client files)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from traductor.engine import confidence as conf
 from traductor.engine.request import FinishEvent, FinishReason, Timings
 from traductor.service import convert
 from traductor.service.http import quality
-from traductor.service.texts import joined
+from traductor.service.pipeline.join import joined
 from traductor.text import plan
 from traductor_client.files import Job, outcome, read
 from traductor_client.v1 import translator_pb2 as pb
@@ -84,7 +84,7 @@ def test_grpc_and_http_forms_of_a_looping_segment():
         "confidence": 0.0,
         "lowConfidence": True,
         "markupUnsure": False,
-        "failedChecks": [],  # the verifier's (service/verified.py): none here
+        "failedChecks": [],  # the verifier's (service/pipeline/verify.py): none here
     }
     deepl = quality.deepl(text)
     assert deepl["finish_reason"] == "loop" and deepl["cut_short"] and deepl["segments"][0]["text"] == "A."

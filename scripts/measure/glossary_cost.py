@@ -5,7 +5,7 @@ one text at a time (batch 1) and 32 calls at once (batch 32, continuous batching
         [--out report.json]
 
 The served path without gRPC: a service started in this process (engine thread, one ONNX Runtime
-thread, no translation memory) and `service/texts.translate` on its default model's engine, each
+thread, no translation memory) and `service/pipeline`'s `translate` on its default model's engine, each
 call with its own glossary. Texts: test-split lines of 6 to 20 words. A text's k terms are its
 first k distinct words of 4 letters or more (not function words), each mapped to a made-up
 target ("KTERM0" ...), so the own word is replaced where the model's translation of the word
@@ -41,7 +41,7 @@ from traductor.engine.bundle import scan
 from traductor.glossary import Glossary
 from traductor.options import DecodingOptions
 from traductor.packaged import MODELS_DIR
-from traductor.service import texts
+from traductor.service import pipeline
 from traductor.service.server import start
 from traductor.service.settings import Settings
 
@@ -79,7 +79,7 @@ async def run(engine, lines: list[str], condition: str, batch: int) -> tuple[flo
     for begin in range(0, len(lines), batch):
         chunk = lines[begin : begin + batch]
         calls = [
-            texts.translate(engine, t, options, f"c{begin + i}", glossary=glossary_for(t, condition))
+            pipeline.translate(engine, t, options, f"c{begin + i}", glossary=glossary_for(t, condition))
             for i, t in enumerate(chunk)
         ]
         results += await asyncio.gather(*calls)

@@ -4,8 +4,8 @@ packaged models' translations of HTML sentences whose pair wraps a few words.
     python scripts/measure/markup_placement.py [--models en-es en-fr en-de] [--out report.json]
 
 The served path without gRPC: a service started in this process (engine thread, no translation
-memory) and `service/texts.translate` (format html) on each model, each sentence twice: once with
-the check switched off (texts.placed.pairs answering no pair: the model's own placement) and once
+memory) and `service/pipeline`'s `translate` (format html) on each model, each sentence twice: once with
+the check switched off (pipeline/protect.pairs answering no pair: the model's own placement) and once
 as served. Per sentence: both texts and whether the segment was counted `markup_unsure`; per
 model: how many pairs were kept, moved or counted unsure. The sentences are hand-written (made-up
 messages of the kind the issue describes), not a test split: the figures show behaviour, not a rate.
@@ -21,7 +21,8 @@ from pathlib import Path
 from traductor.engine.bundle import scan
 from traductor.options import DecodingOptions
 from traductor.packaged import MODELS_DIR
-from traductor.service import texts
+from traductor.service import pipeline
+from traductor.service.pipeline import protect
 from traductor.service.server import start
 from traductor.service.settings import Settings
 
@@ -50,16 +51,16 @@ async def one_model(name: str) -> dict:
     service = await start(settings)
     engine = service.registry.default.engine
     options = DecodingOptions()
-    checked = texts.placed.pairs
+    checked = protect.pairs
     rows, counts = [], {"kept": 0, "moved": 0, "unsure": 0}
     try:
         for i, sentence in enumerate(SENTENCES):
-            texts.placed.pairs = lambda text: []  # the model's own placement
+            protect.pairs = lambda text: []  # the model's own placement
             try:
-                model = await texts.translate(engine, sentence, options, f"m{i}", format="html")
+                model = await pipeline.translate(engine, sentence, options, f"m{i}", format="html")
             finally:
-                texts.placed.pairs = checked
-            served = await texts.translate(engine, sentence, options, f"p{i}", format="html")
+                protect.pairs = checked
+            served = await pipeline.translate(engine, sentence, options, f"p{i}", format="html")
             outcome = "unsure" if served.markup_unsure else "moved" if served.text != model.text else "kept"
             counts[outcome] += 1
             rows.append({"source": sentence, "model": model.text, "served": served.text, "outcome": outcome})

@@ -9,9 +9,9 @@ sentences), each stage run over all of them, best of `--repeat` passes, microsec
                  answering JSON, one caller at a time: what the protocols cost with nothing behind
   call           the gRPC request's options and routing (options_from_pb, Routing-free: one model),
                  the HTTP parameters' checks (translate_params, DeepL's deepl_params.translate_params)
-  text layer     texts.prepare on a real AsyncEngine: segmentation, placeholders, memory lookup,
+  text layer     pipeline.prepare on a real AsyncEngine: segmentation, placeholders, memory lookup,
                  tokenizing (also shown alone), the options resolved
-  front's glue   texts.translate end to end against a core that answers at once: the engine
+  front's glue   pipeline.translate end to end against a core that answers at once: the engine
                  group, the events' queue, the joined result (no engine, no pipe)
   hop            a Job to a child process over a multiprocessing pipe and its FinishEvent back
                  (engine/process.py's messages, pickled as served), one round trip
@@ -133,7 +133,7 @@ class InstantCore:
 def front(texts: list[str], bundle, repeat: int) -> dict:
     from traductor.engine.request import FinishEvent, FinishReason, Timings
     from traductor.options import DecodingOptions, Limits
-    from traductor.service import texts as text_layer
+    from traductor.service import pipeline as text_layer
     from traductor.service.async_engine import AsyncEngine
     from traductor.service.convert import options_from_pb, response_to_pb
     from traductor.service.http.params import translate_params

@@ -74,7 +74,7 @@ def translate_texts(
     `untranslated`, when given, gets (text index, segment) of each.
 
     Every segment the model translated is checked against its source by the verifier of the
-    serving path (`text/verify.py`, as `service/verified.py` runs it): its certain repairs are
+    serving path (`text/verify.py`, as `service/pipeline/verify.py` runs it): its certain repairs are
     made, and `flagged`, when given, gets (text index, segment, the checks it still fails) of each
     segment that failed one (its translation is used all the same, as the server answers it).
 

@@ -90,7 +90,7 @@ def for_segment(options: DecodingOptions, source_tokens: int, limits: Limits) ->
     (at most --max-beam-size), so that N hypotheses other than the best are there to choose from
     when two of them spell the same text; the main translation is then the beam's best.
 
-    Applied where a text is cut into segments (the service's prepared.prepare, placed.py's wrapped
+    Applied where a text is cut into segments (the service's pipeline/protect.py, decode.py's wrapped
     texts, `traductor translate`); the engine itself decodes what it is given."""
     if options.alternatives > 0 and not options.sampling:
         wide = max(options.beam_size, options.alternatives + 1, SHORT_SOURCE_BEAM)

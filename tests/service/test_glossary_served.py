@@ -152,9 +152,9 @@ def test_a_stored_glossary_is_used_by_id_and_another_pair_is_refused(server):
 def own_words_missing(monkeypatch):
     """The model's own word for "dos" is one its translations never hold: every segment with the
     term goes to the second pass (terms masked behind placeholder tokens)."""
-    from traductor.service import glossed
+    from traductor.service.pipeline import decode
 
-    monkeypatch.setattr(glossed, "own_table", lambda engine, options: {"dos": "ZZZ", "doses": "ZZZ"})
+    monkeypatch.setattr(decode, "own_table", lambda engine, options: {"dos": "ZZZ", "doses": "ZZZ"})
 
 
 def test_the_second_pass_masks_the_term_and_counts_both_passes(server, own_words_missing):

@@ -1,4 +1,4 @@
-"""Inline markup on the right words (issue 41, item 4; service/placed.py).
+"""Inline markup on the right words (issue 41, item 4; service/pipeline: protect.pairs, restore.place).
 
 A segment holding a pair of inline tags has the wrapped text translated on its own in the same
 engine group; the pair stays where the model put it when that agrees, moves onto the words that
@@ -18,8 +18,9 @@ import pytest
 from traductor.engine.confidence import low
 from traductor.engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from traductor.options import DecodingOptions, Limits
-from traductor.service import placed, texts
+from traductor.service import pipeline
 from traductor.service.http import quality
+from traductor.service.pipeline import protect, restore
 from traductor.text import TextLimits
 
 OPTIONS = DecodingOptions(source_language="en", target_language="es")
@@ -55,7 +56,7 @@ class FakeEngine:
 
 
 def translate(engine: FakeEngine, text: str, format: str = "text", options: DecodingOptions = OPTIONS) -> FinishEvent:
-    return asyncio.run(texts.translate(engine, text, options, "r", format=format))
+    return asyncio.run(pipeline.translate(engine, text, options, "r", format=format))
 
 
 DISK = "Check that <b>the disk</b> has space."
@@ -133,7 +134,7 @@ def test_a_pair_with_nowhere_to_go_is_kept_and_counted():
     event = translate(FakeEngine(TABLE), "Press <b>Enter</b> to go on.")
     assert event.text == "<b>Pulse</b> Intro para seguir."
     assert event.markup_unsure and event.segments[0].markup_unsure
-    assert event.confidence == placed.UNSURE_CONFIDENCE and low(event.confidence)
+    assert event.confidence == restore.UNSURE_CONFIDENCE and low(event.confidence)
 
 
 def test_the_http_answers_say_which_segment_is_unsure():
@@ -173,7 +174,7 @@ def test_a_segment_without_pairs_goes_alone():
 def test_the_result_does_not_depend_on_the_batch():
     alone = translate(FakeEngine(TABLE), DISK)
     texts_in = ["Press <b>Enter</b> to go on.", DISK, "Nothing to check here."]
-    events = asyncio.run(texts.translate_many(FakeEngine(TABLE), texts_in, OPTIONS, "r"))
+    events = asyncio.run(pipeline.translate_many(FakeEngine(TABLE), texts_in, OPTIONS, "r"))
     assert events[1].text == alone.text and events[1].confidence == alone.confidence
     assert [e.markup_unsure for e in events] == [True, False, False]
 
@@ -181,10 +182,10 @@ def test_the_result_does_not_depend_on_the_batch():
 def test_the_stream_holds_a_checked_segment_until_it_is_placed():
     engine = FakeEngine(TABLE)
     text = f"{DISK} Nothing to check here."
-    prepared = texts.prepare(engine, text, OPTIONS)
+    prepared = pipeline.prepare(engine, text, OPTIONS)
 
     async def collect():
-        return [e async for e in texts.stream(engine, prepared, "r")]
+        return [e async for e in pipeline.stream(engine, prepared, "r")]
 
     events = asyncio.run(collect())
     deltas = [e.text_delta for e in events[:-1]] + [events[-1].final_delta]
@@ -205,7 +206,7 @@ def test_the_stream_holds_a_checked_segment_until_it_is_placed():
     ],
 )
 def test_checkable_pairs(source, inner):
-    assert [p.inner for p in placed.pairs(source)] == inner
+    assert [p.inner for p in protect.pairs(source)] == inner
 
 
 def test_grpc_segments_and_the_file_report_say_it():

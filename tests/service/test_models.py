@@ -211,7 +211,7 @@ def test_files_go_to_the_model_of_their_pair_over_http_and_the_client(server, tm
 def test_sentences_are_split_by_the_rules_of_the_models_source_language(server):
     """sentencex's German rules know "Abb." (Abbildung); its English ones cut after it."""
     from traductor.options import DecodingOptions
-    from traductor.service.texts import prepare
+    from traductor.service.pipeline import prepare
 
     text = "Siehe Abb. 3 unten. Gut."
 

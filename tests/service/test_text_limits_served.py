@@ -109,7 +109,7 @@ def test_a_segment_that_came_back_empty_keeps_its_source_and_the_text_says_untra
     the wire too, never a silently blank part with `eos`."""
     from traductor.engine.request import FinishEvent, FinishReason, Timings
     from traductor.service.convert import FINISH_TO_PB
-    from traductor.service.texts import joined
+    from traductor.service.pipeline.join import joined
     from traductor_client.results import finish_reason_name
 
     p = plan("Try -h, --help. Then uno dos.")

@@ -185,7 +185,7 @@ def test_a_short_segment_is_decoded_with_a_beam_of_4_a_longer_one_as_asked(serve
     into German gave "h"): such a segment is decoded with a beam of 4 (options.for_segment),
     per segment; a beam asked for, and sampling, are kept."""
     from traductor.options import SHORT_SOURCE_BEAM, SHORT_SOURCE_TOKENS, DecodingOptions
-    from traductor.service.texts import prepare
+    from traductor.service.pipeline import prepare
 
     engine = server.service.registry.get().engine
     tokens = lambda word: len(engine.encode(word, DecodingOptions())[0])  # noqa: E731
@@ -269,13 +269,13 @@ def test_plain_text_with_angle_brackets_is_one_message(server):
 
 
 def test_the_shared_functions_give_the_rpc_results(server):
-    """texts.translate / translate_many, which the HTTP API calls too, give what the RPCs give."""
+    """pipeline.translate / translate_many, which the HTTP API calls too, give what the RPCs give."""
     from traductor.options import DecodingOptions
-    from traductor.service import texts
+    from traductor.service import pipeline
 
     engine, html = server.service.engine, "<p>uno <b>dos</b>. tres.</p>"
-    single = server.run(texts.translate(engine, PARAGRAPH, DecodingOptions(), "shared"))
+    single = server.run(pipeline.translate(engine, PARAGRAPH, DecodingOptions(), "shared"))
     assert single.text == one(server, PARAGRAPH).text
-    many = server.run(texts.translate_many(engine, [PARAGRAPH, html], DecodingOptions(), "shared", format="html"))
+    many = server.run(pipeline.translate_many(engine, [PARAGRAPH, html], DecodingOptions(), "shared", format="html"))
     request = pb.TranslateBatchRequest(texts=[PARAGRAPH, html], format=pb.FORMAT_HTML)
     assert [e.text for e in many] == [r.text for r in server.stub.TranslateBatch(request, timeout=WAIT).results]

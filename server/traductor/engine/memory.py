@@ -6,7 +6,7 @@ them use); `traductor export --memory FILE` copies it into a bundle and records 
 sha256 and entry count in config.json (`MemoryFile`), which `load_bundle` verifies.
 
 `read_memory` turns the file into a dict, source -> translation. The service looks a segment up
-by its exact text (`service/texts.py`): no normalisation of case, spaces or punctuation, no fuzzy
+by its exact text (`service/pipeline/protect.py`): no normalisation of case, spaces or punctuation, no fuzzy
 match, no placeholder substitution ("Open %s" and "Open %d" are different entries).
 
 This module does not know which program or context a message comes from (gettext contexts are

@@ -76,7 +76,7 @@ class FinishEvent:
     confidence: float = 0.0  # how much to trust the translation, 0..1 (engine/confidence.py)
     segments: list[FinishEvent] = field(default_factory=list)  # a whole text's: each segment's own event
     source: str = ""  # in a text's `segments`: the segment's source text
-    markup_unsure: bool = False  # a segment's inline markup may wrap the wrong words (service/placed.py)
+    markup_unsure: bool = False  # a segment's inline markup may wrap the wrong words (service/pipeline/restore.py)
     failed_checks: tuple[str, ...] = ()  # a segment's: the verifier's checks it failed (text/verify.py)
     alternatives: list[str] = field(default_factory=list)  # other translations, best first (options.alternatives)
 

@@ -10,12 +10,12 @@ INTERFACE (shared with the glossary store, service/glossaries.py, and every prot
                                                           ask for a `glossary_id`; raises
                                                           GlossaryNotFound (gRPC NOT_FOUND, HTTP 404)
     NO_GLOSSARIES                                         a lookup that knows none
-    texts.translate/translate_many/prepare(..., glossary=Glossary | None)
+    pipeline.translate/translate_many/prepare(..., glossary=Glossary | None)   (service/pipeline)
 
 How a glossary is applied (docs/glossary.md says why, with the measurements):
 `matching.find` finds the terms of a segment (whole words, case-insensitive, multi-word, longest
-match first; an English plural of a term counts as the term). The service (service/glossed.py)
-translates the segment exactly as without a glossary and each term alone, and `substitute`
+match first; an English plural of a term counts as the term). The service (service/pipeline: protect,
+decode, restore) translates the segment exactly as without a glossary and each term alone, and `substitute`
 replaces the model's own word for each term by the glossary's (`forms.py`: plural, capitals);
 where the model's word is not in the translation, the segment is translated again with
 `masking.mask`: each term behind a placeholder token `<phK>` numbered with the segment's own

@@ -22,7 +22,7 @@ The tokens are the engine's MAX_PLACEHOLDERS (16): terms beyond those the segmen
 placeholders leave are written into the source in their target form instead (`switch`), as for a
 model without placeholder tokens, and the model may or may not keep them.
 
-This module knows strings only; service/texts.py turns the masked text into ids.
+This module knows strings only; service/pipeline/protect.py turns the masked text into ids.
 """
 
 from __future__ import annotations

@@ -179,6 +179,11 @@ def replace(repl, text: str, verbatim: bool = True) -> str:
     return (pattern_for(text) if verbatim else PROGRAM_PATTERN).sub(repl, text)
 
 
+def markup(text: str, tags: bool = False) -> list[re.Match]:
+    """The markup placeholders of `text` (tags, entities; `tags`: tags only) as matches, in order."""
+    return [m for m in finditer(text) if m.lastgroup == "markup" and not (tags and m.group(0)[0] != "<")]
+
+
 def find(text: str) -> list[str]:
     """The placeholders of `text`, in order."""
     return [m.group(0) for m in finditer(text)]

@@ -71,14 +71,14 @@ class AsyncEngine:
         target: str = "",
     ):
         self.core, self.tokenizer, self.limits = core, tokenizer, limits
-        # the model's source language: its rules split a text's sentences (service/texts.py)
+        # the model's source language: its rules split a text's sentences (service/pipeline/cut.py)
         self.language = language
-        # its default target language: the verifier's checks read punctuation by it (service/verified.py)
+        # its default target language: the verifier's checks read punctuation by it (service/pipeline/verify.py)
         self.target = target
-        # the translation memory (source -> translation), read by service/texts.py; {} with --no-memory
+        # the translation memory (source -> translation), read by service/pipeline/protect.py; {} with --no-memory
         self.memory = memory or {}
         self.metrics = metrics
-        # the text-level limits of one request (a text is cut into segments: service/texts.py)
+        # the text-level limits of one request (a text is cut into segments: service/pipeline/cut.py)
         self.text_limits = TextLimits(max_chars=max_input_chars, max_segments=max_segments)
         self.draining = False
         self.in_flight = 0
@@ -125,7 +125,7 @@ class AsyncEngine:
 
     def prepare(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str], DecodingOptions]:
         """Tokenize one segment and check its options; raises InvalidInput with a message for the
-        caller. (A caller's whole text is checked, empty or too long, by prepared.prepare, which cuts
+        caller. (A caller's whole text is checked, empty or too long, by the pipeline's prepare, which cuts
         it into segments.)"""
         ids, values = self.encode(text, options)
         return ids, values, resolve(options, len(ids), self.limits)
@@ -135,7 +135,7 @@ class AsyncEngine:
         target (OPUS-MT's >>xx<< goes into the source) and a many-to-many model's source (NLLB's
         source token starts it); InvalidInput for a code the model lacks. A model with one target
         ignores the target, one without source tokens the source (the registry routed the call by
-        them). The one place requests are tokenized (prepared.prepare too)."""
+        them). The one place requests are tokenized (the pipeline's cut and protect too)."""
         self._check("target_language", options.target_language, self.tokenizer.languages)
         self._check("source_language", options.source_language, self.tokenizer.source_languages)
         return self.tokenizer.encode(

@@ -3,10 +3,11 @@
     es -> fr   is   es-en (first hop)  then  en-fr (second hop)
 
 `PivotEngine` stands where a model's `AsyncEngine` stands, so every edge (gRPC, both HTTP APIs,
-files, the page) and every stage of `texts.py` (cut, memory, glossary passes, inline markup, the
-verifier) work on a pivoted call exactly as on a direct one: a segment is encoded by the first
-model, `generate_many` decodes the whole group on the first engine, then the English results as
-one group on the second, and the verifier checks the final text against the original segment.
+files, the page) and every stage of the text pipeline (service/pipeline: cut, protect, decode,
+restore, verify, join) work on a pivoted call exactly as on a direct one: a segment is encoded by
+the first model, `generate_many` decodes the whole group on the first engine, then the English
+results as one group on the second, and the verifier checks the final text against the original
+segment.
 
 What must be copied survives both hops untouched: with the project's own tokenizers the English
 middle text is never restored. The second hop reads the first hop's output ids with their
@@ -23,7 +24,7 @@ two hops'; its reason the second hop's, unless the first was cut short; input to
 of both hops added (each engine also counts its own hop in its model's metrics).
 
 It does not know which models exist or when a pivot is used (routing.py), nor what a text is
-(texts.py).
+(service/pipeline).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class PivotEngine:
 
     def __init__(self, first: AsyncEngine, second: AsyncEngine, target: str):
         self.first, self.second = first, second
-        self.tokenizer = first.tokenizer  # prepared.prepare encodes a segment for the first hop
+        self.tokenizer = first.tokenizer  # the pipeline's protect stage encodes for the first hop
         self.limits = first.limits
         self.text_limits = first.text_limits
         self.language = first.language  # the source's sentence rules cut the text

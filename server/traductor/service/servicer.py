@@ -2,8 +2,9 @@
 registry (registry.py) picks each call's model from its `model`, `source_language` and
 `target_language`.
 
-Texts go through `texts.py` (segmentation, one engine group per request), the same functions the
-HTTP API calls, so both protocols give the same result for the same text.
+Texts go through the text pipeline (`pipeline/`: cut, protect, decode as one engine group per
+request, restore, verify, join or stream), called once a call, as the HTTP API calls it, so both
+protocols give the same result for the same text.
 
 Every RPC first checks the call's key (`authorization: Bearer KEY`, service/keys/gate.py: the
 --token, a stored key, or none on an open server); a translating one is then charged its
@@ -25,7 +26,7 @@ from ..engine.request import FinishEvent
 from ..errors import InvalidInput
 from ..glossary import NO_GLOSSARIES, Glossary, GlossaryLookup
 from ..options import DecodingOptions, register_of
-from . import glossary_use, grouping, texts
+from . import glossary_use, grouping, pipeline
 from .async_engine import request_summary
 from .convert import (
     final_to_pb,
@@ -111,7 +112,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
     async def Translate(self, request: pb.TranslateRequest, context) -> pb.TranslateResponse:
         rid = _request_id(request)
         model, options, format, glossary = await self._admit(request, context, len(request.text))
-        event = await texts.translate(
+        event = await pipeline.translate(
             model.engine, request.text, options, rid, context.time_remaining(), format, glossary=glossary
         )
         return response_to_pb(event, rid, request.options.return_scores)
@@ -122,8 +123,8 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
         if options.alternatives:
             raise InvalidInput("alternatives are given by Translate and TranslateBatch, not by a stream")
         delay = grouping_from_pb(request.stream)
-        prepared = texts.prepare(model.engine, request.text, options, format, glossary)
-        events = texts.stream(model.engine, prepared, rid, context.time_remaining())
+        prepared = pipeline.prepare(model.engine, request.text, options, format, glossary)
+        events = pipeline.stream(model.engine, prepared, rid, context.time_remaining())
         if delay is None:
             async for event in events:
                 yield final_to_pb(event, rid) if isinstance(event, FinishEvent) else token_to_pb(event, rid)
@@ -141,7 +142,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
         rid = _request_id(request)
         chars = sum(len(t) for t in request.texts)
         model, options, format, glossary = await self._admit(request, context, chars)
-        events = await texts.translate_many(
+        events = await pipeline.translate_many(
             model.engine,
             list(request.texts),
             options,

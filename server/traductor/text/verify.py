@@ -1,6 +1,6 @@
 """The verifier: every output segment checked against its source; repaired where the repair is
 certain, else flagged. One stage, run on the output of every model (packaged or imported), for
-every interface and file format (service/verified.py applies it to the engine's events).
+every interface and file format (service/pipeline/verify.py applies it to the engine's events).
 
     verdict = verify(source, output, language="fr")
     verdict.text        the output with the certain repairs made

@@ -1,7 +1,7 @@
 """The LibreTranslate-compatible HTTP API (`traductor serve --http-port PORT`).
 
 It runs in the gRPC server's process and event loop and translates through the same service
-functions as gRPC `Translate` (`service/texts.py`) with the same models (`service/registry.py`:
+functions as gRPC `Translate` (`service/pipeline`) with the same models (`service/registry.py`:
 `source`/`target` pick the model), so both protocols share the engines, the continuous batch, the
 limits, the key check (service/keys) and the TLS certificate, and give the same text.
 

@@ -1,7 +1,7 @@
 """DeepL's API v2, served on the HTTP port beside the LibreTranslate API (docs/deepl-api.md):
 what the official `deepl` clients and Weblate's DeepL backend call.
 
-    POST /v2/translate                  -> texts.translate_many: the texts of a call in one engine group
+    POST /v2/translate                  -> pipeline.translate_many: the texts of a call in one engine group
     GET|POST /v2/languages?type=        -> the served sources, or targets (supports_formality: false)
     GET|POST /v2/usage                  -> the calling key's characters and quota (service/keys); the
                                            administrator's: the server's since it started, no quota
@@ -39,7 +39,7 @@ from ...options import DecodingOptions
 from .. import glossary_use
 from ..keys.gate import Caller
 from ..models import Model
-from ..texts import translate_many
+from ..pipeline import translate_many
 from . import deepl_options, quality
 from .api import HttpApi, json_response, request_id
 from .deepl_documents import Documents

@@ -5,7 +5,7 @@
       -> traductor_client.files.read (in a worker thread, as every step that reads, checks or
          writes the file: none holds the event loop that serves the other requests)
          refuses what it cannot parse, XML entities, more units than --max-file-units: 400
-      -> Job: the distinct texts, sent through texts.translate_many in batches of
+      -> Job: the distinct texts, sent through pipeline.translate_many in batches of
          --max-batch-texts (the engine, queue and limits of /translate and gRPC TranslateBatch)
       -> the rendered file waits in `Results` for one download (--file-ttl-seconds at most)
       <- {"translatedFileUrl": ".../download_file/ID.NAME", "report": {...}}
@@ -39,7 +39,7 @@ from ...errors import InvalidInput, NotFound, QueueFull
 from ...glossary import Glossary
 from ...options import DecodingOptions
 from ..async_engine import AsyncEngine, request_summary
-from ..texts import translate, translate_many
+from ..pipeline import translate, translate_many
 
 _KEY = re.compile(r"[\w-]{22}")  # secrets.token_urlsafe(16)
 
@@ -154,7 +154,7 @@ async def translate_upload(
     glossary: Glossary | None = None,
 ):
     """(translated bytes, report) of an uploaded file, its texts decoded with `options` (their
-    target_language: a multilingual model's target) and `glossary` (texts.py applies it)."""
+    target_language: a multilingual model's target) and `glossary` (the pipeline applies it)."""
     try:
         document = await asyncio.to_thread(files.read, name, data, limits)
     except files.FileError as error:

@@ -1,6 +1,6 @@
 """The LibreTranslate endpoints: each reads its parameters, calls the service layer, answers JSON.
 
-    POST /translate          -> texts.translate / translate_many (the gRPC Translate path); beside
+    POST /translate          -> pipeline.translate / translate_many (the gRPC Translate path); beside
                                 translatedText, traductor's additions of quality.py (finish,
                                 cutShort, confidence, lowConfidence, segments)
     POST /detect             -> detect.detect among the models' source languages (see there)
@@ -8,7 +8,7 @@
     GET  /frontend/settings  -> what LibreTranslate's web page asks a server (the default model's
                                 pair), and every model with its pairs and whether it has a
                                 formality (traductor's addition)
-    POST /translate_stream   -> texts.stream (the gRPC TranslateStream path), as server-sent events
+    POST /translate_stream   -> pipeline.stream (the gRPC TranslateStream path), as server-sent events
     POST /translate_file     -> files.translate_upload (a translation file, any supported format)
     GET  /download_file/{n}  -> the translated file, once
 
@@ -40,7 +40,7 @@ from ... import __version__
 from ...engine.request import FinishEvent
 from ...errors import InvalidInput, TraductorError
 from ...languages import name as language_name
-from ..texts import prepare, stream, translate, translate_many
+from ..pipeline import prepare, stream, translate, translate_many
 from . import quality
 from .api import HttpApi, dumps, json_response, request_id
 from .cors import CORS_HEADERS
@@ -108,7 +108,7 @@ class Handlers:
         if p.auto:
             found = [self.api.detect(t, p.target) for t in p.texts]
             answer["detectedLanguage"] = found if p.batch else found[0]
-        if p.alternatives > 0:  # the beam's other hypotheses, best first (texts.joined)
+        if p.alternatives > 0:  # the beam's other hypotheses, best first (pipeline/join.py)
             answer["alternatives"] = [e.alternatives for e in events] if p.batch else event.alternatives
         return json_response(answer)
 

@@ -12,9 +12,9 @@ their clients ignore.
 
 A text's `cutShort` and `lowConfidence` are true when one of its segments' is; its confidence is
 the lowest of its segments' (engine/confidence.py: the threshold `LOW`). A segment's `markupUnsure`
-says that an inline element of it may wrap the wrong words (service/placed.py), its `failedChecks` which
-checks of the output against its source it failed (service/verified.py). This module reads a
-text's FinishEvent (service/texts.py: `joined`) and knows nothing of requests.
+says that an inline element of it may wrap the wrong words (service/pipeline/restore.py), its `failedChecks` which
+checks of the output against its source it failed (service/pipeline/verify.py). This module reads a
+text's FinishEvent (service/pipeline/join.py: `joined`) and knows nothing of requests.
 """
 
 from __future__ import annotations

@@ -1,0 +1,49 @@
+"""stream: a text's translation as it is decoded (the last stage of a streamed call), the same
+line as a unary call's (decode -> restore -> verify) with deltas in text order instead of one
+joined text.
+
+One TokenEvent per generated token of any segment, numbered 0, 1, 2, ... in the order they come,
+whose `text_delta` is the text that became ready in text order (text/stream.py's DeltaStream;
+often "" for a segment behind the head); then the text's FinishEvent (join.py), whose
+`final_delta` is the rest. The concatenation of every delta is the unary text exactly. A segment
+from the memory is sent when it becomes the head; a segment the verifier may repair (its source
+holds a span, a tag or a special space: `verify.held`), or that decode holds (glossary terms,
+markup pairs), comes whole when it is done."""
+
+from __future__ import annotations
+
+from contextlib import aclosing
+from typing import AsyncIterator
+
+from ...engine.request import FinishEvent, TokenEvent
+from ...text import DeltaStream
+from ..async_engine import AsyncEngine
+from . import decode, join, restore, verify
+from .protect import Prepared
+
+
+async def stream(
+    engine: AsyncEngine, prepared: Prepared, request_id: str, timeout: float | None = None
+) -> AsyncIterator[TokenEvent | FinishEvent]:
+    """The events of a whole text `prepare`d (see the module docstring)."""
+    p, segments = prepared.plan, prepared.segments
+    deltas = DeltaStream(p)
+    ready, count = deltas.begin(), 0
+    for k, text in sorted(prepared.known.items()):  # from the memory: sent when it becomes the head
+        ready += deltas.finish(k, text)
+    finished: list = [None] * len(segments)
+    held = [verify.held(prepared, j) for j in range(len(segments))]  # once a segment, not once a token
+    group = decode.Group(engine, [prepared], [request_id], timeout, stream=True)
+    async with aclosing(group.events()) as events:
+        async for j, event in events:
+            if isinstance(event, FinishEvent):
+                event = restore.restored(group, j, event)
+                finished[j] = verify.checked(engine, prepared, j, event, held[j])
+                ready += deltas.finish(segments[j], finished[j].text)
+                continue
+            ready += deltas.push(segments[j], "" if held[j] else event.text_delta)
+            yield TokenEvent(count, event.token_id, ready, event.logprob)
+            ready, count = "", count + 1
+    event = join.joined(p, join.in_order(prepared, finished))
+    event.final_delta = ready
+    yield event
