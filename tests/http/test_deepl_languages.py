@@ -2,8 +2,8 @@
 MARKER with their own name, server_harness.make_repository): sources listed without region,
 English and Portuguese targets listed by region as DeepL lists them (`EN-GB`, `EN-US`, `PT-BR`,
 `PT-PT`), each reaching the served language; a call goes to the model of its pair; a glossary
-of one pair refused on another; a document needs `source_lang` when several languages translate
-into its target; the official client reads all of it."""
+of one pair refused on another; a document without `source_lang` is read in the language detected in
+its text (an error when that is its target's); the official client reads all of it."""
 
 from __future__ import annotations
 
@@ -72,11 +72,45 @@ def test_a_glossary_of_one_pair_is_refused_on_another(translator):
     translator.delete_glossary(glossary)
 
 
-def test_a_document_needs_its_source_when_several_languages_reach_its_target(server):
+def _document(server, fields: dict, data: bytes) -> tuple[dict, object]:
+    """Upload a .txt document; (its status once done or failed, the result's answer)."""
     headers = {"Authorization": "DeepL-Auth-Key any"}
-    body, kind = multipart({"target_lang": "EN-US"}, {"file": ("a.txt", b"uno\n")})
+    body, kind = multipart(fields, {"file": ("a.txt", data)})
+    handle = call(server.url + "v2/document", "POST", data=body, headers=headers | kind).json()
+    key = {"document_key": handle["document_key"]}
+    url = server.url + f"v2/document/{handle['document_id']}"
+    for _ in range(30):  # each status request waits for the translation up to 2 s
+        status = call(url, "POST", json_body=key, headers=headers).json()
+        if status["status"] != "translating":
+            break
+    return status, call(url + "/result", "POST", json_body=key, headers=headers)
+
+
+@pytest.mark.parametrize(
+    "text, model",
+    [("No se puede abrir el archivo porque el disco está lleno.", "es-en")]
+    + [("Impossible d'ouvrir le fichier car le disque est plein.", "fr-en")],
+)
+def test_a_document_without_source_is_read_in_its_detected_language(server, text, model):
+    # several languages translate into English: the document's own text says which it is in
+    status, result = _document(server, {"target_lang": "EN-US"}, f"{text}\n\n{MARKER}\n".encode())
+    assert status["status"] == "done"
+    assert result.body.decode().splitlines()[2] == f"[{model}]"  # the marker's unit, by the model of its pair
+
+
+def test_a_document_already_in_its_target_language_is_an_error_as_on_deepl(server):
+    english = b"The file could not be opened because the disk is full.\n"
+    status, result = _document(server, {"target_lang": "EN-US"}, english)
+    assert status["status"] == "error"
+    assert status["error_message"].startswith("Source and target language are the same: the document is in English")
+    headers = {"Authorization": "DeepL-Auth-Key any"}
+    body, kind = multipart({"target_lang": "EN-US", "source_lang": "EN"}, {"file": ("a.txt", b"Open\n")})
     answer = call(server.url + "v2/document", "POST", data=body, headers=headers | kind)
-    assert answer.status == 400 and answer.json()["message"].startswith("source_lang is needed")
+    assert answer.status == 400 and answer.json()["message"].startswith("Source and target language are the same")
+
+
+def test_a_document_with_its_source_goes_to_the_model_of_its_pair(server):
+    headers = {"Authorization": "DeepL-Auth-Key any"}
     body, kind = multipart({"target_lang": "EN-US", "source_lang": "FR"}, {"file": ("a.txt", MARKER.encode())})
     handle = call(server.url + "v2/document", "POST", data=body, headers=headers | kind).json()
     key = {"document_key": handle["document_key"]}
@@ -88,3 +122,28 @@ def test_a_document_needs_its_source_when_several_languages_reach_its_target(ser
     )
     result = call(server.url + f"v2/document/{handle['document_id']}/result", "POST", json_body=key, headers=headers)
     assert result.body == b"[fr-en]"
+
+
+def test_a_text_already_in_the_target_language_comes_back_as_it_is(translator, server):
+    # DeepL's EN into EN-US or EN-GB: a variant no model here makes; the text is not sent to a model
+    for target in ("EN-US", "EN-GB"):
+        result = translator.translate_text(["Colour me impressed", ""], source_lang="EN", target_lang=target)
+        assert [(r.text, r.detected_source_lang, r.billed_characters) for r in result] == [
+            ("Colour me impressed", "EN", 19),
+            ("", "EN", 0),
+        ]
+    answer = call(
+        server.url + "v2/translate",
+        "POST",
+        json_body={"text": ["x"], "source_lang": "EN", "target_lang": "EN-GB", "glossary_id": "a" * 36},
+        headers={"Authorization": "DeepL-Auth-Key any"},
+    )
+    assert answer.status == 400 and "source_lang is the language of target_lang" in answer.json()["message"]
+
+
+def test_a_source_not_served_is_named_alone(translator):
+    # one refusal, the source's, not inside the target's
+    with pytest.raises(deepl.DeepLException, match=r"message: Value for 'source_lang' not supported: IT is not"):
+        translator.translate_text("uno", source_lang="IT", target_lang="EN-US")
+    with pytest.raises(deepl.DeepLException, match=r"message: Value for 'target_lang' not supported: IT is not"):
+        translator.translate_text("uno", source_lang="EN", target_lang="IT")

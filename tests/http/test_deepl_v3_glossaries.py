@@ -108,7 +108,7 @@ def test_the_json_shapes_and_the_file(server, server_settings):
                 "source_lang": "en",
                 "target_lang": "es",
                 "entry_count": 1,
-                "entries": "dos\tDOS\n",
+                "entries": "dos\tDOS",  # as DeepL's: no line break after the last entry
                 "entries_format": "tsv",
             }
         ]

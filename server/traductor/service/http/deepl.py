@@ -13,7 +13,9 @@ what the official `deepl` clients and Weblate's DeepL backend call.
 
 A call goes to the model of its pair, as a LibreTranslate call does (`HttpApi.route`): `source_lang`
 (or, when absent, the language detected in the first text among the sources translated into the
-target) and `target_lang`, DeepL's codes read by deepl_params. `tag_handling` html or xml keeps the
+target) and `target_lang`, DeepL's codes read by deepl_params; a `source_lang` of the target's
+language (`EN` into `EN-US`: DeepL's variants, which no model here tells apart) gives the texts back
+as they are. `tag_handling` html or xml keeps the
 markup (the HTML text layer); `glossary_id` is looked up in the server's store and applied as on
 gRPC (`glossary_use.for_model`). Answers: `{"translations": [{"detected_source_language": "EN",
 "text": ..., "billed_characters": N}]}` (and `model_type_used` when `model_type` is sent), one per
@@ -77,7 +79,7 @@ class Call:
 
     source: str  # the served source code (given, or detected)
     target: str  # the caller's target code as written (the engine reads it: `EN-GB` -> `en`)
-    model: Model
+    model: Model | None  # None: the source is the target's language, the texts come back as they are
 
 
 class DeepL:
@@ -92,6 +94,10 @@ class DeepL:
         pairs = self.pairs()
         known = known_codes(pairs)
         served_target = served(target, "target_lang", known)
+        if source is not None and source != "":
+            served_source = served(source, "source_lang", known)  # its own message, not inside another
+            if base(served_source) == base(served_target):  # EN -> EN-US: nothing to translate
+                return Call(served_source, str(target), None)
         try:
             if source is None or source == "":  # some served language must translate into the target
                 check_pair("auto", served_target, pairs)
@@ -99,7 +105,7 @@ class DeepL:
                     source = self.api.source("auto", served_target, text)
                 else:  # texts that are all empty have nothing to detect in: the first source will do
                     source = self.api.sources(served_target)[0]
-            served_source = served(source, "source_lang", known)
+                served_source = served(source, "source_lang", known)
             check_pair(served_source, served_target, pairs)
         except SourceNotServed as error:
             raise InvalidInput(f"Value for 'source_lang' not supported: {error}") from None
@@ -117,6 +123,8 @@ class DeepL:
             raise InvalidInput("Use of a glossary requires the source_lang parameter to be specified.")
         if self.api.glossaries is None:
             raise InvalidInput("this server stores no glossaries")
+        if call.model is None:
+            raise InvalidInput("Value for 'glossary_id' not supported: source_lang is the language of target_lang")
         found = self.api.glossaries.get(glossary_id, caller.owner)
         return glossary_use.for_model(found, call.model, call.target)
 
@@ -144,7 +152,7 @@ class DeepL:
         todo = [i for i, t in enumerate(texts) if t.strip()]  # an empty text comes back empty, as DeepL's
         out = list(texts)
         reports = [quality.deepl(quality.kept(t)) for t in texts]
-        if todo:
+        if todo and call.model is not None:
             register = register_of(values.one("formality"), call.model.formality)
             options = DecodingOptions(target_language=call.target, source_language=call.source, register=register)
             marked, unmark = ignore([texts[i] for i in todo], tag_names(values, "ignore_tags") if fmt == "html" else [])

@@ -33,26 +33,31 @@ This module knows no file format (traductor_client.files does) and no language c
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import re
 from urllib.parse import quote
 
 from aiohttp import web
 
 from traductor_client import files as file_formats
 
-from ...errors import InvalidInput
+from ...errors import InvalidInput, PermissionDenied
 from ...glossary import Glossary
+from ...languages import name as language_name
 from ...options import DecodingOptions
 from .. import glossary_use
 from ..documents import HEARTBEAT, DocumentStore, Record, document_dir
 from .api import HttpApi, json_response, request_id
-from .deepl_params import authorize, check_formality, deepl_errors, message, read, register_of, served
+from .deepl_params import authorize, base, check_formality, deepl_errors, message, read, register_of, served
+from .detect import detect
 from .files import translate_upload, upload
 from .params import SourceNotServed, check_pair, known_codes
 
 log = logging.getLogger("traductor.http")
 
 CAPACITY = 64  # documents held (running, or waiting for their download)
+_MARKUP = re.compile(r"<[^<>]*>")
 STATUS_WAIT = 2.0  # seconds a status request waits for a translation running on this server
 
 
@@ -65,10 +70,6 @@ def check_extension(name: str) -> None:
         raise InvalidInput(
             f"Invalid file: the file extension {extension or '(none)'} of {name} is not supported (supported: {known})"
         )
-
-
-class SourceNeeded(InvalidInput):
-    """A document without source_lang where several served languages translate into its target."""
 
 
 class Documents:
@@ -84,16 +85,39 @@ class Documents:
         document_id, key = request.match_info["document_id"], values.one("document_key")
         return await asyncio.to_thread(self.store.status, document_id, key, caller.owner)
 
-    def _source(self, values, target: str, pairs: dict[str, list[str]]) -> str:
+    def _source(self, values, target: str, pairs: dict[str, list[str]]) -> str | None:
+        """The document's served source: `source_lang`, else the one served language translated
+        into the target, else None (several: it is detected in the document's text, `_detected`)."""
         known = known_codes(pairs)
         source = values.one("source_lang")
         if source:
-            return served(source, "source_lang", known)
-        check_pair("auto", target, pairs)  # some served language translates into the target
+            source = served(source, "source_lang", known)  # its own message, not inside another
+            if base(source) == base(target):
+                raise InvalidInput(same_language(source))
+        try:
+            if source:
+                check_pair(source, target, pairs)
+                return source
+            check_pair("auto", target, pairs)  # some served language translates into the target
+        except SourceNotServed as error:
+            raise InvalidInput(f"Value for 'source_lang' not supported: {error}") from None
+        except InvalidInput as error:
+            raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
         sources = self.api.sources(target)
-        if len(sources) > 1:  # nothing to detect in yet: the document is read later
-            raise SourceNeeded(f"source_lang is needed: several served languages translate into {target}")
-        return sources[0]
+        return sources[0] if len(sources) == 1 else None
+
+    async def _detected(self, name: str, data: bytes, target: str, caller, formality, written: str):
+        """(engine, options) of a document sent without source_lang, its language detected in its
+        text among the sources translated into the target and the target itself (a document
+        already in the target's language is an error, as on DeepL)."""
+        s = self.api.settings
+        text = await asyncio.to_thread(_sample, name, data, file_formats.Limits(s.max_file_bytes, s.max_file_units))
+        found = detect(text, [*self.api.sources(target), target])[0]["language"]
+        if base(found) == base(target):
+            raise InvalidInput(same_language(found))
+        model = self.api.route(found, target, caller=caller)
+        register = register_of(formality, model.formality)
+        return model.engine, DecodingOptions(target_language=written, source_language=found, register=register)
 
     @deepl_errors
     async def upload(self, request: web.Request) -> web.Response:
@@ -101,37 +125,37 @@ class Documents:
         caller = await authorize(request, self.api.gate)
         request = request.clone(client_max_size=max(s.max_message_bytes, s.max_file_bytes + 64 * 1024))
         values = await read(request)
+        for given in (values.text("filename", ""), getattr(values.one("file"), "filename", None) or ""):
+            check_extension(given)  # first: a file no format here reads is refused whatever else is sent
         if values.one("target_lang") in (None, ""):
             raise InvalidInput("Parameter 'target_lang' not specified.")
         pairs = self.api.registry.languages()
         target = served(values.one("target_lang"), "target_lang", known_codes(pairs))
-        try:
-            source = self._source(values, target, pairs)
-            check_pair(source, target, pairs)
-        except SourceNeeded:
-            raise
-        except SourceNotServed as error:
-            raise InvalidInput(f"Value for 'source_lang' not supported: {error}") from None
-        except InvalidInput as error:
-            raise InvalidInput(f"Value for 'target_lang' not supported: {error}") from None
+        source = self._source(values, target, pairs)
         check_formality(values.one("formality"))
         if values.one("glossary_ids"):
             raise InvalidInput("glossary_ids is not supported by this server: give one glossary_id")
-        for given in (values.text("filename", ""), getattr(values.one("file"), "filename", None) or ""):
-            check_extension(given)
         name, data = upload({"file": values.one("file")})
         name = values.text("filename", "") or name
         wanted = values.text("output_format", "")
         if wanted and wanted.lower().lstrip(".") != file_formats.formats.extension(name).lstrip("."):
             raise InvalidInput("Value for 'output_format' not supported: a document comes back in its own format")
         characters = len(data.decode("utf-8", "replace"))
-        model = self.api.route(source, target, caller=caller)
-        await self.api.gate.charge(caller, characters)
-        glossary = self.glossary(values, model, target, caller.owner)
-        register = register_of(values.one("formality"), model.formality)
-        options = DecodingOptions(target_language=values.text("target_lang"), source_language=source, register=register)
+        written, formality = values.text("target_lang"), values.one("formality")
+        if source is None:  # detected once the document is read, in the background
+            self.glossary(values, None, target, caller.owner)  # a glossary_id needs source_lang: refused now
+            await self.api.gate.charge(caller, characters)
+            prepared = functools.partial(self._detected, name, data, target, caller, formality, written)
+            glossary = None
+        else:
+            model = self.api.route(source, target, caller=caller)
+            await self.api.gate.charge(caller, characters)
+            glossary = self.glossary(values, model, target, caller.owner)
+            register = register_of(formality, model.formality)
+            options = DecodingOptions(target_language=written, source_language=source, register=register)
+            prepared = functools.partial(_ready, model.engine, options)
         record, key = await asyncio.to_thread(self.store.add, name, characters, caller.owner)
-        task = asyncio.ensure_future(self._run(record, model.engine, data, options, glossary, request_id()))
+        task = asyncio.ensure_future(self._run(record, prepared, data, glossary, request_id()))
         self.running[record.document_id] = task
         task.add_done_callback(lambda _: self.running.pop(record.document_id, None))
         return json_response({"document_id": record.document_id, "document_key": key})
@@ -147,18 +171,20 @@ class Documents:
             raise InvalidInput("Use of a glossary requires the source_lang parameter to be specified.")
         return glossary_use.for_model(self.api.glossaries.get(glossary_id, owner), model, target)
 
-    async def _run(self, record: Record, engine, data: bytes, options: DecodingOptions, glossary, rid: str) -> None:
+    async def _run(self, record: Record, prepared, data: bytes, glossary, rid: str) -> None:
+        """Translate the document (`prepared()`: its (engine, options)) and record the outcome."""
         s = self.api.settings
         limits = file_formats.Limits(s.max_file_bytes, s.max_file_units)
         beat = asyncio.ensure_future(self._heartbeat(record.document_id))
         result, error = None, ""
         try:
+            engine, options = await prepared()
             batch = s.max_batch_texts
             result, _ = await translate_upload(engine, record.name, data, limits, rid, batch, options, glossary)
         except asyncio.CancelledError:
             error = "the server stopped before the document was translated"
             raise
-        except InvalidInput as refused:
+        except (InvalidInput, PermissionDenied) as refused:
             error = str(refused)
         except Exception as failure:  # the engine stopped, the server drains: said, not raised
             error = f"the document could not be translated ({type(failure).__name__}: {failure})"
@@ -214,3 +240,23 @@ class Documents:
             web.post("/v2/document/{document_id}", self.status),
             web.post("/v2/document/{document_id}/result", self.result),
         ]
+
+
+def same_language(source: str) -> str:
+    """DeepL's refusal of a document already in its target's language."""
+    return f"Source and target language are the same: the document is in {language_name(base(source))} ({source})"
+
+
+async def _ready(engine, options: DecodingOptions):
+    return engine, options
+
+
+def _sample(name: str, data: bytes, limits, size: int = 4000) -> str:
+    """Up to `size` characters of a document's texts (markup taken out) to detect its language in;
+    a file that cannot be read gives "" here and is refused by the translation's own reading."""
+    try:
+        job = file_formats.Job(file_formats.read(name, data, limits))
+    except file_formats.FileError:
+        return ""
+    texts = [_MARKUP.sub(" ", t) if fmt == "html" else t for fmt, ts in job.requests.items() for t in ts]
+    return "\n".join(texts)[:size]

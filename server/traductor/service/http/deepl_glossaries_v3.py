@@ -120,9 +120,9 @@ class MultilingualGlossaries:
             shown = info.dictionaries  # no pair named: every dictionary
         else:
             shown = (info.dictionary(*self._pair(values)),)
-        return json_response(
-            {"dictionaries": [{**d.as_json(), "entries": d.tsv(), "entries_format": "tsv"} for d in shown]}
-        )
+        # the entries as DeepL writes them: lines joined, no line break after the last
+        listed = [{**d.as_json(), "entries": d.tsv().removesuffix("\n"), "entries_format": "tsv"} for d in shown]
+        return json_response({"dictionaries": listed})
 
     @deepl_errors
     async def update(self, request: web.Request) -> web.Response:
