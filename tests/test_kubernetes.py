@@ -663,3 +663,49 @@ def test_the_podman_run_plays_a_second_pod_on_the_same_claim(by_kind, tmp_path):
     assert empty(first) == {"traductor-tmp", "traductor-models"}
     assert empty(second) == {"traductor-b-tmp", "traductor-b-models"}
     assert [p["hostPort"] for p in _container({"Deployment": {"b": second}}, "b")["ports"]] == [4, 5, 6]
+
+
+def test_the_podman_run_plays_the_key_store_the_translators_name(by_kind, tmp_path):
+    """tests/kubernetes/run.sh plays traductor-redis (redis.yaml) with the locally built image and
+    nothing else changed but its host port and emptyDir name; both translator pods resolve the
+    host of the ConfigMap's TRADUCTOR_KEYS_REDIS (the Service) through hostAliases, whose address
+    run.sh fills in; the key store's claim is played with the glossaries' claim."""
+    import importlib.util
+    from urllib.parse import urlsplit
+
+    spec = importlib.util.spec_from_file_location(
+        "podman_manifests", ROOT / "tests" / "kubernetes" / "podman_manifests.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in ("cert", "key"):
+        (tmp_path / name).write_text("test")
+    ports = {"grpc": 1, "metrics": 2, "http-api": 3}
+    lb_ports, cert, key = {"grpc": 4, "http-api": 5}, tmp_path / "cert", tmp_path / "key"
+    module.main(tmp_path, ports, lb_ports, "t", cert, key, ports, {"redis": 9})
+    (redis,) = yaml.safe_load_all((tmp_path / "redis.yaml").read_text())
+    original, written = by_kind["Deployment"]["traductor-redis"], _container(by_kind, "traductor-redis")
+    (container,) = _pod_spec(redis)["containers"]
+    assert container["image"] == module.REDIS_IMAGE != written["image"]
+    assert [(p["name"], p["hostIP"], p["hostPort"]) for p in container["ports"]] == [("redis", "127.0.0.1", 9)]
+    undo = copy.deepcopy(redis)
+    (c,) = _pod_spec(undo)["containers"]
+    c["image"], c["ports"] = written["image"], written["ports"]
+    for item in _pod_spec(undo)["volumes"] + c["volumeMounts"]:
+        item["name"] = item["name"].removeprefix("traductor-redis-")
+    for volume in _pod_spec(redis)["volumes"]:
+        assert ("emptyDir" in volume) == volume["name"].startswith("traductor-redis-"), "only emptyDirs renamed"
+    assert undo == original
+    host = urlsplit(_config(by_kind)["TRADUCTOR_KEYS_REDIS"]).hostname
+    assert host in by_kind["Service"]
+    run = (ROOT / "tests" / "kubernetes" / "run.sh").read_text()
+    for played in ("translator.yaml", "translator-b.yaml"):
+        (deployment,) = [d for d in yaml.safe_load_all((tmp_path / played).read_text()) if d["kind"] == "Deployment"]
+        assert _pod_spec(deployment)["hostAliases"] == [{"ip": module.REDIS_POD_IP, "hostnames": [host]}]
+        config = [d for d in yaml.safe_load_all((tmp_path / played).read_text()) if d["kind"] == "ConfigMap"]
+        assert all(c["data"]["TRADUCTOR_KEYS_REDIS"] == _config(by_kind)["TRADUCTOR_KEYS_REDIS"] for c in config)
+    assert f"ip: {module.REDIS_POD_IP}|ip: $REDIS_IP|" in run, "run.sh fills the address in"
+    assert run.index('kube play "$WORK/redis.yaml"') < run.index('kube play "$WORK/translator.yaml"')
+    claims = {c["metadata"]["name"] for c in yaml.safe_load_all((tmp_path / "glossaries.yaml").read_text())}
+    assert claims == {"traductor-glossaries", "traductor-redis"}
+    assert "traductor-redis" in (tmp_path / "volumes").read_text().split()

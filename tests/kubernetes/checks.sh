@@ -339,3 +339,72 @@ check_glossaries_kept() {
         fail "glossary $GLOSSARY_ID lost or not applied after the restarts (lines above)"
     fi
 }
+
+# --- keys per caller: the key store pod and the two translator pods sharing it ----------------
+# The Redis pod as played: PONG, its user and security context, its data on the claim.
+check_key_store_pod() {
+    local deadline=$(( $(date +%s) + 60 ))
+    until [[ "$(podman exec "$REDIS" redis-cli ping 2> /dev/null)" == PONG ]]; do
+        (( $(date +%s) < deadline )) || { podman logs --tail 20 "$REDIS" 2>&1 | sed 's/^/    /'; fail "$REDIS does not answer PONG"; return 1; }
+        sleep 1
+    done
+    log "    $REDIS: $(podman exec "$REDIS" redis-server --version | cut -d' ' -f1-3); /data: $(podman exec "$REDIS" stat -c '%u:%g %a' /data); appendonly $(podman exec "$REDIS" redis-cli config get appendonly | tail -1); volumes: $(podman inspect -f '{{range .Mounts}}{{.Name}}->{{.Destination}} {{end}}' "$REDIS")"
+    pass "key store pod $REDIS ($REDIS_IMAGE) answers PONG, append-only file on the claim traductor-redis"
+    check_security "$REDIS" 999
+}
+metric_on() {  # PORT NAME: the value of an unlabelled metric on a pod's published metrics port
+    curl -s --max-time 10 "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n {print int($2)}'
+}
+KEY_C=""
+check_keys_shared() {
+    [[ -n "$TRANSLATOR_B" ]] || { fail "no second pod for the keys check"; return 1; }
+    log "== keys per caller on the two pods sharing traductor-redis"
+    local up_a up_b added key_a key_rate secret_of out ok=1
+    up_a=$(metric_on "$METRICS_PORT" traductor_key_store_up) up_b=$(metric_on "$B_METRICS_PORT" traductor_key_store_up)
+    log "    TRADUCTOR_KEYS_REDIS in both pods: $(podman exec "$TRANSLATOR" printenv TRADUCTOR_KEYS_REDIS), $(podman exec "$TRANSLATOR_B" printenv TRADUCTOR_KEYS_REDIS); traductor_key_store_up $up_a, $up_b"
+    [[ "$up_a" == 1 && "$up_b" == 1 ]] || { fail "the key store is not up on both pods ($up_a, $up_b)"; ok=0; }
+    secret_of() { python3 -c 'import json, sys; print(json.loads(sys.stdin.read().splitlines()[-1])["secret"])'; }
+    added=$(podman exec "$TRANSLATOR" traductor keys add k8s-a --chars-per-month 1000000) || { fail "traductor keys add: $added"; return 1; }
+    key_a=$(secret_of <<< "$added")
+    log "    (in $TRANSLATOR) traductor keys add k8s-a: $(sed 's/"secret": "[^"]*"/"secret": "trk_…"/' <<< "$added")"
+    added=$(podman exec "$TRANSLATOR" traductor keys add k8s-rate --requests-per-minute "$KEYS_RATE")
+    key_rate=$(secret_of <<< "$added")
+    log "    (in $TRANSLATOR) traductor keys add k8s-rate: $(sed 's/"secret": "[^"]*"/"secret": "trk_…"/' <<< "$added")"
+    added=$(podman exec "$TRANSLATOR_B" traductor keys add k8s-c)
+    KEY_C=$(secret_of <<< "$added")
+    log "    (in $TRANSLATOR_B) traductor keys add k8s-c; traductor keys list there:"
+    podman exec "$TRANSLATOR_B" traductor keys list | sed 's/^/      /'
+    if python3 "$ROOT/tests/stack_keys_check.py" --key "$key_a" --rate-key "$key_rate" --rate "$KEYS_RATE" \
+        --revoke "podman exec $TRANSLATOR_B traductor keys revoke k8s-a" \
+        --monitor "podman exec $REDIS timeout 60 redis-cli monitor" \
+        --balancer "https://localhost:$LB_HTTP_PORT" --cacert "$WORK/tls.crt" \
+        "http://127.0.0.1:$HTTP_PORT" "http://127.0.0.1:$B_HTTP_PORT" 2>&1 | tee "$WORK/keys-check.log"; then :; else ok=0; fi
+    # gRPC through the balancer (TLS) with the keys
+    out=$(via_lb translate --token "$KEY_C" "Open the file" 2>&1) || { ok=0; log "    gRPC with k8s-c: $out"; }
+    log "    gRPC through the balancer with k8s-c (made in $TRANSLATOR_B): '$out'"
+    out=$(via_lb translate --token "$key_a" "Open the file" 2>&1) && { ok=0; log "    the revoked key was accepted over gRPC: $out"; }
+    log "    gRPC with the revoked k8s-a: $(tail -1 <<< "$out")"
+    [[ "$out" == *UNAUTHENTICATED* ]] || ok=0
+    for s in "$key_a" "$key_rate" "$KEY_C"; do
+        for c in "$TRANSLATOR" "$TRANSLATOR_B" "$BALANCER" "$REDIS"; do
+            podman logs "$c" 2>&1 | grep -qF "$s" && { fail "a secret in $c's log"; ok=0; }
+        done
+    done
+    if (( ok )); then
+        pass "keys per caller on two pods sharing traductor-redis: made with traductor keys add in either pod, accepted by both and through the balancer (HTTPS, gRPC); $KEYS_RATE a minute held across them; /v2/usage = characters sent; revoked in one pod, refused by both within a second; no secret in the logs"
+    else
+        fail "keys per caller on the two pods (lines above)"
+    fi
+}
+check_keys_kept() {  # after check_glossaries_kept: a new first pod, the second one killed and restarted
+    [[ -n "$KEY_C" ]] || { fail "no key made before the restarts"; return 1; }
+    local a b body='{"q": "Open the file", "source": "en", "target": "es"}'
+    a=$(http_translate "http://127.0.0.1:$HTTP_PORT" -H "Authorization: Bearer $KEY_C" -d "$body")
+    b=$(http_translate "http://127.0.0.1:$B_HTTP_PORT" -H "Authorization: Bearer $KEY_C" -d "$body")
+    log "    k8s-c on the first pod (played again): ${a:0:60}... ${a: -3}; on the second: ${b:0:60}... ${b: -3}"
+    if [[ "$a" == *" 200" && "$b" == *" 200" ]]; then
+        pass "after the pods' restarts (a new first pod, the second killed): k8s-c, made before, still accepted by both (200, 200)"
+    else
+        fail "after the pods' restarts, k8s-c: $a (first pod), $b (second)"
+    fi
+}

@@ -1,14 +1,16 @@
 """Turn the rendered deploy/kubernetes manifests into what `podman kube play` (4.3) can run.
 
     python3 tests/kubernetes/podman_manifests.py OUT_DIR GRPC_PORT METRICS_PORT HTTP_PORT LB_PORT LB_HTTP_PORT \
-        TOKEN CERT KEY B_GRPC_PORT B_METRICS_PORT B_HTTP_PORT
+        TOKEN CERT KEY B_GRPC_PORT B_METRICS_PORT B_HTTP_PORT REDIS_PORT
 
 (HTTP_PORT and LB_HTTP_PORT: the host ports for the translator's and the balancer's `http-api`,
-the LibreTranslate-compatible HTTP API; B_*: those of the second translator pod.)
+the LibreTranslate-compatible HTTP API; B_*: those of the second translator pod; REDIS_PORT: the
+host port of the Redis pod's, on 127.0.0.1.)
 
 Writes OUT_DIR/glossaries.yaml (the PersistentVolumeClaim of the glossaries: kube play makes a
 named volume of it), OUT_DIR/translator.yaml (ConfigMap, Deployment, headless Service),
-OUT_DIR/translator-b.yaml (a second translator pod, see below), OUT_DIR/balancer.yaml
+OUT_DIR/translator-b.yaml (a second translator pod, see below), OUT_DIR/redis.yaml (the key
+store, see below), OUT_DIR/balancer.yaml
 (the balancer Deployment and its Service; its UPSTREAM_HOST is filled in by run.sh),
 OUT_DIR/auth.json (the traductor-auth Secret's data as a podman secret) and OUT_DIR/volumes (the
 named volumes the pods will use, for the teardown), and prints every change it made to the
@@ -39,6 +41,15 @@ objects, so the run's log says exactly what differed from a cluster:
   `traductor-b` (its own host ports and emptyDir names), since one Deployment here plays one
   pod: both pods mount the one glossary claim, as every replica of the Deployment does.
 
+- the key store: Deployment traductor-redis goes to OUT_DIR/redis.yaml, played before the
+  translators, with REDIS_IMAGE (default localhost/traductor-redis:bookworm, built from
+  deploy/redis: Debian's redis-server, the official image being out of reach here) in place of
+  the pinned official image, its port on 127.0.0.1 only; its claim traductor-redis is played
+  with the glossaries' (a named volume, kept when the Redis pod is played again);
+- podman has no Service DNS: both translator pods get a hostAliases entry naming
+  traductor-redis (the host of the ConfigMap's TRADUCTOR_KEYS_REDIS, left unchanged) with the
+  address REDIS_POD_IP, which run.sh replaces with the Redis pod's address once it is played.
+
 Everything else (image, command, env, envFrom, probes, resources, securityContext, volumes) is
 passed through unchanged. Objects podman does not know (Namespace, PodDisruptionBudget,
 NetworkPolicy, HorizontalPodAutoscaler, ServiceMonitor) are left out.
@@ -60,6 +71,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "deploy" / "kubernetes"
 SECOND_MODEL = os.environ.get("SECOND_MODEL", "en-es-b")
+REDIS_IMAGE = os.environ.get("REDIS_IMAGE", "localhost/traductor-redis:bookworm")
+REDIS_HOST = "traductor-redis"  # the Service TRADUCTOR_KEYS_REDIS names
+REDIS_POD_IP = "REDIS_POD_IP"  # replaced by run.sh with the Redis pod's address
 
 
 def render() -> list[dict]:
@@ -138,6 +152,25 @@ def second_translator(deployment: dict, host_ports: dict[str, int], tls_dir: Pat
     return with_second_model(for_podman(deployment, host_ports, tls_dir))
 
 
+def redis_for_podman(deployment: dict, host_ports: dict[str, int], tls_dir: Path) -> dict:
+    """The key store's Deployment with the locally built image."""
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    print(f"  Deployment/{deployment['metadata']['name']}: image {container['image']} -> {REDIS_IMAGE}")
+    container["image"] = REDIS_IMAGE
+    return for_podman(deployment, host_ports, tls_dir)
+
+
+def with_redis_alias(deployment: dict) -> dict:
+    """No Service DNS under podman: the pod resolves the Redis Service's name through /etc/hosts."""
+    spec = deployment["spec"]["template"]["spec"]
+    spec.setdefault("hostAliases", []).append({"ip": REDIS_POD_IP, "hostnames": [REDIS_HOST]})
+    print(
+        f"  Deployment/{deployment['metadata']['name']}: hostAliases {REDIS_HOST} -> the Redis pod's address"
+        " (no Service DNS here; the ConfigMap's TRADUCTOR_KEYS_REDIS unchanged)"
+    )
+    return deployment
+
+
 def claims(deployment: dict) -> list[str]:
     return [
         v["persistentVolumeClaim"]["claimName"]
@@ -163,6 +196,7 @@ def main(
     cert: Path,
     key: Path,
     b_ports: dict[str, int],
+    redis_ports: dict[str, int],
 ) -> None:
     objects = {(o["kind"], o["metadata"]["name"]): o for o in render()}
     played = {"ConfigMap", "Deployment", "Service", "PersistentVolumeClaim"}
@@ -172,19 +206,24 @@ def main(
     pristine = copy.deepcopy(deployment)
     translator = [
         objects["ConfigMap", "traductor-config"],
-        with_second_model(for_podman(deployment, translator_ports, out / "tls")),
+        with_redis_alias(with_second_model(for_podman(deployment, translator_ports, out / "tls"))),
         objects["Service", "traductor-replicas"],
         objects["Service", "traductor-metrics"],
     ]
-    translator_b = [objects["ConfigMap", "traductor-config"], second_translator(pristine, b_ports, out / "tls")]
+    translator_b = [
+        objects["ConfigMap", "traductor-config"],
+        with_redis_alias(second_translator(pristine, b_ports, out / "tls")),
+    ]
+    redis = [redis_for_podman(objects["Deployment", "traductor-redis"], redis_ports, out / "tls")]
     pvcs = [o for (kind, _), o in objects.items() if kind == "PersistentVolumeClaim"]
     for claim in pvcs:
         print(
             f"  PersistentVolumeClaim/{claim['metadata']['name']}: played on its own (glossaries.yaml), before the"
-            f" pods: a named volume, kept when a translator pod is taken down and played again"
+            f" pods: a named volume, kept when a pod that mounts it is taken down and played again"
         )
     (out / "glossaries.yaml").write_text(yaml.safe_dump_all(pvcs, sort_keys=False))
     (out / "translator-b.yaml").write_text(yaml.safe_dump_all(translator_b, sort_keys=False))
+    (out / "redis.yaml").write_text(yaml.safe_dump_all(redis, sort_keys=False))
     tls_dir = out / "tls"  # what the traductor-tls Secret would hold: tls.crt and tls.key
     tls_dir.mkdir(exist_ok=True)
     for name, source in (("tls.crt", cert), ("tls.key", key)):
@@ -200,7 +239,7 @@ def main(
     volumes = sorted(
         {
             v.get("persistentVolumeClaim", {}).get("claimName") or v["name"]
-            for d in (translator[1], translator_b[1], balancer[0])
+            for d in (translator[1], translator_b[1], balancer[0], redis[0])
             for v in d["spec"]["template"]["spec"]["volumes"]
             if "emptyDir" in v or "persistentVolumeClaim" in v
         }
@@ -214,4 +253,5 @@ if __name__ == "__main__":
     translator_ports = {"grpc": int(a[1]), "metrics": int(a[2]), "http-api": int(a[3])}
     lb_ports = {"grpc": int(a[4]), "http-api": int(a[5])}
     b_ports = {"grpc": int(a[9]), "metrics": int(a[10]), "http-api": int(a[11])}
-    main(Path(a[0]), translator_ports, lb_ports, a[6], Path(a[7]), Path(a[8]), b_ports)
+    redis_ports = {"redis": int(a[12])}
+    main(Path(a[0]), translator_ports, lb_ports, a[6], Path(a[7]), Path(a[8]), b_ports, redis_ports)

@@ -7,9 +7,14 @@
 # (accepted, no DNS or virtual IP), ConfigMap; Podman 4.3 cannot deliver a played Secret, so the
 # Secrets' data goes in as a Podman secret and a folder (podman_manifests.py says how). The steps:
 #  1. Podman (packages, containers.conf) and a Debian bookworm + python3 base image (debootstrap)
-#  2. builds the two images the kustomization names (traductor, traductor-lb) from the repository
+#  2. builds the two images the kustomization names (traductor, traductor-lb) from the repository,
+#     and the key store's image from deploy/redis (Debian's redis-server: no registry here;
+#     REDIS_IMAGE, default localhost/traductor-redis:bookworm, stands for the pinned official one)
 #  3. renders the kustomization and adapts it for podman (tests/kubernetes/podman_manifests.py
 #     prints every change), makes a token and a self-signed TLS certificate
+#  3b. plays the key store (the ConfigMap sets TRADUCTOR_KEYS_REDIS: keys per caller are on): the
+#     Deployment traductor-redis on its claim; the translator pods reach it by the Service's name
+#     through a hostAliases entry (podman has no Service DNS); checks its securityContext
 #  4. plays the translator (ConfigMap + Deployment + Services, the token from the Secret); checks what
 #     the kubelet's gRPC probes would ask: grpc.health.v1 Check for "" and traductor.v1.Translator
 #     SERVING, without a token; the pod's user, read-only root, capabilities, no-new-privileges;
@@ -30,6 +35,13 @@
 #  9. the glossary outlives the pods: the first pod taken down and played again (a new pod, as a
 #     rollout makes), the second one's server killed with SIGKILL and restarted by its restart
 #     policy; both list and apply it again
+#  7b. (once the second pod is up) keys per caller on the two pods sharing Redis
+#     (tests/stack_keys_check.py): keys made with `traductor keys add` in a pod work on both and
+#     through the balancer (HTTPS, gRPC), a limit of KEYS_RATE (8) a minute holds across them,
+#     /v2/usage equals the characters sent, a key revoked in one pod is refused by both within a
+#     second of Redis' write; the key store up on both (traductor_key_store_up 1)
+#  9b. after the restarts of 8 and 9: a key made before is still accepted by both pods (kept in
+#     Redis, reached by the new pod through its hostAliases)
 # 10. prints a summary and tears everything down, whatever happened (trap)
 #
 # Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), SECOND_MODEL (en-es-b), SIGTERMS (10), BUILD=0 to reuse
@@ -45,6 +57,8 @@ LOADTEST_DURATION="${LOADTEST_DURATION:-10}"
 LOADTEST_CONCURRENCY="${LOADTEST_CONCURRENCY:-1,8}"
 export SECOND_MODEL="${SECOND_MODEL:-en-es-b}"
 BASE_IMAGE="${BASE_IMAGE:-localhost/debian-python:bookworm}"
+export REDIS_IMAGE="${REDIS_IMAGE:-localhost/traductor-redis:bookworm}"
+KEYS_RATE="${KEYS_RATE:-8}"
 WORK="${K8S_WORK:-/tmp/traductor-k8s}"
 COMPOSE_WORK="${COMPOSE_WORK:-/tmp/traductor-compose}"
 
@@ -94,6 +108,7 @@ build_images() {
     local common=(--network=host --format docker --build-arg "BASE_IMAGE=$BASE_IMAGE" --quiet)
     nice -n 19 podman build "${common[@]}" -t "traductor:$(image_tag traductor)" -f Dockerfile . > /dev/null
     nice -n 19 podman build "${common[@]}" -t "traductor-lb:$(image_tag traductor-lb)" deploy/lb > /dev/null
+    nice -n 19 podman build "${common[@]}" -t "$REDIS_IMAGE" deploy/redis > /dev/null
     podman images --format '    {{.Repository}}:{{.Tag}} {{.Size}}' | grep traductor
 }
 
@@ -126,12 +141,12 @@ if [[ "${BUILD:-1}" == 0 ]]; then log "BUILD=0: reusing the images"; else log "=
 log "== manifests"
 rm -rf "$WORK" && mkdir -p "$WORK"
 GRPC_PORT=$(free_port) METRICS_PORT=$(free_port) HTTP_PORT=$(free_port) LB_PORT=$(free_port) LB_HTTP_PORT=$(free_port)
-B_GRPC_PORT=$(free_port) B_METRICS_PORT=$(free_port) B_HTTP_PORT=$(free_port)
+B_GRPC_PORT=$(free_port) B_METRICS_PORT=$(free_port) B_HTTP_PORT=$(free_port) REDIS_PORT=$(free_port)
 TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" \
     -keyout "$WORK/tls.key" -out "$WORK/tls.crt" 2> /dev/null
 python3 tests/kubernetes/podman_manifests.py "$WORK" "$GRPC_PORT" "$METRICS_PORT" "$HTTP_PORT" "$LB_PORT" \
-    "$LB_HTTP_PORT" "$TOKEN" "$WORK/tls.crt" "$WORK/tls.key" "$B_GRPC_PORT" "$B_METRICS_PORT" "$B_HTTP_PORT"
+    "$LB_HTTP_PORT" "$TOKEN" "$WORK/tls.crt" "$WORK/tls.key" "$B_GRPC_PORT" "$B_METRICS_PORT" "$B_HTTP_PORT" "$REDIS_PORT"
 podman secret rm traductor-auth > /dev/null 2>&1 || true
 podman secret create traductor-auth "$WORK/auth.json" > /dev/null
 
@@ -142,6 +157,15 @@ log "== play the glossary claim"
 PLAYED+=("$WORK/glossaries.yaml")
 podman kube play "$WORK/glossaries.yaml" > "$WORK/play-glossaries.log" 2>&1 || {
     cat "$WORK/play-glossaries.log"; fail "podman kube play glossaries.yaml"; exit 1; }
+log "== play the key store (traductor-redis)"
+PLAYED+=("$WORK/redis.yaml")
+podman kube play "$WORK/redis.yaml" > "$WORK/play-redis.log" 2>&1 || {
+    cat "$WORK/play-redis.log"; fail "podman kube play redis.yaml"; exit 1; }
+REDIS=$(podman ps --format '{{.Names}}' | grep -- '^traductor-redis-pod-.*-redis$' | head -1)
+REDIS_IP=$(podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$(podman pod inspect -f '{{.InfraContainerID}}' "$(podman inspect -f '{{.Pod}}' "$REDIS")")")
+sed -i "s|ip: REDIS_POD_IP|ip: $REDIS_IP|" "$WORK/translator.yaml" "$WORK/translator-b.yaml"
+log "    container $REDIS at $REDIS_IP; hostAliases traductor-redis -> $REDIS_IP in both translator pods"
+check_key_store_pod
 log "== play the translator"
 PLAYED+=("$WORK/translator.yaml")
 nice -n 19 podman kube play "$WORK/translator.yaml" > "$WORK/play-translator.log" 2>&1 || {
@@ -169,6 +193,8 @@ check_loadtest
 # 6. Metrics, 7. glossaries on a second pod, 8. SIGTERM, 9. the glossary after the pods' restarts
 check_metrics
 check_glossaries_shared
+check_keys_shared
 check_sigterm
 check_glossaries_kept
+check_keys_kept
 (( ${#FAILURES[@]} == 0 ))
