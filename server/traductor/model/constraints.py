@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -91,7 +92,10 @@ class RegisterBans:
     WORD_END bans `word_end_ids` (the pieces that end a word: "▁...", punctuation, placeholders)
     after its other pieces: the word is banned where it ends, not where it begins a longer one. A
     sequence that begins with GLUED is a word glued to what came before it: its context counts
-    only right after one of `glue_ids` (pieces that end in punctuation, placeholders)."""
+    only right after one of `glue_ids` (pieces that end in punctuation, placeholders).
+    `addressed`: the bans instead of these for a source that addresses the reader (`Addressed`)."""
+
+    addressed: Addressed | None = None
 
     def __init__(
         self, sequences: Iterable[Sequence[int]], word_end_ids: Iterable[int] = (), glue_ids: Iterable[int] = ()
@@ -151,6 +155,19 @@ class RegisterBans:
         return None
 
 
+@dataclass(frozen=True)
+class Addressed:
+    """A register's bans for a source with one of the `you` ids ("▁your") and none of the `others`
+    ("▁its"): Spanish "su", "puede" are the reader's then (model/controls.ADDRESSED)."""
+
+    bans: RegisterBans
+    you: frozenset[int]
+    others: frozenset[int] = frozenset()
+
+
+ADDRESSED_KEY = 1 << 30  # a register tag's id plus this: the key of its `Addressed` bans
+
+
 class Constraints:
     def __init__(
         self,
@@ -166,13 +183,20 @@ class Constraints:
         self.eos_id = eos_id
         bans = {int(t): b if isinstance(b, RegisterBans) else RegisterBans(b) for t, b in (register_bans or {}).items()}
         self._registers = {tag: b for tag, b in bans.items() if b}
+        self._addressed = {tag: b.addressed for tag, b in self._registers.items() if b.addressed}
+        self._registers.update({tag + ADDRESSED_KEY: a.bans for tag, a in self._addressed.items()})
 
     def register(self, source_ids: Iterable[int]) -> int | None:
-        """The register tag this source asks for (the first in it), or None: no register bans."""
+        """The key of the register bans this source asks for: its register tag (the first in it),
+        the tag + ADDRESSED_KEY when the source addresses the reader and the tag has `Addressed`
+        bans, or None: no register bans."""
         if self._registers:
-            for t in source_ids:
-                if t in self._registers:
-                    return int(t)
+            source = list(source_ids)
+            for t in source:
+                if t in self._registers and t < ADDRESSED_KEY:
+                    a = self._addressed.get(t)
+                    ids = set(source) if a else set()
+                    return int(t) + ADDRESSED_KEY if a and ids & a.you and not ids & a.others else int(t)
         return None
 
     def required(self, source_ids: Iterable[int]) -> Counter:

@@ -94,10 +94,94 @@ GLUED = ...  # first in a sequence of `register_bans`: any piece a word can be g
 GLUE = "("  # what a word is glued to when it is cut as it is after punctuation
 
 
-def address_words(language: str, register: str) -> list[str]:
-    """The words of `register` ("formal"/"informal") in `language`, with their capitalised forms
-    (none for a language without a list)."""
-    words = ADDRESS.get(language, {}).get(register, ())
+# Verb forms of one register only, banned as ADDRESS's words are (training reads Spanish verbs
+# its own way: training/augment.py): usted imperatives ("Introduzca", "Inténtelo") and French vous
+# forms ("Saisissez", "Veuillez"), never informal: the irregular ones as written, and those of
+# regular interface verbs made from their infinitives (`_es_usted`, `_fr_vous`). A translation
+# asked for `informal` that began one of them takes another verb (the call's beam of 4:
+# options.for_segment). Spanish ones are banned where the word ends (VERBS_WHOLE_WORD), so that
+# "seleccionemos", "pulsera"... are still written.
+_ES_REGULAR = (
+    "seleccionar pulsar presionar guardar intentar utilizar agregar eliminar borrar buscar esperar instalar "
+    "ejecutar configurar revisar cambiar tocar arrastrar mirar indicar especificar activar desactivar conectar "
+    "insertar aceptar confirmar verificar descargar actualizar renombrar contactar visitar ingresar "
+    "teclear iniciar quitar dejar cancelar copiar pegar desconectar apagar cargar consultar rellenar completar "
+    "llenar marcar desmarcar escanear reintentar editar llamar pagar registrar reiniciar navegar asegurar anotar "
+    "avisar cerciorar comunicar dirigir identificar habilitar deshabilitar "
+    "escribir abrir leer añadir permitir compartir subir describir responder imprimir recibir descubrir "
+    "acceder aprender comprender insistir decidir"
+).split()
+_ES_IRREGULAR = (
+    "haga introduzca elija cierre compruebe vuelva ponga salga tenga diga mueva siga recuerde continúe escoja "
+    "envíe encienda pruebe muestre restablezca reproduzca traduzca proporcione inténtelo asegúrese regístrese "
+    "identifíquese conéctese póngase cerciórese diríjase comuníquese"
+).split()
+_FR_ER = (
+    "saisir sélectionner vérifier cliquer appuyer entrer redémarrer réessayer essayer fermer enregistrer "
+    "supprimer patienter insérer taper indiquer accepter confirmer connecter consulter contacter modifier "
+    "utiliser installer télécharger activer désactiver annuler continuer ajouter créer copier coller renommer "
+    "déplacer chercher rechercher changer cocher décocher garder laisser donner regarder quitter relancer "
+    "recommencer glisser déposer sauvegarder spécifier souhaiter désirer oublier imprimer "
+    "partager afficher éditer remplir choisir définir fournir"
+).split()
+_FR_IRREGULAR = (
+    "veuillez êtes avez voulez pouvez devez souvenez assurez prenez écrivez lisez faites dites allez mettez "
+    "attendez voyez savez soyez ayez sachez suivez ouvrez venez revenez tenez"
+).split()
+
+
+def _es_usted(infinitive: str) -> str:
+    """The usted imperative of a regular Spanish verb ("buscar" -> "busque", "leer" -> "lea")."""
+    stem, ending = infinitive[:-2], infinitive[-2:]
+    if ending != "ar":
+        return (stem[:-1] + "j" if stem.endswith("g") else stem) + "a"
+    for hard, soft in (("c", "qu"), ("g", "gu"), ("z", "c")):
+        if stem.endswith(hard):
+            return stem[: -len(hard)] + soft + "e"
+    return stem + "e"
+
+
+def _fr_vous(infinitive: str) -> str:
+    """The vous form of a French -er (or -ir of the second group) verb ("saisir" -> "saisissez")."""
+    if infinitive.endswith("ir"):
+        return infinitive[:-2] + "issez"
+    return infinitive[:-2] + "ez"
+
+
+VERB_FORMS = {
+    "es": {"formal": tuple(dict.fromkeys([_es_usted(v) for v in _ES_REGULAR] + _ES_IRREGULAR))},
+    "fr": {"formal": tuple(dict.fromkeys([_fr_vous(v) for v in _FR_ER] + _FR_IRREGULAR))},
+}
+# Words of one register only where the English source addresses the reader (one of SOURCE_YOU's
+# words and none of SOURCE_OTHERS'): Spanish "su" is "your" then, not "his/its", and a third-person
+# "desea", "puede" is "you". The decoders ban them for such a source only (`register_bans`'s
+# `addressed`), where the word ends ("quieres", "puedes", "sustituir" are still written).
+ADDRESSED = {
+    "es": {
+        "formal": tuple(
+            "su sus desea puede quiere debe tiene necesita está podría debería tendrá podrá prefiere sabe".split()
+        ),
+        # tú imperatives, which are third persons too ("El programa sigue..."): with a capital only,
+        # where they open a sentence ("Sigue las instrucciones de su pantalla")
+        "informal": tuple(
+            w.capitalize()
+            for w in "selecciona pulsa presiona haz introduce escribe elige abre cierra guarda comprueba intenta "
+            "vuelve usa utiliza añade agrega elimina borra busca espera reinicia instala ejecuta revisa cambia "
+            "pon sal ten di toca arrastra indica activa desactiva conecta inserta acepta confirma verifica "
+            "descarga actualiza mueve sigue envía recuerda lee ingresa inicia crea quita deja cancela continúa "
+            "rellena llena completa escoge copia pega apaga enciende carga consulta".split()
+        ),
+    }
+}
+SOURCE_YOU = ("you", "You", "your", "Your", "yours", "yourself")
+SOURCE_OTHERS = ("his", "His", "her", "Her", "its", "Its", "their", "Their")
+VERBS_WHOLE_WORD = {"es"}
+
+
+def address_words(language: str, register: str, table: dict | None = None) -> list[str]:
+    """The words of `register` ("formal"/"informal") in `language` (of ADDRESS, or `table`), with
+    their capitalised forms (none for a language without a list)."""
+    words = (ADDRESS if table is None else table).get(language, {}).get(register, ())
     if (language, register) in CASE_EXACT:
         return list(words)
     out = []
@@ -106,12 +190,14 @@ def address_words(language: str, register: str) -> list[str]:
     return out
 
 
-def register_bans(language: str, encode) -> dict[str, list[tuple]]:
+def register_bans(language: str, encode, addressed: bool = False) -> dict[str, list[tuple]]:
     """For each register tag, the piece sequences a translation into `language` asked for it may
-    not produce: the other register's words, each cut into pieces by `encode` (text -> pieces, as
-    SentencePiece cuts a word). A decoder bans a sequence's last piece wherever the output ends with
-    the pieces before it; a WHOLE_WORD word's sequence ends with WORD_END (what may not follow its
-    pieces is whatever ends a word). A clitic ("-vous") is cut without the word boundary before it.
+    not produce: the other register's words (ADDRESS, VERB_FORMS; with `addressed`, those of
+    ADDRESSED too: for a source that addresses the reader), each cut into pieces by `encode` (text
+    -> pieces, as SentencePiece cuts a word). A decoder bans a sequence's last piece wherever the
+    output ends with the pieces before it; a WHOLE_WORD word's sequence ends with WORD_END (what may
+    not follow its pieces is whatever ends a word). A clitic ("-vous") is cut without the word
+    boundary before it.
 
     Each word is cut a second time as it is glued to punctuation ("(vous", "„Sie", "¿Puedes"): no
     "▁", and often shorter pieces ("(Ihre" is "▁(", "I", "hr", "e"). That sequence begins with
@@ -124,11 +210,14 @@ def register_bans(language: str, encode) -> dict[str, list[tuple]]:
     bans = {}
     for tag, register in other.items():
         sequences = []
-        for word in address_words(language, register):
+        verbs = address_words(language, register, VERB_FORMS)
+        verbs += address_words(language, register, ADDRESSED) if addressed else []
+        for word in address_words(language, register) + verbs:
             pieces = tuple(encode(word))
             if word[:1] == "-" and pieces[:1] == ("▁",):
                 pieces = pieces[1:]
-            whole = (WORD_END,) if word.lstrip("-") in WHOLE_WORD.get(language, ()) else ()
+            ends = word.lstrip("-") in WHOLE_WORD.get(language, ()) or (word in verbs and language in VERBS_WHOLE_WORD)
+            whole = (WORD_END,) if ends else ()
             if pieces:
                 pieces += whole
             cut, glued = tuple(encode(GLUE + word)), ()

@@ -21,7 +21,7 @@ from sentencepiece import sentencepiece_model_pb2
 
 from ..errors import InvalidInput
 from . import controls, placeholders
-from .constraints import GLUED, WORD_END, RegisterBans
+from .constraints import GLUED, WORD_END, Addressed, RegisterBans
 from .imported_tokenizer import PieceTokenizer, TokenizerConfig
 from .token_ids import BOS_ID, EOS_ID, FILENAME, PAD_ID, UNK_ID
 
@@ -119,11 +119,15 @@ class Tokenizer:
 
     def _register_bans(self) -> dict[int, RegisterBans]:
         """Register tag id -> what a translation asked for that register may not have
-        (model/controls.register_bans, in ids; model/constraints.py bans them). Words cut into
-        pieces the tokenizer does not have are left out."""
-        bans = controls.register_bans(self.target_language, lambda word: self.sp.encode(word, out_type=str))
+        (model/controls.register_bans, in ids; model/constraints.py bans them), with what it may
+        not have either when its source addresses the reader (`RegisterBans.addressed`:
+        controls.ADDRESSED, read from the source's SOURCE_YOU and SOURCE_OTHERS words). Words cut
+        into pieces the tokenizer does not have are left out."""
+        encode = lambda word: self.sp.encode(word, out_type=str)  # noqa: E731
+        bans = controls.register_bans(self.target_language, encode)
         if not any(bans.values()):
             return {}
+        more = controls.register_bans(self.target_language, encode, addressed=True)
         # what ends a word: a piece that starts one, punctuation or a placeholder (not EOS: the loop
         # rule may need it); what a word can be glued to: a piece that ends in punctuation ("▁(",
         # "„", "'", "▁" alone) or a placeholder ("<ph0>vous")
@@ -132,10 +136,22 @@ class Tokenizer:
         word_ends = [i for i, p in pieces if p[:1] == "▁" or not p[:1].isalpha()]
         glue = [i for i, p in pieces if not p[-1:].isalnum() and not self.sp.is_byte(i)]  # a byte may be a letter's
         marks = {controls.WORD_END: WORD_END, controls.GLUED: GLUED}
+        ids_of = lambda seqs: [  # noqa: E731
+            s
+            for s in (tuple(marks[p] if p in marks else self.sp.piece_to_id(p) for p in q) for q in seqs)
+            if UNK_ID not in s
+        ]
+        # a source word's own piece ("▁your"), when the vocabulary has the word as one piece
+        one_piece = lambda words: frozenset(  # noqa: E731
+            ids[0] for ids in (self.sp.encode(w) for w in words) if len(ids) == 1 and ids[0] != UNK_ID
+        )
+        you, others = one_piece(controls.SOURCE_YOU), one_piece(controls.SOURCE_OTHERS)
         out = {}
         for tag, sequences in bans.items():
-            ids = [tuple(marks[p] if p in marks else self.sp.piece_to_id(p) for p in s) for s in sequences]
-            out[self.sp.piece_to_id(tag)] = RegisterBans([s for s in ids if UNK_ID not in s], word_ends, glue)
+            out[self.sp.piece_to_id(tag)] = RegisterBans(ids_of(sequences), word_ends, glue)
+            if more[tag] != sequences and you:
+                addressed = Addressed(RegisterBans(ids_of(more[tag]), word_ends, glue), you, others)
+                out[self.sp.piece_to_id(tag)].addressed = addressed
         return out
 
     def forced_first(self, target_language: str | None) -> int | None:

@@ -1,0 +1,85 @@
+"""Whether `formality` gives the register asked for: hand-written English interface sentences
+(scripts/measure/formality_sentences.txt: questions to the user, imperatives, possessives, every
+one addressing the reader) translated by `traductor translate --to LANG --formality F` (the
+offline CLI, as served: cut into sentences, a register asked is a beam of 4, the decoders' register
+bans), each output's register read by traductor.text.address (verbs, possessives and pronouns:
+informal, formal, mixed or neutral), per language and formality value:
+
+    python scripts/measure/formality_eval.py --lang es --lang fr --lang de --out docs/model/formality.json
+
+A setting passes (issue 57) when at least 90% of its outputs are in the register asked and none is
+mixed. `less` asks for the informal register, `more` for the formal one; `default` is read only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "server"))
+
+from traductor.text import address  # noqa: E402
+
+SENTENCES = Path(__file__).with_name("formality_sentences.txt")
+ASKED = {"less": address.INFORMAL, "more": address.FORMAL, "prefer_less": address.INFORMAL, "default": None}
+
+
+def translate(sentences: list[str], lang: str, formality: str, threads: int, cli: str, extra: list[str]) -> list[str]:
+    cmd = [cli, "translate", "--to", lang, "--threads", str(threads), "--formality", formality, *extra]
+    done = subprocess.run(cmd, input="".join(s + "\n" for s in sentences), capture_output=True, text=True)
+    if done.returncode != 0 and not done.stdout:
+        raise SystemExit(f"{' '.join(cmd)}: {done.stderr.strip()}")
+    outs = done.stdout.splitlines()
+    if len(outs) != len(sentences):
+        raise SystemExit(f"{' '.join(cmd)}: {len(outs)} lines for {len(sentences)}: {done.stderr.strip()}")
+    return outs
+
+
+def measure(sentences: list[str], outs: list[str], lang: str, asked: str | None) -> dict:
+    rows = []
+    for source, out in zip(sentences, outs):
+        found = address.markers(out, lang, source)
+        rows.append({"source": source, "output": out, "register": address.read(out, lang, source), **found})
+    labels = (address.FORMAL, address.INFORMAL, address.MIXED, address.NEUTRAL)
+    counts = {label: sum(row["register"] == label for row in rows) for label in labels}
+    result = {"counts": counts, "outputs": rows}
+    if asked:
+        result["in_register"] = round(100 * counts[asked] / len(rows), 1)
+        result["mixed"] = counts[address.MIXED]
+        result["passes"] = result["in_register"] >= 90 and counts[address.MIXED] == 0
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lang", action="append", required=True, help="es, fr, de (repeat)")
+    ap.add_argument("--formality", action="append", help="values to measure (default: default, less, more)")
+    ap.add_argument("--sentences", type=Path, default=SENTENCES)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--cli", default=str(ROOT / ".venv/bin/traductor"))
+    ap.add_argument("--extra", default="", help="more flags for traductor translate (e.g. '--beam 8')")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    sentences = [s for s in args.sentences.read_text().splitlines() if s.strip()]
+    report: dict = {"sentences": str(args.sentences), "n": len(sentences), "extra": args.extra, "languages": {}}
+    for lang in args.lang:
+        report["languages"][lang] = {}
+        for formality in args.formality or ["default", "less", "more"]:
+            start = time.perf_counter()
+            outs = translate(sentences, lang, formality, args.threads, args.cli, args.extra.split())
+            result = measure(sentences, outs, lang, ASKED.get(formality))
+            result["seconds"] = round(time.perf_counter() - start, 1)
+            report["languages"][lang][formality] = result
+            shown = {k: v for k, v in result.items() if k != "outputs"}
+            print(lang, formality, json.dumps(shown), flush=True)
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
