@@ -63,7 +63,7 @@ IMPORT_ALL = "import importlib\nfor m in sys.argv[1:]:\n    importlib.import_mod
 # the PyTorch side of traductor.model: the model itself and what runs it in PyTorch
 TORCH_MODEL = {f"traductor.model.{m}" for m in ("transformer", "generate", "checkpoint", "translator")}
 # the engine's PyTorch runner (`--device`), imported only when a command names a device
-TORCH_ENGINE = {f"traductor.engine.{m}" for m in ("torch_runner", "torch_cache")}
+TORCH_ENGINE = {f"traductor.engine.{m}" for m in ("torch_runner", "torch_cache", "torch_choice")}
 
 
 def _imports(modules: list[str], blocked: tuple[str, ...]) -> None:

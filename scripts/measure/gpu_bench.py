@@ -15,6 +15,9 @@ under load. Writes one JSON (default docs/gpu-<card>.json).
    counted; and at the run's precision the count of outputs of 8 sources that change between
    decoding alone and in a batch of 32 (rows padded to a power of two, CUDA graphs) and with
    fixed_shapes (every step at max_rows rows and full windows).
+   Then the same runner with its tokens chosen on the host (device_choice=False: every row's
+   logits copied to the host as float32 each step, as before issue 58): identical outputs of 8,
+   its tokens/s at each batch, and the step's milliseconds with and without the copy.
 3. `traductor serve --device cuda` on the packaged en-es model (its bundle, its checkpoint's
    weights), the load generator's TranslateStream calls at 64 and 256 concurrent streams (closed
    loop, NEW_TOKENS tokens each), against the runner's own tokens/s on that model at batch 64 and
@@ -181,12 +184,27 @@ def shape_figures(name: str, spec, batches, runs: int, device: str, dtype: str, 
     out["tokens_per_second"] = speeds(runner, model, batches, runs, device, progress, name)
     tps = out["tokens_per_second"]
     out["ratio"] = {b: round(tps["traductor"][b] / tps["transformers"][b], 2) for b in tps["traductor"]}
-    # where a step's time goes: the runner's step alone (graph replay, logits to the host) against a
-    # whole scheduler step (that, plus the decoding rules in numpy and the bookkeeping; encoder included)
+    # the same runner choosing on the host (every row's logits copied as float32, numpy's rules):
+    # what token choice on the device (issue 58) is worth
+    progress(f"{name}: the runner with tokens chosen on the host")
+    host = runner_for(model.float(), kind, device, dtype, device_choice=False)
+    model = model.to(half)
+    same = sum(a == b for a, b in zip(runner_ids(host, check, 8), runner_ids(runner, check, 8)))
+    out["host_choice_identical"] = f"{same} of {len(check)}"
+    tps["traductor_host_choice"] = time_runner(host, batches, runs, sources_for=lambda n: make_sources(model, n))
+    out["device_over_host_choice"] = {
+        b: round(tps["traductor"][b] / tps["traductor_host_choice"][b], 2) for b in tps["traductor"]
+    }
+    # where a step's time goes: the runner's step alone (graph replay; the host-choice runner's also
+    # copies the logits to the host) against a whole scheduler step (that, plus choosing the tokens
+    # and the bookkeeping; encoder included)
     out["milliseconds_per_step"] = {
         "runner_step": {str(b): step_ms(runner, model, b, device) for b in batches},
+        "runner_step_with_logits_copy": {str(b): step_ms(host, model, b, device) for b in batches},
         "scheduler_step": {b: round(1000 * int(b) / v, 3) for b, v in tps["traductor"].items()},
+        "scheduler_step_host_choice": {b: round(1000 * int(b) / v, 3) for b, v in tps["traductor_host_choice"].items()},
     }
+    del host
     return out
 
 
@@ -212,6 +230,7 @@ def step_ms(runner: TorchRunner, model, batch: int, device: str, steps: int = 20
         sync(device)
         t0 = time.perf_counter()
         runner.step(tokens, positions, source_padding, past, cross)
+        sync(device)  # with device choice the logits stay on the card and the step may still run
         times.append(time.perf_counter() - t0)
     return round(1000 * statistics.median(times[2:]), 3)
 

@@ -15,8 +15,8 @@ in their rows. Here the K running beams never hold a finished hypothesis:
 
 Scores stay in fp32, with transformers' -1e9 for beams that may not be chosen, so that the same
 log-probabilities choose the same beams. Ties are broken by the lower index. This module knows
-numpy only: the scheduler gives it a step's log-probabilities and reorders the cache rows to the
-source beams it returns.
+numpy only: the scheduler gives it a step's log-probabilities (or, on a device, their 2K best
+candidates: `advance`) and reorders the cache rows to the source beams it returns.
 """
 
 from __future__ import annotations
@@ -49,10 +49,18 @@ class TransformersBeam:
     def step(self, logp: np.ndarray, at_limit: bool) -> tuple[np.ndarray, np.ndarray]:
         """logp (K, V) of the running beams (rules applied); `at_limit`: this token is the last one
         allowed. Returns (source beam, token) of the K new running beams, best first."""
-        k, V = self.k, logp.shape[1]
         total = (logp.astype(np.float32) + self.scores[:, None]).reshape(-1)
-        cand = _top(total, 2 * k)
-        cand_scores, beam, token = total[cand], cand // V, cand % V
+        cand = _top(total, 2 * self.k)
+        return self.advance(total[cand], cand, logp.shape[1], at_limit)
+
+    def advance(
+        self, cand_scores: np.ndarray, cand: np.ndarray, V: int, at_limit: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The step from its 2K candidates: their summed scores (fp32) and flat indices (beam * V +
+        token) into the (K, V) scores, best first, ties by the lower index (`step` finds them on
+        the host, engine/torch_choice.py on a device). Returns what `step` returns."""
+        k = self.k
+        beam, token = cand // V, cand % V
         hits = (token == self.eos_id) | at_limit
         generated = self.prefixes.shape[1] + 1
         step_logp = cand_scores - self.scores[beam]

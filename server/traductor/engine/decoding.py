@@ -9,9 +9,16 @@ rules (model/generation.py: suppressed ids, forced first token, EOS forced at th
 requests of an imported model search as transformers does (beam_transformers.py). These
 functions read the requests' state and return choices; the scheduler applies them (emits tokens, finishes
 requests, moves rows). They know nothing of the cache, the runner or the events.
+
+The rules are written once, here: `constrain_plain` and `beam_rules` turn each request's state into
+the ids banned or forced in its rows (Constraints.banned / stop, generation.apply_rules) and write
+them into the scores they are given, through `index` (numpy's own indices here; a device tensor's
+for engine/torch_choice.py, which chooses on the PyTorch runner's device from the same calls).
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,18 +29,61 @@ from .beam_transformers import TransformersBeam
 from .request import BeamState, Request
 
 
+def host_index(ids: np.ndarray) -> np.ndarray:
+    """Index arrays for numpy scores: themselves."""
+    return ids
+
+
 def apply_generation_rules(
-    plain: list[Request], rows: np.ndarray, logits: np.ndarray, config: GenerationConfig, eos_id: int
+    plain: list[Request],
+    rows: np.ndarray,
+    logits,
+    config: GenerationConfig,
+    eos_id: int,
+    index: Callable[[np.ndarray], Any] = host_index,
 ) -> None:
     """An imported model's rules on the plain requests' rows of `logits`, in place."""
     if config.suppressed_ids:
-        logits[np.ix_(rows, np.asarray(config.suppressed_ids))] = selection.NEG_INF
+        ids = np.asarray(config.suppressed_ids, dtype=np.int64)
+        logits[index(rows[:, None]), index(ids[None, :])] = selection.NEG_INF  # np.ix_(rows, ids)
     for i, r in enumerate(plain):
         generated = len(r.state.tokens)
         if generated == 0 or (config.forced_eos_at_limit and generated == r.options.max_new_tokens - 1):
-            apply_rules(
-                logits[rows[i] : rows[i] + 1], generated, r.options.max_new_tokens, r.forced_first, config, eos_id
-            )
+            row = int(rows[i])
+            apply_rules(logits[row : row + 1], generated, r.options.max_new_tokens, r.forced_first, config, eos_id)
+
+
+def _apply_constraints(
+    constraints: Constraints, scores, rows: np.ndarray, missing, too_short, outputs, limits, registers, index
+) -> None:
+    """model/constraints.py's rules on `rows` of `scores` (one row per entry of the other lists), in
+    place: what Constraints.apply does, through `index`. The loop rule's rows keep only EOS (or
+    the placeholders they owe); every other banned id goes to -inf."""
+    stopping = constraints.stopping_rows(outputs, limits, too_short)
+    banned_rows, banned_cols = constraints.banned(missing, too_short, registers, outputs)
+    if banned_rows.size:
+        scores[index(rows[banned_rows]), index(banned_cols)] = selection.NEG_INF
+    constraints.stop(scores, index(rows[np.asarray(stopping, dtype=np.int64)]), [missing[i] for i in stopping])
+
+
+def constrain_plain(
+    plain: list[Request],
+    rows: np.ndarray,
+    scores,
+    constraints: Constraints,
+    generation: GenerationConfig | None,
+    index: Callable[[np.ndarray], Any] = host_index,
+) -> None:
+    """Every rule on the plain requests' rows `rows` of `scores`, in place (banned ids to -inf, an
+    imported model's forced ids to 0): the EOS, placeholder, loop and register rules, then the
+    model's. `scores` is numpy, or a tensor whose indices `index` makes from numpy int arrays."""
+    missing = [r.state.missing for r in plain]
+    too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
+    outputs, limits = [r.state.tokens for r in plain], [r.state.repeat_limit for r in plain]
+    registers = [r.state.register for r in plain]
+    _apply_constraints(constraints, scores, rows, missing, too_short, outputs, limits, registers, index)
+    if generation is not None:
+        apply_generation_rules(plain, rows, scores, generation, constraints.eos_id, index)
 
 
 def choose_plain(
@@ -56,17 +106,7 @@ def choose_plain(
     first = logits[rows, 0]  # a row masked whole gives argmax 0: its original logit
     kept = [i for i, r in enumerate(plain) if r.options.sampling or _forced(r, generation)]
     originals = logits[rows[kept]] if kept else None  # a copy
-    missing = [r.state.missing for r in plain]
-    too_short = [len(r.state.tokens) < r.options.min_new_tokens for r in plain]
-    outputs, limits = [r.state.tokens for r in plain], [r.state.repeat_limit for r in plain]
-    stopping = constraints.stopping_rows(outputs, limits, too_short)
-    registers = [r.state.register for r in plain]
-    banned_rows, banned_cols = constraints.banned(missing, too_short, registers, outputs)
-    if banned_rows.size:
-        logits[rows[banned_rows], banned_cols] = selection.NEG_INF
-    constraints.stop(logits, rows[stopping], [missing[i] for i in stopping])
-    if generation is not None:
-        apply_generation_rules(plain, rows, logits, generation, constraints.eos_id)
+    constrain_plain(plain, rows, logits, constraints, generation)
     tokens = logits[:n_rows].argmax(axis=-1)[rows]
     for i, r in enumerate(plain):
         if r.options.sampling:
@@ -87,15 +127,34 @@ def _forced(r: Request, generation: GenerationConfig | None) -> bool:
     return generated == 0 or (generation.forced_eos_at_limit and generated == r.options.max_new_tokens - 1)
 
 
+def beam_rules(
+    req: Request,
+    logp,
+    constraints: Constraints,
+    generation: GenerationConfig | None,
+    index: Callable[[np.ndarray], Any] = host_index,
+) -> None:
+    """Every rule on a beam request's log-probabilities (K, V), in place: the EOS, placeholder,
+    loop and register rules per beam (a finished beam of the project's search runs PAD and does
+    not loop), then, in transformers' search, the imported model's. numpy, or a tensor (`index`)."""
+    beam, K = req.state.beam, req.n_rows
+    transformers = isinstance(beam, TransformersBeam)
+    generated = beam.prefixes.shape[1]
+    prefixes = beam.prefixes.tolist()
+    missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
+    too_short = [generated < req.options.min_new_tokens] * K
+    running = prefixes if transformers else [[] if done else p for p, done in zip(prefixes, beam.finished.tolist())]
+    limits, registers = [req.state.repeat_limit] * K, [req.state.register] * K
+    _apply_constraints(constraints, logp, np.arange(K), missing, too_short, running, limits, registers, index)
+    if transformers:
+        apply_rules(logp, generated, req.options.max_new_tokens, req.forced_first, generation, constraints.eos_id)
+
+
 def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_id: int):
     """One beam step for one request: (new scores (K,), source beam (K,), token (K,))."""
     beam, K = req.state.beam, req.n_rows
     logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
-    prefixes = beam.prefixes.tolist()
-    missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
-    too_short = [beam.prefixes.shape[1] < req.options.min_new_tokens] * K
-    running = [[] if done else prefix for prefix, done in zip(prefixes, beam.finished.tolist())]  # PAD runs do not loop
-    constraints.apply(logp, missing, too_short, running, [req.state.repeat_limit] * K, [req.state.register] * K)
+    beam_rules(req, logp, constraints, None)
     return selection.beam_step(logp, beam.scores, beam.finished, pad_id, K)
 
 
@@ -105,16 +164,10 @@ def choose_transformers_beam(
     """One step of transformers' beam search for one request: (source beam (K,), token (K,))."""
     beam: TransformersBeam = req.state.beam
     logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
-    generated, limit = beam.prefixes.shape[1], req.options.max_new_tokens
-    prefixes = beam.prefixes.tolist()
-    missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
-    too_short = [generated < req.options.min_new_tokens] * req.n_rows
-    K = req.n_rows
-    constraints.apply(logp, missing, too_short, prefixes, [req.state.repeat_limit] * K, [req.state.register] * K)
-    apply_rules(logp, generated, limit, req.forced_first, generation, constraints.eos_id)
+    beam_rules(req, logp, constraints, generation)
     if generation.renormalize:
         logp = selection.log_softmax(logp)
-    return beam.step(logp, at_limit=generated + 1 >= limit)
+    return beam.step(logp, at_limit=beam.prefixes.shape[1] + 1 >= req.options.max_new_tokens)
 
 
 def advance_beam(beam: BeamState, scores: np.ndarray, source: np.ndarray, token: np.ndarray, eos_id: int) -> None:

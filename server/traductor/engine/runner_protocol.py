@@ -5,14 +5,16 @@ runner (torch_runner.py, with torch_cache.py's device cache) meet.
     Runner      model (ModelConfig: special ids, layers, heads), generation (an imported model's
                 rules or None), new_cache(max_rows), encode(ids, padding) at admission,
                 step(tokens, positions, padding, past, cross) once per decoder step, the last
-                three from the cache's views()
+                three from the cache's views(); optionally `choice` (choice.Choice, or None)
     RowCache    the running rows' self- and cross-attention keys/values, packed at rows 0..B-1:
                 add_rows, remove_rows, reorder (beams), ensure_positions, views, append, nbytes
 
 A runner's `encode` returns what its own cache's `add_rows` takes, and its `step` what its
 cache's `append` takes: the scheduler and batch.py pass them along without looking inside. Only
 the logits are common ground: a (B, V) float32 numpy array, which decoding.py reads and masks
-in place (the runner's buffer, valid until the next step).
+in place (the runner's buffer, valid until the next step) - unless the runner has a `choice` of
+its own (choice.py): then they are the runner's own array (the PyTorch runner's device tensor),
+read by that chooser only, and only the chosen tokens come to the host.
 
 This module knows nothing of ONNX Runtime or torch, and imports neither.
 """
@@ -76,6 +78,6 @@ class Runner(Protocol):
         self, input_ids: np.ndarray, positions: np.ndarray, source_padding: Any, past: Any, cross: Any
     ) -> tuple[np.ndarray, Any]:
         """One decoder step of B rows: input_ids (B, 1) and positions (B,) int64 numpy, the rest
-        the cache's `views()` -> logits (B, V) float32 numpy, and the new K/V for the cache's
-        `append`."""
+        the cache's `views()` -> logits (B, V) float32 (numpy; the runner's own array when it has
+        a `choice`), and the new K/V for the cache's `append`."""
         ...

@@ -4,9 +4,10 @@
     2. admit         waiting requests join while rows are free; their sources are encoded
                      together (encoder once per request), their cross-attention K/V cached
     3. run           ONE decoder step for every running row of every request
-    4. postprocess   greedy / sampled / beam tokens (decoding.py), events to each request's
-                     sink; requests at EOS or max length finish at once and free their rows (an
-                     EOS that the loop rule forced finishes as LOOP)
+    4. postprocess   greedy / sampled / beam tokens (choice.py: decoding.py on the host, or on
+                     the runner's device), events to each request's sink; requests at EOS or max
+                     length finish at once and free their rows (an EOS that the loop rule forced
+                     finishes as LOOP)
 
 Requests never wait for each other to finish: a new one joins at the next step. Everything here
 runs on one thread (the engine thread); `submit`/`submit_many` and `Request.cancelled` are the only
@@ -31,8 +32,9 @@ import numpy as np
 
 from ..model.constraints import Constraints, looped
 from ..model.tokenizer import Tokenizer
-from . import beams, decoding
+from . import beams
 from .batch import Batch
+from .choice import chooser
 from .confidence import confidence
 from .request import Detokenizer, FinishEvent, FinishReason, Request, Status, TokenEvent
 from .runner_protocol import Runner
@@ -74,6 +76,7 @@ class Scheduler(WaitingQueue):
         register_bans = getattr(tokenizer, "register_bans", {})  # none: a tokenizer without register tags
         self.constraints = Constraints(placeholder_ids, self.eos_id, register_bans)
         self.generation = runner.generation  # an imported model's rules (model/generation.py), or None
+        self.choice = chooser(runner)  # where tokens are chosen: the host, or the runner's device
         self.before_step = before_step  # test hook: a gate that holds the engine between steps
         self.last = StepStats()
 
@@ -165,23 +168,26 @@ class Scheduler(WaitingQueue):
                 self._finish(req, FinishReason.ERROR, error=e)
         stats.rows, stats.step_seconds = self.cache.rows, time.monotonic() - t0
 
-    def _run(self) -> np.ndarray:
-        """One decoder step over every running row; returns the logits (the runner's buffer)."""
+    def _run(self):
+        """One decoder step over every running row; returns the logits (the runner's buffer: host
+        numpy, or a device tensor that the runner's own `choice` reads)."""
         logits, new_kv = self.runner.step(*self.batch.inputs())
         self.batch.advance(new_kv)
         return logits
 
-    def _postprocess(self, logits: np.ndarray) -> None:
+    def _postprocess(self, logits) -> None:
         """Choose every request's token(s) while rows are as the step saw them, then apply the
         choices: a request that finishes frees its rows and moves the last rows into the holes,
         so nothing reads `logits` by row once that starts."""
         now = time.monotonic()
         with_beam = [r for r in self.active if r.state.beam is not None]
         plain = [r for r in self.active if r.state.beam is None]
-        choices = [(r, beams.choose(r, logits, self.constraints, self.generation, self.pad_id)) for r in with_beam]
+        rules, generation = self.constraints, self.generation
+        choices = []
+        if with_beam:
+            choices += zip(with_beam, self.choice.beams(with_beam, logits, rules, generation, self.pad_id))
         if plain:
-            chosen = decoding.choose_plain(plain, logits, self.cache.rows, self.constraints, self.generation)
-            choices += zip(plain, chosen)
+            choices += zip(plain, self.choice.plain(plain, logits, self.cache.rows, rules, generation))
         for req, choice in choices:
             try:
                 if req.state.beam is not None:

@@ -7,7 +7,9 @@ same scheduler as the ONNX Runtime runner (runner_protocol.Runner).
                            one decoder step over the running rows: each row's new self-attention
                            key/value written into the cache at its position, attention over the
                            cache's windows (T positions, N source tokens; entries past a row's
-                           position or source masked), logits (B, V) to host memory as float32
+                           position or source masked), logits (B, V) float32: left on the device
+                           for `choice` (torch_choice.py: the tokens chosen there, only they come
+                           to the host), or, with device_choice=False, copied to host memory
 
 It runs the modules of model/transformer.py (the reference's own layers: the same embedding,
 sinusoid, norms, feed-forward and output projection), so a model is what its checkpoint or its
@@ -23,8 +25,9 @@ A row's result reads only that row's inputs and cache; whether its bits also do 
 batch's shape (rows, windows) is the kernels' business: `fixed_shapes` runs every step at
 max_rows rows and full windows, so that no shape changes (docs/gpu.md, "Same input, same output").
 
-It does not know requests, sampling or beams (the scheduler and decoding.py do, on the logits),
-nor where the weights came from (torch_weights.py).
+It does not know requests, sampling or beams (the scheduler and its chooser do, on the logits:
+torch_choice.py on the device, decoding.py on the host), nor where the weights came from
+(torch_weights.py).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from ..model.generation import GenerationConfig
 from ..model.transformer import MASK_VALUE, Transformer, sublayer
 from .cache import capacity
 from .torch_cache import TorchKVCache
+from .torch_choice import TorchChoice
 
 log = logging.getLogger("traductor.engine")
 
@@ -63,10 +67,13 @@ class TorchRunner:
         cuda_graphs: bool = True,
         fixed_shapes: bool = False,
         threads: int = 0,
+        device_choice: bool = True,
     ):
         """Takes `transformer` over (moved to the device, cast to the dtype). dtype: fp32, fp16,
         bf16, or "" for fp16 on CUDA and fp32 on the CPU. threads: on the CPU, PyTorch's intra-op
-        threads (the process's setting; 0: PyTorch's default, every core)."""
+        threads (the process's setting; 0: PyTorch's default, every core). device_choice: tokens
+        chosen on the device (`choice`, torch_choice.py), the logits never copied to the host;
+        False: `step` copies them to the host and decoding.py chooses there."""
         self.device = torch.device(device)
         cuda = self.device.type == "cuda"
         if threads and not cuda:
@@ -77,12 +84,14 @@ class TorchRunner:
         self.mask = mask_value(self.dtype)
         self.cuda_graphs = cuda and cuda_graphs
         self.fixed_shapes = fixed_shapes
+        self.choice = TorchChoice(self.device) if device_choice else None  # choice.chooser reads it
 
     def describe(self) -> str:
         """How it runs, for logs and reports: "cuda:0 fp16, CUDA graphs"."""
         graphs = ", CUDA graphs" if self.cuda_graphs else ""
         name = {v: k for k, v in DTYPES.items()}[self.dtype]
-        return f"{self.device} {name}{graphs}" + (", fixed shapes" if self.fixed_shapes else "")
+        choice = ", tokens chosen on the device" if self.choice else ", tokens chosen on the host"
+        return f"{self.device} {name}{graphs}" + (", fixed shapes" if self.fixed_shapes else "") + choice
 
     def new_cache(self, max_rows: int) -> TorchKVCache:
         m = self.model
@@ -110,8 +119,10 @@ class TorchRunner:
 
     @torch.no_grad()
     def step(self, input_ids: np.ndarray, positions: np.ndarray, source_padding, past: TorchKVCache, cross=None):
-        """One step of the cache's B rows -> logits (B, V) float32 numpy (valid until the next
-        step) and None (the new K/V are in the cache already)."""
+        """One step of the cache's B rows -> logits (B, V) float32 (valid until the next step) and
+        None (the new K/V are in the cache already). The logits stay on the device with
+        device_choice (for `choice` to read; on CUDA the step may still be running: the choice's
+        copy of its result waits for it), else they come to the host as numpy."""
         cache = past
         B = len(positions)
         shape = self._shape(cache, B)
@@ -125,6 +136,8 @@ class TorchRunner:
         logits = self._graph(cache, shape) if self.cuda_graphs else None
         if logits is None:
             logits = self._forward(cache, *shape)
+        if self.choice is not None:
+            return logits[:B], None
         if self.device.type != "cuda":
             return logits[:B].numpy(), None
         host = self._host(cache)
