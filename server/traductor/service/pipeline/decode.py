@@ -135,7 +135,7 @@ class Group:
         if self.terms:
             self.own = own_table(engine, self.options)
         terms = sorted({s for t in self.terms.values() for s in t.sources} - set(self.own))
-        term_inputs = [engine.prepare(s, alone_options(self.options)) for s in terms]
+        term_inputs = [engine.prepare(s, alone_options(self.options)) for s in terms]  # greedy, as the words of a pair
         m = n + len(wrapped)
         group = self.inputs + wrapped_inputs + term_inputs
         ids = self.ids + [f"{first}:markup{i}" for i in range(len(wrapped))]

@@ -39,7 +39,7 @@ from ...engine.confidence import LOW
 from ...engine.request import FinishEvent
 from ...glossary import masking
 from ...glossary.substitute import substitute
-from ...model import placeholders
+from ...model.placeholders import markup
 from .decode import Group
 from .protect import Pair, SegmentTerms
 
@@ -92,7 +92,7 @@ def _gap(text: str, before: int) -> tuple[int, int] | None:
     """Where in `text` (a translation without the pair) the pair may go: between the same markers
     as in the source (an HTML segment's markers are put back in source order, text.html), or None
     when the translation does not have that many."""
-    marks = placeholders.markup(text)
+    marks = markup(text)
     if len(marks) < before:
         return None
     return (marks[before - 1].end() if before else 0), (marks[before].start() if before < len(marks) else len(text))
@@ -111,7 +111,7 @@ def _best_run(text: str, alone: str, before: int) -> tuple[int, int, float] | No
         for i in range(len(words) - size + 1):
             start, end = words[i][0], words[i + size - 1][1]
             run = text[start:end]
-            if placeholders.markup(run, tags=True) or "<ph" in run:
+            if markup(run, tags=True) or "<ph" in run:
                 continue
             core = run.strip(_EDGE)
             if not core:
