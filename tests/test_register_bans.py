@@ -247,7 +247,8 @@ def test_word_lists_keep_the_case_that_makes_the_register():
     assert {"du", "Du", "dein", "Dein"} <= set(controls.address_words("de", "informal"))
     assert "-vous" in controls.address_words("fr", "formal") and "-Vous" not in controls.address_words("fr", "formal")
     assert "su" not in controls.address_words("es", "formal")  # his, her, their too
-    assert controls.address_words("it", "formal") == []
+    assert controls.address_words("sv", "formal") == []  # a language without a list
+    assert controls.address_words("it", "formal") == ["Lei", "Suo", "Sua", "Suoi", "Sue"]  # capitals only
 
 
 def test_register_bans_cut_words_as_the_tokenizer_does():

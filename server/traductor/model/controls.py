@@ -72,12 +72,37 @@ ADDRESS = {
             "puedes", "debes", "tienes", "quieres", "deseas", "necesitas", "estás", "eres", "has", "sabes", "prefieres",
         ),
     },
+    # Italian Lei/Suo are formal only with a capital and inside a sentence ("lei" is she)
+    "it": {
+        "formal": ("Lei", "Suo", "Sua", "Suoi", "Sue"),
+        "informal": ("tu", "ti", "te", "tuo", "tua", "tuoi", "tue", "vuoi", "puoi", "devi", "hai"),
+    },
+    # Brazilian Portuguese: você is the everyday register, o senhor / a senhora the formal one
+    "pt-BR": {
+        "formal": ("senhor", "senhora", "senhores", "senhoras"),
+        "informal": ("você", "vocês", "tu", "te", "teu", "tua", "teus", "tuas", "contigo"),
+    },
+    "nl": {
+        "formal": ("u", "uw"),
+        "informal": ("je", "jij", "jou", "jouw", "jullie", "jezelf"),
+    },
+    # Russian вы is formal in interface text (a group is rarely addressed); ты informal
+    "ru": {
+        "formal": (
+            "вы", "вас", "вам", "вами", "ваш", "ваша", "ваше", "ваши", "вашего", "вашей", "вашему", "вашим",
+            "вашими", "ваших", "вашу",
+        ),
+        "informal": (
+            "ты", "тебя", "тебе", "тобой", "твой", "твоя", "твоё", "твое", "твои", "твоего", "твоей", "твоему",
+            "твоим", "твоими", "твоих", "твою",
+        ),
+    },
 }  # fmt: skip
-CASE_EXACT = {("de", "formal")}
+CASE_EXACT = {("de", "formal"), ("it", "formal")}
 # Formal words that open a sentence in another sense too ("Sie" they, "Ihr" her/their/you all): a
 # reference's register is read from them only inside a sentence, after a word or a comma. The
 # decoders ban them everywhere (with the capital, as CASE_EXACT says).
-READ_INSIDE_SENTENCE = {("de", "formal"): ("Sie", "Ihr")}
+READ_INSIDE_SENTENCE = {("de", "formal"): ("Sie", "Ihr"), ("it", "formal"): ("Lei", "Suo", "Sua", "Suoi", "Sue")}
 # Words of address that begin other words more often than they stand alone ("tu" in "tutoriel",
 # "Te" in "Teinte", "du" in "dump", "ti" in "tirar"; counted on the targets of the documentation
 # corpus, docs/model-card.md), as written: banned only where the word ends, so that the other
@@ -88,6 +113,10 @@ WHOLE_WORD = {
     "de": {"du", "Du", "dich", "Dich", "dir"},
     "fr": {"tu", "Tu", "ta", "Ta", "te", "Te", "tes", "Tes"},
     "es": {"Tu", "ti", "Ti", "te", "Te"},
+    "it": {"tu", "Tu", "ti", "Ti", "te", "Te", "tuo", "Tuo", "tua", "Tua", "tue", "Tue", "hai", "Hai"},
+    "pt-BR": {"tu", "Tu", "te", "Te", "teu", "Teu", "tua", "Tua"},
+    "nl": {"u", "U", "uw", "Uw", "je", "Je", "jou", "Jou"},
+    "ru": {"ты", "Ты", "вы", "Вы", "вас", "Вас", "вам", "Вам", "ваш", "Ваш", "тебе", "Тебе"},
 }
 WORD_END = None  # in a sequence of `register_bans`: any piece that ends the word before it
 GLUED = ...  # first in a sequence of `register_bans`: any piece a word can be glued to ("▁(", "„", "<ph0>")
