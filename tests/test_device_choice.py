@@ -1,6 +1,7 @@
 """Token choice on the device (engine/torch_choice.py, issue 58) gives the host's tokens
-(engine/decoding.py), on the CPU: the same rules from the same descriptions, the same argmax, the
-same order of the K best, the same draws.
+(engine/decoding.py), on the CPU (the pieces and the rules on a GPU too, where the machine has
+one): the same rules from the same descriptions, the same argmax, the same order of the K best,
+the same draws.
 
     the pieces      greedy and the plain rows' log p on every kind of row the rules treat apart;
                     the K best with ties and -inf; sampling's filters and draw
@@ -40,17 +41,19 @@ from traductor.model.generation import GenerationConfig
 from traductor.options import DecodingOptions, Limits, resolve
 
 CPU = TorchChoice(torch.device("cpu"))
+# the pieces and the rules run on every device this machine has: the CPU here, a GPU's too where one is
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 LOGP_TOLERANCE = 2e-6  # float32 rounding of a row's softmax sum, summed in another order
 BATCH_TOLERANCE = 1e-5  # the logits themselves, from steps of other shapes (the CPU's kernels: docs/gpu.md)
 
 
 class OnDevice:
-    """A numpy test runner whose logits come as torch tensors, chosen by TorchChoice: the PyTorch
-    runner's device path over any model."""
+    """A numpy test runner whose logits come as torch tensors on `device`, chosen by TorchChoice:
+    the PyTorch runner's device path over any model."""
 
-    def __init__(self, runner):
+    def __init__(self, runner, device: str = "cpu"):
         self.runner, self.model, self.generation = runner, runner.model, runner.generation
-        self.choice = CPU
+        self.choice = TorchChoice(torch.device(device))
 
     def new_cache(self, max_rows: int):
         return self.runner.new_cache(max_rows)
@@ -60,7 +63,7 @@ class OnDevice:
 
     def step(self, *inputs):
         logits, new_kv = self.runner.step(*inputs)
-        return torch.from_numpy(np.array(logits, dtype=np.float32)), new_kv
+        return torch.from_numpy(np.array(logits, dtype=np.float32)).to(self.choice.device), new_kv
 
 
 def same_events(host, device, tolerance: float = LOGP_TOLERANCE):
@@ -78,7 +81,8 @@ def same_events(host, device, tolerance: float = LOGP_TOLERANCE):
     "generation", [None, GenerationConfig(suppressed_ids=(7, 20), forced_eos_at_limit=True)], ids=["own", "imported"]
 )
 @pytest.mark.parametrize("rows", [[0], list(range(8)), [5, 0, 3, 7, 1, 2, 6, 4], [9, 2, 11]])
-def test_plain_rows_choose_the_hosts_tokens(rows, generation):
+@pytest.mark.parametrize("device", DEVICES)
+def test_plain_rows_choose_the_hosts_tokens(rows, generation, device):
     """Every kind of row (plain, too short, owing a placeholder, looping, looping and owing, forced
     first, at the limit, sampling), with ties: the host's token, its log p to float32 rounding."""
     rng = np.random.default_rng(len(rows))
@@ -88,9 +92,10 @@ def test_plain_rows_choose_the_hosts_tokens(rows, generation):
         logits = (rng.standard_normal((n_rows, V)) * 4).astype(np.float32)
         logits[:, 13] = logits[:, 14]  # ties: the first wins
         host = decoding.choose_plain(requests(rows), logits.copy(), n_rows, constraints, generation)
-        device = CPU.plain(requests(rows), torch.from_numpy(logits.copy()), n_rows, constraints, generation)
-        assert [t for t, _ in device] == [t for t, _ in host]
-        np.testing.assert_allclose([p for _, p in device], [p for _, p in host], rtol=0, atol=LOGP_TOLERANCE)
+        on = TorchChoice(torch.device(device))
+        got = on.plain(requests(rows), torch.from_numpy(logits.copy()).to(device), n_rows, constraints, generation)
+        assert [t for t, _ in got] == [t for t, _ in host]
+        np.testing.assert_allclose([p for _, p in got], [p for _, p in host], rtol=0, atol=LOGP_TOLERANCE)
 
 
 def test_exact_ties_and_a_row_masked_whole_choose_as_on_the_host():
@@ -109,7 +114,8 @@ def test_exact_ties_and_a_row_masked_whole_choose_as_on_the_host():
     assert abs(host[0][1] - device[0][1]) <= LOGP_TOLERANCE
 
 
-def test_the_k_best_are_the_hosts_with_ties_and_minus_infinity():
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_k_best_are_the_hosts_with_ties_and_minus_infinity(device):
     """`top` orders as numpy's stable argsort (transformers' beam search on the host): by value,
     equal values by the lower index. The project's beam search on the host (selection.beam_step)
     takes the same candidates unless the K-th and the (K+1)-th are exactly equal: which of those
@@ -121,7 +127,7 @@ def test_the_k_best_are_the_hosts_with_ties_and_minus_infinity():
             x = rng.integers(-3, 3, n).astype(np.float64)  # many ties
             x[rng.random(n) < 0.4] = -np.inf
             want = np.argsort(-x, kind="stable")[:k]
-            got = top(torch.from_numpy(x), k).numpy()
+            got = top(torch.from_numpy(x).to(device), k).cpu().numpy()
             assert got.tolist() == want.tolist()
             scores, _, host = selection.beam_step(x.reshape(1, n), np.zeros(1), np.zeros(1, bool), 0, k)
             assert np.array_equal(scores, x[got])
@@ -133,7 +139,8 @@ def test_the_k_best_are_the_hosts_with_ties_and_minus_infinity():
 
 
 @pytest.mark.parametrize("filters", [(1.0, 0, 1.0), (0.7, 0, 1.0), (2.0, 5, 1.0), (1.3, 0, 0.8), (3.0, 20, 0.9)])
-def test_sampling_draws_the_hosts_token(filters):
+@pytest.mark.parametrize("device", DEVICES)
+def test_sampling_draws_the_hosts_token(filters, device):
     """Temperature, top-k, top-p and the draw, op for op: the same token for the same uniform number
     (the condition: the number does not fall within rounding of a boundary of the cumulative sums,
     about 1e-16 of their total, which 2,000 draws do not meet)."""
@@ -146,7 +153,7 @@ def test_sampling_draws_the_hosts_token(filters):
         for u in rng.random(50).tolist():
             fixed = types.SimpleNamespace(random=lambda u=u: u)
             want = selection.sample(row, temperature, top_k, top_p, fixed)
-            assert int(sample(torch.from_numpy(row), temperature, top_k, top_p, u)) == want
+            assert int(sample(torch.from_numpy(row).to(device), temperature, top_k, top_p, u)) == want
 
 
 # ---- every rule, through the scheduler -----------------------------------------------------------
@@ -179,26 +186,28 @@ def run(runner, sources, options, tokenizer=None, rows: int = 16):
     ],
     ids=["own", "imported", "transformers-beam", "transformers-early"],
 )
-def test_loops_placeholders_and_a_models_rules_choose_as_on_the_host(mode, generation):
+@pytest.mark.parametrize("device", DEVICES)
+def test_loops_placeholders_and_a_models_rules_choose_as_on_the_host(mode, generation, device):
     """The loop rule, EOS and placeholders, min_new_tokens, an imported model's suppressed ids,
     forced EOS at the limit, renormalized log p, transformers' beam search: the device's events
     are the host's. The loop model's logits tie most tokens: beams choose among equal scores."""
     tokenizer = PlaceholderTokenizer()
     host = run(LoopRunner(generation), LOOPING, MODES[mode], tokenizer)
-    device = run(OnDevice(LoopRunner(generation)), LOOPING, MODES[mode], tokenizer)
-    same_events(host, device)
+    on_device = run(OnDevice(LoopRunner(generation), device), LOOPING, MODES[mode], tokenizer)
+    same_events(host, on_device)
     assert any(e.reason.value == "loop" for e in host) or mode == "loops-off"
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_register_bans_choose_as_on_the_host_and_the_reference(mode):
+@pytest.mark.parametrize("device", DEVICES)
+def test_register_bans_choose_as_on_the_host_and_the_reference(mode, device):
     sources = [said.INFORMAL_ASKED, said.FORMAL_ASKED, *said.WORDS, [said.FORMAL, said.PAREN, said.GLUED_DU, 17, EOS]]
     tokenizer = said.RegisterTokenizer()
     host = run(said.SayRunner(), sources, MODES[mode], tokenizer)
-    device = run(OnDevice(said.SayRunner()), sources, MODES[mode], tokenizer)
-    same_events(host, device)
+    on_device = run(OnDevice(said.SayRunner(), device), sources, MODES[mode], tokenizer)
+    same_events(host, on_device)
     if mode in ("greedy", "beam"):
-        assert [e.token_ids for e in device] == said.reference(sources, mode)
+        assert [e.token_ids for e in on_device] == said.reference(sources, mode)
 
 
 def test_a_forced_first_token_is_forced_on_the_device():
