@@ -38,6 +38,12 @@ def remembered(text: str) -> FinishEvent:
     return FinishEvent(FinishReason.EOS, text, [], [], 0, Timings(), confidence=1.0)
 
 
+def result(prepared: Prepared, model: list[FinishEvent]) -> FinishEvent:
+    """A text's one event from its model segments' (the stage's entry): the memory's segments put
+    in their places, then `joined`."""
+    return joined(prepared.plan, in_order(prepared, model))
+
+
 def in_order(prepared: Prepared, model: list[FinishEvent]) -> list[FinishEvent]:
     """One finish event per plan segment, in text order: the model's and the memory's."""
     out: list = [None] * prepared.count

@@ -82,4 +82,4 @@ async def _line(engine, texts, options, request_ids, timeout, format, glossary, 
                 t, k = group.where[j]
                 event = restore.restored(group, j, event)
                 results[t][k] = verify.checked(engine, prepared[t], k, event)
-    return [join.joined(p.plan, join.in_order(p, r)) for p, r in zip(prepared, results)]
+    return [join.result(p, r) for p, r in zip(prepared, results)]

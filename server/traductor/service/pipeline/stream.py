@@ -44,6 +44,6 @@ async def stream(
             ready += deltas.push(segments[j], "" if held[j] else event.text_delta)
             yield TokenEvent(count, event.token_id, ready, event.logprob)
             ready, count = "", count + 1
-    event = join.joined(p, join.in_order(prepared, finished))
+    event = join.result(prepared, finished)
     event.final_delta = ready
     yield event
