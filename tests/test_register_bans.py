@@ -259,7 +259,7 @@ def test_register_bans_cut_words_as_the_tokenizer_does():
     assert ("▁tu", controls.WORD_END) in formal and ("-", "tu", controls.WORD_END) in formal
     assert ("▁to", "i") in formal  # "toi" begins few words: banned wherever it is
     assert ("▁t'",) in formal
-    assert controls.register_bans("it", list) == {controls.FORMAL: [], controls.INFORMAL: []}
+    assert controls.register_bans("sv", list) == {controls.FORMAL: [], controls.INFORMAL: []}
 
 
 def tiny_tokenizer(folder: Path, lines: list[str], words: list[str]) -> Path:
@@ -343,4 +343,4 @@ def test_a_tokenizer_gives_the_bans_of_its_target_language(german_tokenizer):
     source = tok.encode("Du kannst deine Datei öffnen", register="informal")[0]
     assert Constraints(tok.placeholder_ids, EOS, tok.register_bans).register(source) == informal
     assert Tokenizer(german_tokenizer).register_bans == {}  # no target language: nothing known
-    assert Tokenizer(german_tokenizer, "it").register_bans == {}
+    assert Tokenizer(german_tokenizer, "sv").register_bans == {}
