@@ -90,10 +90,12 @@ _GLUED_BEFORE = re.compile(rf"(?<=\w){OPEN}")
 _GLUED_AFTER = re.compile(rf"{CLOSE}(?=\w)")
 
 
-def mask(text: str, found: list[tuple[Found, str]], marked: bool = False) -> placeholders.Masked:
+def mask(text: str, found: list[tuple[Found, str]], marked: bool = False, spans=None) -> placeholders.Masked:
     """The text with placeholders and terms as <phK>, and each token's value (see the docstring);
-    `marked`: each term's value between OPEN and CLOSE, for `unmark`."""
-    spans = [(m.start(), m.end(), m.group(0), False) for m in placeholders.finditer(text)]
+    `marked`: each term's value between OPEN and CLOSE, for `unmark`; `spans`: the text's
+    placeholders (placeholders.finditer) when the caller has them."""
+    matches = placeholders.finditer(text) if spans is None else spans
+    spans = [(m.start(), m.end(), m.group(0), False) for m in matches]
     spans += [(f.start, f.end, target, True) for f, target in found]
     spans.sort()
     free = placeholders.MAX_PLACEHOLDERS - sum(1 for s in spans if not s[3])

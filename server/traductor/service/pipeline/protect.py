@@ -84,9 +84,11 @@ class Prepared:
         return len(self.inputs) + len(self.known)
 
 
-def pairs(text: str) -> list[Pair]:
-    """The pairs of `text` whose placement can be checked (see the module docstring)."""
-    found_tags = placeholders.markup(text, tags=True)
+def pairs(text: str, spans: list[re.Match] | None = None) -> list[Pair]:
+    """The pairs of `text` whose placement can be checked (see the module docstring); `spans`: its
+    placeholders, when the caller has them."""
+    markup = placeholders.markup(text) if spans is None else [m for m in spans if m.lastgroup == "markup"]
+    found_tags = [m for m in markup if m.group(0).startswith("<")]
     strings = [m.group(0) for m in found_tags]
     found, stack = [], []
     for i, m in enumerate(found_tags):
@@ -104,17 +106,19 @@ def pairs(text: str) -> list[Pair]:
                 and needs_translation(inner)
                 and needs_translation(outside)
             ):
-                before = sum(1 for x in placeholders.markup(text) if x.start() < opened.start())
+                before = sum(1 for x in markup if x.start() < opened.start())
                 found.append(Pair(opened.group(0), closed.group(0), inner, before))
     return found
 
 
-def segment_terms(engine: AsyncEngine, text: str, found: list, options: DecodingOptions, glossary: Glossary):
+def segment_terms(
+    engine: AsyncEngine, text: str, found: list, options: DecodingOptions, glossary: Glossary, spans=None
+):
     """A segment's SegmentTerms: pass 2's input holds its terms behind placeholder tokens, or, for
     a tokenizer without them (an imported model), written in their target form."""
     tokenizer = engine.tokenizer
     if tokenizer.placeholder_ids:
-        m = masking.mask(text, found, marked=True)
+        m = masking.mask(text, found, marked=True, spans=spans)
         ids, values = tokenizer.encode_masked(m.text) + [tokenizer.eos_id], m.values
     else:
         ids, values = engine.encode(masking.switch(text, found), options)
@@ -137,15 +141,16 @@ def protect(engine: AsyncEngine, cut: Cut, options: DecodingOptions, glossary: G
         if text in memory and not found and not (options.register or options.alternatives):
             known[segment.index] = memory[text]
             continue
+        spans = list(placeholders.finditer(text))  # found once: a glossary's mask and markup pairs read them
         if found:
-            terms[len(inputs)] = segment_terms(engine, text, found, options, glossary)
+            terms[len(inputs)] = segment_terms(engine, text, found, options, glossary, spans)
         if found and engine.tokenizer.controls:  # a model trained with term annotations uses them in pass 1
             ids, values = engine.encode(masking.annotate(text, found), options)
         else:  # each piece tokenized once: the cut's tokens
             if text not in cut.encoded:
                 cut.encoded[text] = engine.encode(text, options)
             ids, values = cut.encoded[text]
-        if segment_pairs := pairs(text):
+        if segment_pairs := pairs(text, spans):
             wrapped[len(inputs)] = segment_pairs
         segment_options = for_segment(options, len(ids), engine.limits)
         inputs.append((ids, values, resolve(segment_options, len(ids), engine.limits)))
