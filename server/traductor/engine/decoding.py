@@ -128,33 +128,44 @@ def _forced(r: Request, generation: GenerationConfig | None) -> bool:
 
 
 def beam_rules(
-    req: Request,
+    requests: list[Request],
     logp,
     constraints: Constraints,
     generation: GenerationConfig | None,
     index: Callable[[np.ndarray], Any] = host_index,
 ) -> None:
-    """Every rule on a beam request's log-probabilities (K, V), in place: the EOS, placeholder,
-    loop and register rules per beam (a finished beam of the project's search runs PAD and does
-    not loop), then, in transformers' search, the imported model's. numpy, or a tensor (`index`)."""
-    beam, K = req.state.beam, req.n_rows
-    transformers = isinstance(beam, TransformersBeam)
-    generated = beam.prefixes.shape[1]
-    prefixes = beam.prefixes.tolist()
-    missing = [constraints.missing(req.state.required, prefix) for prefix in prefixes]
-    too_short = [generated < req.options.min_new_tokens] * K
-    running = prefixes if transformers else [[] if done else p for p, done in zip(prefixes, beam.finished.tolist())]
-    limits, registers = [req.state.repeat_limit] * K, [req.state.register] * K
-    _apply_constraints(constraints, logp, np.arange(K), missing, too_short, running, limits, registers, index)
-    if transformers:
-        apply_rules(logp, generated, req.options.max_new_tokens, req.forced_first, generation, constraints.eos_id)
+    """Every rule on beam requests' log-probabilities, in place: (sum of K, V), each request's K
+    rows after the one before's, all of one search. The EOS, placeholder, loop and register rules
+    per beam (a finished beam of the project's search runs PAD and does not loop), then, in
+    transformers' search, the imported model's. numpy, or a tensor (`index`)."""
+    missing, too_short, running, limits, registers = [], [], [], [], []
+    for req in requests:
+        beam, K = req.state.beam, req.n_rows
+        prefixes = beam.prefixes.tolist()
+        missing += [constraints.missing(req.state.required, prefix) for prefix in prefixes]
+        too_short += [beam.prefixes.shape[1] < req.options.min_new_tokens] * K
+        if isinstance(beam, TransformersBeam):
+            running += prefixes
+        else:
+            running += [[] if done else p for p, done in zip(prefixes, beam.finished.tolist())]
+        limits += [req.state.repeat_limit] * K
+        registers += [req.state.register] * K
+    rows = np.arange(len(missing))
+    _apply_constraints(constraints, logp, rows, missing, too_short, running, limits, registers, index)
+    at = 0
+    for req in requests:
+        if isinstance(req.state.beam, TransformersBeam):
+            generated, limit = req.state.beam.prefixes.shape[1], req.options.max_new_tokens
+            mine = logp[at : at + req.n_rows]
+            apply_rules(mine, generated, limit, req.forced_first, generation, constraints.eos_id)
+        at += req.n_rows
 
 
 def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_id: int):
     """One beam step for one request: (new scores (K,), source beam (K,), token (K,))."""
     beam, K = req.state.beam, req.n_rows
     logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
-    beam_rules(req, logp, constraints, None)
+    beam_rules([req], logp, constraints, None)
     return selection.beam_step(logp, beam.scores, beam.finished, pad_id, K)
 
 
@@ -164,7 +175,7 @@ def choose_transformers_beam(
     """One step of transformers' beam search for one request: (source beam (K,), token (K,))."""
     beam: TransformersBeam = req.state.beam
     logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
-    beam_rules(req, logp, constraints, generation)
+    beam_rules([req], logp, constraints, generation)
     if generation.renormalize:
         logp = selection.log_softmax(logp)
     return beam.step(logp, at_limit=beam.prefixes.shape[1] + 1 >= req.options.max_new_tokens)

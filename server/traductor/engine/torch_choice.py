@@ -3,10 +3,11 @@ the logits where the runner made them, so that only the choices come back to the
 
     plain(...)    the rows' softmax normalizers, the rules, argmax (or a draw, for sampling), the
                   chosen token's log p: one (2, n) float64 copy to the host, token and log p a row
-    beams(...)    per beam request: log-softmax, the rules, the K best (the project's search)
-                  or 2K best (transformers') of the K x V sums; the candidates of every beam
-                  request come to the host in one copy, and the host's beam bookkeeping
-                  (decoding.advance_beam, TransformersBeam.advance) goes on from them
+    beams(...)    the requests of one search and one K together: log-softmax, the rules, each
+                  request's K best (the project's search) or 2K best (transformers') of its
+                  K x V sums; the candidates of every beam request come to the host in one
+                  copy, and the host's beam bookkeeping (decoding.advance_beam,
+                  TransformersBeam.advance) goes on from them
 
 The rules are not written here: decoding.constrain_plain and decoding.beam_rules apply them, the
 same functions as on the host, given this module's `index` (numpy index arrays made device
@@ -41,16 +42,18 @@ def log_softmax(x: torch.Tensor) -> torch.Tensor:
 
 
 def top(x: torch.Tensor, k: int) -> torch.Tensor:
-    """Indices of the k largest values of the 1-D `x`, largest first, equal values by the lower
-    index: numpy's argsort(-x, kind="stable")[:k], without sorting x. topk finds the k-th value;
-    every value above it is in, and of those equal to it the lowest indices that fill k."""
-    kth = x.topk(k).values[-1]
+    """Indices of the k largest values along the last dimension of `x`, largest first, equal values
+    by the lower index: numpy's argsort(-x, kind="stable")[..., :k], without sorting x. topk finds
+    the k-th value; every value above it is in, and of those equal to it the lowest indices that
+    fill k."""
+    kth = x.topk(k, dim=-1).values[..., -1:]
     above = x > kth
     equal = x == kth
-    take = above | (equal & (equal.cumsum(0) <= k - above.sum()))  # exactly k entries
-    index = take.to(torch.float32).topk(k).indices.sort().values  # that set, by index
-    order = torch.sort(x[index], descending=True, stable=True).indices
-    return index[order]
+    need = k - above.sum(dim=-1, keepdim=True, dtype=torch.int32)
+    take = above | (equal & (equal.cumsum(dim=-1, dtype=torch.int32) <= need))  # exactly k a row
+    index = take.to(torch.float32).topk(k, dim=-1).indices.sort(dim=-1).values  # that set, by index
+    order = torch.sort(x.gather(-1, index), dim=-1, descending=True, stable=True).indices
+    return index.gather(-1, order)
 
 
 def sample(x: torch.Tensor, temperature: float, top_k: int, top_p: float, u: float) -> torch.Tensor:
@@ -124,28 +127,38 @@ class TorchChoice:
         generation: GenerationConfig | None,
         pad_id: int,
     ) -> list[tuple]:
-        """beams.choose on the device for every beam request: their candidates in one copy."""
+        """beams.choose on the device for every beam request. Requests of one search and one K are
+        chosen together (their rows stacked, the rules written in one go, the best of each
+        request's K x V sums in one batched op); every candidate comes to the host in one copy."""
         V = logits.shape[-1]
-        found = []
-        for req in requests:
-            beam, K = req.state.beam, req.n_rows
-            logp = log_softmax(logits[self.index(req.state.rows)])
-            decoding.beam_rules(req, logp, constraints, generation, self.index)
-            if isinstance(beam, TransformersBeam):  # TransformersBeam.step's sums, fp32
+        groups: dict[tuple[bool, int], list[int]] = {}
+        for j, req in enumerate(requests):
+            groups.setdefault((isinstance(req.state.beam, TransformersBeam), req.n_rows), []).append(j)
+        found: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # request -> (scores, flat indices)
+        for (transformers, K), members in groups.items():
+            group = [requests[j] for j in members]
+            beams = [r.state.beam for r in group]
+            logp = log_softmax(logits[self.index([row for r in group for row in r.state.rows])])
+            decoding.beam_rules(group, logp, constraints, generation, self.index)
+            if transformers:  # TransformersBeam.step's sums, fp32
                 if generation.renormalize:
                     logp = log_softmax(logp)
-                total = (logp + self.tensor(beam.scores)[:, None]).reshape(-1)
-                found.append((total, top(total, 2 * K)))
+                scores, k = self.tensor(np.concatenate([b.scores for b in beams])), 2 * K
             else:  # selection.beam_step's: a finished beam goes on with PAD at no cost; fp64 sums
                 frozen = torch.full((V,), NEG_INF, dtype=logp.dtype, device=self.device)
                 frozen[pad_id] = 0.0
-                logp = torch.where(self.tensor(beam.finished)[:, None], frozen, logp)
-                total = (self.tensor(beam.scores)[:, None] + logp).reshape(-1)
-                found.append((total, top(total, K)))
-        host = torch.cat([torch.cat([t[i].double(), i.double()]) for t, i in found]).cpu().numpy()
+                logp = torch.where(self.tensor(np.concatenate([b.finished for b in beams]))[:, None], frozen, logp)
+                scores, k = self.tensor(np.concatenate([b.scores for b in beams])), K
+            total = (scores[:, None] + logp).reshape(len(group), K * V)
+            best = top(total, k)
+            chosen = total.gather(-1, best)
+            for i, j in enumerate(members):
+                found[j] = (chosen[i], best[i])
+        parts = [torch.cat([found[j][0].double(), found[j][1].double()]) for j in range(len(requests))]
+        host = torch.cat(parts).cpu().numpy()  # the step's one copy for every beam request
         out, at = [], 0
-        for req, (_, chosen) in zip(requests, found):
-            n = len(chosen)
+        for j, req in enumerate(requests):
+            n = len(found[j][1])
             scores, flat = host[at : at + n], host[at + n : at + 2 * n].astype(np.int64)
             at += 2 * n
             beam = req.state.beam
