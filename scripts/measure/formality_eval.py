@@ -6,6 +6,7 @@ bans), each output's register read by traductor.text.address (verbs, possessives
 informal, formal, mixed or neutral), per language and formality value:
 
     python scripts/measure/formality_eval.py --lang es --lang fr --lang de --out docs/model/formality.json
+    python scripts/measure/formality_eval.py --lang es --http http://127.0.0.1:8080   # a running server
 
 A setting passes (issue 57) when at least 90% of its outputs are in the register asked and none is
 mixed. `less` asks for the informal register, `more` for the formal one; `default` is read only.
@@ -18,6 +19,7 @@ import json
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +40,16 @@ def translate(sentences: list[str], lang: str, formality: str, threads: int, cli
     if len(outs) != len(sentences):
         raise SystemExit(f"{' '.join(cmd)}: {len(outs)} lines for {len(sentences)}: {done.stderr.strip()}")
     return outs
+
+
+def translate_served(sentences: list[str], lang: str, formality: str, url: str) -> list[str]:
+    """The same through a running server's DeepL route (POST /v2/translate, JSON body)."""
+    body = {"text": sentences, "target_lang": lang.upper(), "source_lang": "EN", "formality": formality}
+    request = urllib.request.Request(
+        f"{url.rstrip('/')}/v2/translate", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=600) as response:
+        return [t["text"] for t in json.load(response)["translations"]]
 
 
 def measure(sentences: list[str], outs: list[str], lang: str, asked: str | None) -> dict:
@@ -63,15 +75,20 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cli", default=str(ROOT / ".venv/bin/traductor"))
     ap.add_argument("--extra", default="", help="more flags for traductor translate (e.g. '--beam 8')")
+    ap.add_argument("--http", help="a running server's address (http://127.0.0.1:PORT): its /v2/translate")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     sentences = [s for s in args.sentences.read_text().splitlines() if s.strip()]
     report: dict = {"sentences": str(args.sentences), "n": len(sentences), "extra": args.extra, "languages": {}}
+    report["through"] = f"{args.http}/v2/translate" if args.http else "traductor translate"
     for lang in args.lang:
         report["languages"][lang] = {}
         for formality in args.formality or ["default", "less", "more"]:
             start = time.perf_counter()
-            outs = translate(sentences, lang, formality, args.threads, args.cli, args.extra.split())
+            if args.http:
+                outs = translate_served(sentences, lang, formality, args.http)
+            else:
+                outs = translate(sentences, lang, formality, args.threads, args.cli, args.extra.split())
             result = measure(sentences, outs, lang, ASKED.get(formality))
             result["seconds"] = round(time.perf_counter() - start, 1)
             report["languages"][lang][formality] = result

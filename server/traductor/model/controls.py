@@ -154,7 +154,7 @@ _FR_ER = (
     "partager afficher éditer remplir choisir définir fournir"
 ).split()
 _FR_IRREGULAR = (
-    "veuillez êtes avez voulez pouvez devez souvenez assurez prenez écrivez lisez faites dites allez mettez "
+    "veuillez êtes etes avez voulez pouvez devez souvenez assurez prenez écrivez lisez faites dites allez mettez "
     "attendez voyez savez soyez ayez sachez suivez ouvrez venez revenez tenez"
 ).split()
 

@@ -88,7 +88,7 @@ ES_USTED_OBJECT = _words("le les")  # "¿Le gustaría...?": formal only before g
 
 # ---- French: tu (informal) against vous (formal)
 FR_INFORMAL = _words("tu te toi ton ta tes t -tu -toi -t-toi")
-FR_FORMAL = _words("vous votre vos -vous veuillez dites faites êtes soyez ayez sachez")
+FR_FORMAL = _words("vous votre vos -vous veuillez dites faites êtes etes soyez ayez sachez")
 FR_IMPERATIVES_INFORMAL = _words(
     "saisis entre clique essaye sélectionne choisis redémarre vérifie appuie ferme ouvre réessaie essaie réessaye "
     "enregistre supprime attends fais mets utilise va tape indique insère connecte reviens lis active "
