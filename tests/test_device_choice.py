@@ -198,6 +198,22 @@ def test_loops_placeholders_and_a_models_rules_choose_as_on_the_host(mode, gener
     assert any(e.reason.value == "loop" for e in host) or mode == "loops-off"
 
 
+@pytest.mark.parametrize("search", ["traductor", "transformers"])
+@pytest.mark.parametrize("device", DEVICES)
+def test_every_kind_of_request_in_one_step_chooses_as_on_the_host(search, device):
+    """Greedy, sampled, beams of 2, 3 and 4 (two of 3), min_new_tokens, in one scheduler: the beam
+    requests of one K chosen together, each request's events the host's."""
+    kinds = [MODES["greedy"], MODES["sampling"], DecodingOptions(beam_size=3, return_scores=True), MODES["min-new"]]
+    kinds += [DecodingOptions(beam_size=k, return_scores=True) for k in (2, 4, 3)]
+    work = [(s, [], resolve(kinds[i % len(kinds)], len(s), LIMITS)) for i, s in enumerate(LOOPING * 2)]
+    generation = GenerationConfig(beam=search, forced_eos_at_limit=True)
+    events = []
+    for runner in (LoopRunner(generation), OnDevice(LoopRunner(generation), device)):
+        scheduler = Scheduler(runner, PlaceholderTokenizer(), max_rows=64, max_queue=len(work) + 1)
+        events.append(drive(scheduler, work))
+    same_events(*events)
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("device", DEVICES)
 def test_register_bans_choose_as_on_the_host_and_the_reference(mode, device):
