@@ -13,6 +13,9 @@ directly and, optionally, the balancer's.
 1. no key and a wrong key are refused with 403 by every replica;
 2. --key is accepted by every replica: LibreTranslate's POST /translate (api_key in the body)
    and DeepL's POST /v2/translate (Authorization: DeepL-Auth-Key), and through the balancer;
+2b. with --other-key: a glossary made with --key on the first replica is listed and used with
+   it on every replica, and on none can --other-key list, read, use or delete it (404); with
+   --admin, the administrator's token lists it; the maker deletes it;
 3. 3 x N calls with --rate-key at once, spread over the replicas (threads): N +- 1 accepted in
    all, the others 429 with Retry-After, where a count per replica would have let more than
    N + 1 through (each replica gets more than N / 2 of the calls: the limit is one count for
@@ -55,10 +58,11 @@ def check(ok: bool, what: str) -> None:
         FAILED.append(what)
 
 
-def call(url: str, path: str, body: dict | None = None, key: str | None = None, deepl: bool = False):
+def call(url: str, path: str, body: dict | None = None, key: str | None = None, deepl: bool = False, method=None):
     """(status, JSON or text, headers) of one call; a network error is status 0."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url.rstrip("/") + path, data=data, method="POST" if data else "GET")
+    method = method or ("POST" if data else "GET")
+    request = urllib.request.Request(url.rstrip("/") + path, data=data, method=method)
     if data is not None:
         request.add_header("Content-Type", "application/json")
     if deepl and key is not None:
@@ -114,6 +118,48 @@ def accepted(urls: list[str], balancer: str | None, key: str) -> int:
         check(bool(ok), f"{where}: POST /v2/translate with DeepL-Auth-Key: {status} {shown!r}")
         chars += len(TEXTS[1]) if status == 200 else 0
     return chars
+
+
+def listed(url: str, key: str) -> list[str]:
+    """The glossary ids GET /v2/glossaries answers to `key` (none when it is refused)."""
+    status, answer, _ = call(url, "/v2/glossaries", key=key, deepl=True)
+    return [g["glossary_id"] for g in answer["glossaries"]] if status == 200 else []
+
+
+def isolation(urls: list[str], key: str, other: str, admin: str | None) -> int:
+    """A glossary made with `key` on the first replica: listed, read and used with it on every
+    replica (one glossary store); another key cannot list, read, use or delete it on any (404, as
+    if it did not exist); the administrator's key lists it. Returns the characters charged to `key`."""
+    print("== glossaries belong to the key that made them", flush=True)
+    body = {"name": "keys check", "source_lang": "en", "target_lang": "es", "entries": "file\tfichero\n"}
+    body["entries_format"] = "tsv"
+    status, made, _ = call(urls[0], "/v2/glossaries", body, key, deepl=True)
+    check(status == 201 and isinstance(made, dict), f"{urls[0]}: POST /v2/glossaries with the key: {status}")
+    if status != 201:
+        return 0
+    charged = 0
+    gid = made["glossary_id"]
+    path = f"/v2/glossaries/{gid}"
+    use = {"text": ["Open the file"], "source_lang": "EN", "target_lang": "ES", "glossary_id": gid}
+    for url in urls:
+        mine = listed(url, key)
+        status, answer, _ = call(url, "/v2/translate", use, key, deepl=True)
+        used = answer["translations"][0]["text"] if status == 200 else answer
+        charged += len(use["text"][0]) if status == 200 else 0
+        check(gid in mine and status == 200, f"{url}: the maker lists it and uses it: {used!r}")
+        theirs = listed(url, other)
+        read = call(url, path, key=other, deepl=True)[0]
+        used = call(url, "/v2/translate", use, other, deepl=True)[0]
+        deleted = call(url, path, key=other, deepl=True, method="DELETE")[0]
+        check(
+            gid not in theirs and (read, used, deleted) == (404, 404, 404),
+            f"{url}: another key: not listed ({len(theirs)} listed), GET {read}, used {used}, DELETE {deleted}",
+        )
+        if admin:
+            check(gid in listed(url, admin), f"{url}: the administrator's key lists it")
+    status = call(urls[-1], path, key=key, deepl=True, method="DELETE")[0]
+    check(status == 204, f"{urls[-1]}: the maker deletes it: {status}")
+    return charged
 
 
 def rate(urls: list[str], key: str, limit: int) -> int:
@@ -219,12 +265,16 @@ def main() -> int:
     parser.add_argument("--monitor", required=True, help="command printing Redis' MONITOR log")
     parser.add_argument("--balancer", default=None, help="the balancer's HTTP API")
     parser.add_argument("--cacert", default=None, help="the certificate of an https URL")
+    parser.add_argument("--other-key", default=None, help="a third key: may not see --key's glossaries")
+    parser.add_argument("--admin", default=None, help="the administrator's token: sees them")
     args = parser.parse_args()
     if args.cacert:
         global CONTEXT
         CONTEXT = ssl.create_default_context(cafile=args.cacert)
     refused(args.urls)
     sent = accepted(args.urls, args.balancer, args.key)
+    if args.other_key:
+        sent += isolation(args.urls, args.key, args.other_key, args.admin)
     rate_sent = rate(args.urls, args.rate_key, args.rate)
     usage(args.urls, {"the key": (args.key, sent), "the rate-limited key": (args.rate_key, rate_sent)})
     revoke(args.urls, args.key, args.revoke, args.monitor)

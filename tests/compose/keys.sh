@@ -16,7 +16,9 @@
 # 3. makes two keys with `traductor keys add` in replica 1: one without a request limit, one with
 #    RATE requests a minute
 # 4. tests/stack_keys_check.py against both replicas' HTTP APIs asked directly (and the
-#    balancer): refused without a key; the key works on both; RATE across both (+-1); /v2/usage
+#    balancer): refused without a key; the key works on both; a glossary made with it is
+#    listed and used on both, and another key cannot list, read, use or delete it on either (404);
+#    RATE across both (+-1); /v2/usage
 #    equals the characters sent; the key revoked with `traductor keys revoke` in replica 2 is
 #    refused by both within a second of Redis' write (Redis' MONITOR clock)
 # 5. gRPC through the balancer (traductor-client in the serving image): no key UNAUTHENTICATED,
@@ -235,8 +237,9 @@ log "== tests/stack_keys_check.py on ${URLS[*]} and the balancer"
 if python3 tests/stack_keys_check.py --key "$KEY_A" --rate-key "$KEY_RATE" --rate "$RATE" \
     --revoke "podman exec ${TRANSLATORS[1]} traductor keys revoke stack-a" \
     --monitor "podman exec $REDIS timeout 60 redis-cli monitor" \
+    --other-key "$KEY_C" --admin "$TRADUCTOR_TOKEN" \
     --balancer "http://127.0.0.1:$LB_HTTP_PORT" "${URLS[@]}" 2>&1 | tee "$WORK/keys-check.log"; then
-    pass "keys shared by both replicas: a key made in one works on both and through the balancer; RATE=$RATE a minute held across them; /v2/usage equals the characters sent; revoked in one, refused by both within a second (tests/stack_keys_check.py)"
+    pass "keys shared by both replicas: a key made in one works on both and through the balancer; its glossary hidden from another key on both (404); RATE=$RATE a minute held across them; /v2/usage equals the characters sent; revoked in one, refused by both within a second (tests/stack_keys_check.py)"
 else
     fail "tests/stack_keys_check.py (lines above)"
 fi

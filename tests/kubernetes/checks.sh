@@ -377,6 +377,7 @@ check_keys_shared() {
     if python3 "$ROOT/tests/stack_keys_check.py" --key "$key_a" --rate-key "$key_rate" --rate "$KEYS_RATE" \
         --revoke "podman exec $TRANSLATOR_B traductor keys revoke k8s-a" \
         --monitor "podman exec $REDIS timeout 60 redis-cli monitor" \
+        --other-key "$KEY_C" --admin "$TOKEN" \
         --balancer "https://localhost:$LB_HTTP_PORT" --cacert "$WORK/tls.crt" \
         "http://127.0.0.1:$HTTP_PORT" "http://127.0.0.1:$B_HTTP_PORT" 2>&1 | tee "$WORK/keys-check.log"; then :; else ok=0; fi
     # gRPC through the balancer (TLS) with the keys
