@@ -108,8 +108,8 @@ class Run:
     """Segments of texts through the engine, loop rule off; per segment the outputs without and
     with the rule, and the signals of the latter."""
 
-    def __init__(self, bundle: str):
-        self.translator = OnnxTranslator.load(bundle, threads=0, max_rows=32)
+    def __init__(self, bundle: str, threads: int = 0):
+        self.translator = OnnxTranslator.load(bundle, threads=threads, max_rows=32)
         self.tok = self.translator.tokenizer
         self.constraints = Constraints(self.tok.placeholder_ids, self.tok.eos_id)
 
@@ -281,9 +281,11 @@ def main() -> None:
     ap.add_argument("--split", type=Path, help="split to measure on")
     ap.add_argument("--limit", type=int, default=2000, help="messages drawn from each split (0: all)")
     ap.add_argument("--seed", type=int, default=41)
+    ap.add_argument("--threshold-only", action="store_true", help="with --fit: keep the weights, choose the threshold")
+    ap.add_argument("--threads", type=int, default=0, help="ONNX Runtime threads (0: all cores)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    run = Run(args.bundle)
+    run = Run(args.bundle, args.threads)
     report: dict = {"bundle": args.bundle, "good_chrf_above": GOOD, "bad_chrf_below": BAD}
     if args.fit:
         rows = read_split(args.fit, args.limit, args.seed)
@@ -294,12 +296,14 @@ def main() -> None:
             for s in it["segments"]
             if not s["cut"]
         ]
-        conf.LENGTH_RATIO = round(float(np.median(ratios)), 3)  # the signals read it: set it first
-        run.rescore(items)
+        if not args.threshold_only:
+            conf.LENGTH_RATIO = round(float(np.median(ratios)), 3)  # the signals read it: set it first
+            run.rescore(items)
         kept, labels = labelled(items, [r for _, r in rows], single=True)
-        weights, bias = fit(kept, labels)
-        conf.WEIGHTS, conf.BIAS = tuple(round(float(w), 4) for w in weights), round(bias, 4)
-        run.rescore(items)
+        if not args.threshold_only:
+            weights, bias = fit(kept, labels)
+            conf.WEIGHTS, conf.BIAS = tuple(round(float(w), 4) for w in weights), round(bias, 4)
+            run.rescore(items)
         scores = np.array([it["confidence"] for it in kept])
         conf.LOW = choose_threshold(scores, labels)
         report["fit"] = {
@@ -309,6 +313,8 @@ def main() -> None:
             "weights": conf.WEIGHTS,
             "bias": conf.BIAS,
             "length_ratio": conf.LENGTH_RATIO,
+            "median_length_ratio": round(float(np.median(ratios)), 3),
+            "threshold_only": args.threshold_only,
             "threshold": conf.LOW,
             "auc": round(auc(scores, labels), 3),
         }
@@ -317,6 +323,9 @@ def main() -> None:
     if args.split:
         rows = read_split(args.split, args.limit, args.seed)
         report["measure"] = {"split": str(args.split), **measure(run, rows, conf.LOW)}
+    if run.translator.source_language != "en":  # the everyday sentences are English
+        finish(report, args.out)
+        return
     everyday = run.texts(EVERYDAY)
     report["everyday"] = {
         "sentences": len(EVERYDAY),
@@ -327,10 +336,14 @@ def main() -> None:
             for s, it in zip(EVERYDAY[:8], everyday)
         ],
     }
+    finish(report, args.out)
+
+
+def finish(report: dict, out: Path | None) -> None:
     text = json.dumps(report, indent=1, ensure_ascii=False, default=str)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
     print(text)
 
 

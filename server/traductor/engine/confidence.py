@@ -8,7 +8,8 @@
                              (docs/confidence.md: how it was fitted, how well it separates them on
                              the test splits, and the threshold)
     LOW                      the threshold: under it a translation is `low` (the interfaces mark
-                             it for review)
+                             it for review); each packaged model's scores are shifted so that its
+                             own threshold (THRESHOLDS) falls on LOW (`calibration`)
 
 A segment cut short (at the length limit, or stopped looping) has confidence 0, and a segment
 with no tokens (nothing came back) too. The engine computes it when a request finishes
@@ -29,6 +30,14 @@ BIAS = 4.3518
 LENGTH_RATIO = 1.143  # the median output/source length ratio (tokens + 1) on the same split
 LOW = 0.75  # under it, a translation needs review: the threshold that told bad from good best there
 
+# Per packaged model (its pair): the threshold that told bad from good best on that model's own dev
+# split with the weights above (scripts/measure/confidence_fit.py --threshold-only; the figures in
+# docs/confidence.md). An engine of such a model shifts its logit (`calibration`) so that its
+# threshold falls on LOW: for every model, under LOW means under its own threshold, and every
+# interface flags with LOW alone. A model not listed (imported, retrained, a pair added later) keeps
+# the en-es fit as it is until it is measured.
+THRESHOLDS = {"en-es": 0.81, "en-fr": 0.81, "en-de": 0.73, "es-en": 0.61, "fr-en": 0.37}  # measured 28 Nov 2026
+
 
 @dataclass(frozen=True)
 class Signals:
@@ -48,19 +57,43 @@ def signals(source_ids: Sequence[int], tokens: Sequence[int], logprobs: Sequence
     return Signals(sum(logprobs) / len(logprobs), min(logprobs), gap, list(tokens) == source)
 
 
-def score(s: Signals) -> float:
-    """The logistic model's probability that the translation is good."""
-    z = BIAS + sum(w * x for w, x in zip(WEIGHTS, s.vector()))
+def score(s: Signals, shift: float = 0.0) -> float:
+    """The logistic model's probability that the translation is good (its logit moved by `shift`)."""
+    z = BIAS + shift + sum(w * x for w, x in zip(WEIGHTS, s.vector()))
     return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
 
 
+def _logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+def calibration(pair: str, own: bool = True) -> float:
+    """The shift of the logit that puts the THRESHOLDS entry of the model of `pair` ("en-fr") on
+    LOW; 0 for a pair not listed or a model that is not the project's own (`own` false: imported)."""
+    threshold = THRESHOLDS.get(pair) if own else None
+    return 0.0 if threshold is None else round(_logit(LOW) - _logit(threshold), 4)
+
+
+def bundle_calibration(config) -> float:
+    """`calibration` of a bundle's model, from its config (BundleConfig: its languages; an imported
+    model's has a tokenizer config of its own)."""
+    languages = config.languages
+    return calibration(f"{languages.source}-{languages.target}", getattr(config, "tokenizer", None) is None)
+
+
 def confidence(
-    source_ids: Sequence[int], tokens: Sequence[int], logprobs: Sequence[float], eos_id: int, cut_short: bool
+    source_ids: Sequence[int],
+    tokens: Sequence[int],
+    logprobs: Sequence[float],
+    eos_id: int,
+    cut_short: bool,
+    shift: float = 0.0,
 ) -> float:
-    """The segment's confidence (see the module docstring); 0 for a cut-short or empty output."""
+    """The segment's confidence (see the module docstring); 0 for a cut-short or empty output.
+    `shift`: the model's `calibration`."""
     if cut_short or not tokens or len(logprobs) != len(tokens):
         return 0.0
-    return round(score(signals(source_ids, tokens, logprobs, eos_id)), 4)
+    return round(score(signals(source_ids, tokens, logprobs, eos_id), shift), 4)
 
 
 def low(value: float) -> bool:

@@ -42,6 +42,7 @@ from typing import Callable, NamedTuple
 from ..errors import EngineFailure, TraductorError
 from ..options import DecodingOptions
 from .bundle import Bundle, load_bundle
+from .confidence import bundle_calibration
 from .request import FinishEvent, FinishReason, Request, Timings, TokenEvent
 from .runner import ModelRunner
 from .scheduler import Scheduler, StepStats
@@ -75,7 +76,8 @@ class EngineSpec:
         else:
             runner = ModelRunner(bundle, threads=self.threads, max_rows=self.max_rows, spin=self.spin)
         tokenizer = bundle.tokenizer()
-        return Scheduler(runner, tokenizer, self.max_rows, self.max_queue, before_step=self.before_step)
+        calibration = bundle_calibration(bundle.config)  # its threshold on confidence.LOW
+        return Scheduler(runner, tokenizer, self.max_rows, self.max_queue, self.before_step, calibration)
 
 
 @dataclass

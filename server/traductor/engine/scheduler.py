@@ -63,8 +63,10 @@ class Scheduler(WaitingQueue):
         max_rows: int,
         max_queue: int,
         before_step: Callable[[], None] | None = None,
+        calibration: float = 0.0,  # the model's confidence calibration (confidence.bundle_calibration)
     ):
         m = runner.model
+        self.calibration = calibration
         self.runner, self.tokenizer = runner, tokenizer
         super().__init__(max_rows, max_queue)
         self.pad_id, self.bos_id, self.eos_id = m.pad_id, m.bos_id, m.eos_id
@@ -266,7 +268,9 @@ class Scheduler(WaitingQueue):
         scores = list(st.logprobs) if req.options.return_scores else []
         event = FinishEvent(reason, text, list(st.tokens), scores, len(req.source_ids), req.timings(now), rest, error)
         if error is None:
-            event.confidence = confidence(req.source_ids, st.tokens, st.logprobs, self.eos_id, event.cut_short)
+            event.confidence = confidence(
+                req.source_ids, st.tokens, st.logprobs, self.eos_id, event.cut_short, self.calibration
+            )
             if req.options.alternatives and st.beam is not None and self.tokenizer is not None:
                 event.alternatives = self._alternatives(req, text)
         try:

@@ -14,6 +14,7 @@ from ..errors import TranslationError
 from ..model.tokenizer import clip_source
 from ..options import DecodingOptions, Limits, resolve
 from .bundle import Bundle, load_bundle
+from .confidence import bundle_calibration
 from .request import FinishEvent, FinishReason, Request
 from .runner import ModelRunner
 from .runner_protocol import Runner
@@ -70,7 +71,8 @@ class OnnxTranslator:
         rows = max(1, min(batch_size, self.max_rows))
         if options.beam_size > rows:
             rows = options.beam_size
-        scheduler = Scheduler(self.runner, self.tokenizer, max_rows=rows, max_queue=len(sources) + 1)
+        calibration = bundle_calibration(self.bundle.config)
+        scheduler = Scheduler(self.runner, self.tokenizer, rows, len(sources) + 1, calibration=calibration)
         work = [
             (list(src), values[i] if values else [], resolve(options, len(src), self.limits))
             for i, src in enumerate(sources)
