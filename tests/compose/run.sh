@@ -28,6 +28,9 @@
 #    the glossary is still listed and applied by every replica (the one added by scaling too)
 # 7. prints a summary and tears the stack down, whatever happened (trap)
 #
+# This run serves without keys (its load generator and glossary checks send none); the profile
+# `keys` (Redis shared by the replicas, keys per caller) runs in tests/compose/keys.sh.
+#
 # Environment (all optional):
 #   REPLICAS=2                translator replicas
 #   LOADTEST_DURATION=15      seconds per concurrency level
