@@ -26,7 +26,8 @@
 #    replica's metrics count the rate-limited key's accepted calls by its name, and the sum is
 #    what the check saw; no secret in any container's log or in the metrics
 # 6. Redis stopped: a stored key gets 503 from both replicas, the token still works,
-#    traductor_key_store_up 0; Redis started again (same volume): the key works again on both
+#    traductor_key_store_up 0, gRPC health traductor.keys NOT_SERVING (the server's own SERVING);
+#    Redis started again (same volume): the key works again on both, traductor.keys SERVING
 # 7. prints a summary and tears the stack down (trap)
 #
 # Environment (optional): RATE=8, BUILD=1 (rebuild the images even when present), KEEP_STACK=1,
@@ -305,17 +306,24 @@ http_status() {  # URL KEY: the status of POST /translate with api_key
     curl -s -o /dev/null -w '%{http_code}' --max-time 30 -X POST "$1/translate" -H 'Content-Type: application/json' \
         -d "{\"q\": \"Cancel\", \"source\": \"en\", \"target\": \"es\", \"api_key\": \"$2\"}"
 }
+health_of() {  # CONTAINER SERVICE: "<status word> rc=<exit>" of gRPC health for SERVICE ("" the server)
+    local out rc=0
+    out=$(podman exec "$1" traductor-client health --target 127.0.0.1:50051 --service "$2" 2>&1) || rc=$?
+    echo "$(grep -oE 'NOT_SERVING|SERVING|UNKNOWN|NOT_FOUND' <<< "$out" | head -1) rc=$rc"
+}
 podman stop -t 10 "$REDIS" > /dev/null 2>&1
 sleep 2   # a replica keeps a key it read for 0.5 s; its store watch pings every second
 down_ok=1
 for i in "${!URLS[@]}"; do
     s=$(http_status "${URLS[$i]}" "$KEY_C") t=$(http_status "${URLS[$i]}" "$TRADUCTOR_TOKEN")
     up=$(metric "${TRANSLATORS[$i]}" traductor_key_store_up)
-    log "    ${URLS[$i]}: stored key $s, token $t, traductor_key_store_up $up"
-    [[ "$s" == 503 && "$t" == 200 && "$up" == 0 ]] || down_ok=0
+    keys_health=$(health_of "${TRANSLATORS[$i]}" traductor.keys) server_health=$(health_of "${TRANSLATORS[$i]}" "")
+    log "    ${URLS[$i]}: stored key $s, token $t, traductor_key_store_up $up; health traductor.keys: $keys_health, the server's: $server_health"
+    [[ "$s" == 503 && "$t" == 200 && "$up" == 0 && "$keys_health" == "NOT_SERVING rc=1" \
+       && "$server_health" == "SERVING rc=0" ]] || down_ok=0
 done
-(( down_ok )) && pass "redis stopped: both replicas refuse a stored key with 503, the token still gets 200, traductor_key_store_up 0" \
-    || fail "redis stopped: not 503 / 200 / 0 on every replica (lines above)"
+(( down_ok )) && pass "redis stopped: both replicas refuse a stored key with 503, the token still gets 200, traductor_key_store_up 0, health traductor.keys NOT_SERVING while the server's stays SERVING (the balancer keeps them)" \
+    || fail "redis stopped: not 503 / 200 / 0 / NOT_SERVING / SERVING on every replica (lines above)"
 log "== redis started again"
 podman start "$REDIS" > /dev/null 2>&1
 deadline=$(( $(date +%s) + 60 ))
@@ -324,9 +332,11 @@ until [[ "$(http_status "${URLS[0]}" "$KEY_C")" == 200 && "$(http_status "${URLS
     sleep 1
 done
 back=()
-for i in "${!URLS[@]}"; do back+=("$(http_status "${URLS[$i]}" "$KEY_C")/$(metric "${TRANSLATORS[$i]}" traductor_key_store_up)"); done
-if [[ "${back[*]}" == "200/1 200/1" ]]; then
-    pass "redis started again on its volume: the key made before works on both replicas again (200, key store up 1); keys listed: $(podman exec "${TRANSLATORS[0]}" traductor keys list | wc -l)"
+for i in "${!URLS[@]}"; do
+    back+=("$(http_status "${URLS[$i]}" "$KEY_C")/$(metric "${TRANSLATORS[$i]}" traductor_key_store_up)/$(health_of "${TRANSLATORS[$i]}" traductor.keys | tr ' ' /)")
+done
+if [[ "${back[*]}" == "200/1/SERVING/rc=0 200/1/SERVING/rc=0" ]]; then
+    pass "redis started again on its volume: the key made before works on both replicas again (200, key store up 1, health traductor.keys SERVING); keys listed: $(podman exec "${TRANSLATORS[0]}" traductor keys list | wc -l)"
 else
     fail "after redis came back: status/key_store_up per replica ${back[*]}"
 fi
