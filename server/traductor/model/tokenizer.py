@@ -128,12 +128,13 @@ class Tokenizer:
         if not any(bans.values()):
             return {}
         more = controls.register_bans(self.target_language, encode, addressed=True)
-        # what ends a word: a piece that starts one, punctuation or a placeholder (not EOS: the loop
-        # rule may need it); what a word can be glued to: a piece that ends in punctuation ("▁(",
-        # "„", "'", "▁" alone) or a placeholder ("<ph0>vous")
+        # what ends a word: a piece that starts one, punctuation, a placeholder (not EOS: the loop
+        # rule may need it) or a capital, which goes on no word ("seleccioneBytes"); what a word
+        # can be glued to: a piece that ends in punctuation ("▁(", "„", "'", "▁" alone) or a
+        # placeholder ("<ph0>vous")
         not_text = self.special_ids | {UNK_ID}
         pieces = [(i, self.sp.id_to_piece(i)) for i in range(self.vocab_size) if i not in not_text]
-        word_ends = [i for i, p in pieces if p[:1] == "▁" or not p[:1].isalpha()]
+        word_ends = [i for i, p in pieces if p[:1] == "▁" or not p[:1].isalpha() or p[:1].isupper()]
         glue = [i for i, p in pieces if not p[-1:].isalnum() and not self.sp.is_byte(i)]  # a byte may be a letter's
         marks = {controls.WORD_END: WORD_END, controls.GLUED: GLUED}
         ids_of = lambda seqs: [  # noqa: E731
