@@ -11,7 +11,8 @@
 # The server: `traductor serve --threads 1` with an administrator key (--token), a fresh glossary
 # directory, the HTTP API on a free port; the suite reads DEEPL_SERVER_URL and DEEPL_AUTH_KEY, and
 # DEEPL_MOCK_SERVER_PORT is unset (real-server mode). Each module's pytest output goes to
-# $OUT_DIR/<module>.txt; the last line printed is the total.
+# $OUT_DIR/<module>.txt; the last line printed is the total. SUITE_MODEL_REPOSITORY=DIR serves that
+# model repository instead of the packaged models (docs/deepl-api.md: a stand-in German source).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 checkout=${1:-/tmp/deepl-python}
@@ -28,7 +29,8 @@ port=$("$here/.venv/bin/python" -c 'import socket; s = socket.socket(); s.bind((
 key="suite-$RANDOM$RANDOM"
 rm -rf "$out/glossaries"
 OMP_NUM_THREADS=1 "$here/.venv/bin/traductor" serve --http-port "$port" --port 0 --metrics-port 0 --threads 1 \
-    --token "$key" --glossary-dir "$out/glossaries" >"$out/server.log" 2>&1 &
+    --token "$key" --glossary-dir "$out/glossaries" ${SUITE_MODEL_REPOSITORY:+--model-repository "$SUITE_MODEL_REPOSITORY" --default-model en-es} \
+    >"$out/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 120); do

@@ -66,3 +66,49 @@ def test_a_405_says_which_methods_the_path_takes(server, method, route, allowed)
 def test_an_empty_q_is_400(server, q):
     answer = call(server.url + "translate", "POST", json_body={"q": q, "source": "en", "target": "es"})
     assert answer.status == 400 and answer.json()["error"], answer.body
+
+
+LIBRE = {"q": "uno", "source": "en", "target": "es"}
+DEEPL = {"text": ["uno"], "target_lang": "ES"}
+
+
+@pytest.mark.parametrize(
+    "route, body, said",
+    [
+        ("translate", LIBRE | {"alternatives": -1}, "alternatives parameter must be >= 0"),
+        ("translate", LIBRE | {"alternatives": {}}, "alternatives parameter is not a number"),
+        ("translate", LIBRE | {"alternatives": True}, "alternatives parameter is not a number"),
+        ("translate", LIBRE | {"api_key": 5}, "api_key must be a string"),
+        ("detect", {"q": "uno", "api_key": []}, "api_key must be a string"),
+        ("translate", LIBRE | {"formality": {}}, "formality must be a string"),
+        ("translate", LIBRE | {"glossary_id": {}}, "glossary_id must be a string"),
+        ("translate", LIBRE | {"model": []}, "model must be a served model's name"),
+        ("translate", LIBRE | {"format": 0}, "0 format is not supported"),
+        ("v2/translate", DEEPL | {"tag_handling": 0}, "Value for 'tag_handling' not supported"),
+        ("v2/translate", DEEPL | {"auth_key": 5}, "Value for 'auth_key' not supported: a string expected"),
+        ("v2/translate", DEEPL | {"glossary_id": []}, "Value for 'glossary_id' not supported"),
+        ("v2/translate", DEEPL | {"splitting_tags": [5]}, "Value for 'splitting_tags' not supported: tag names"),
+        # checked although no text needs them (all empty)
+        ("v2/translate", {"text": [""], "target_lang": "ES", "ignore_tags": "\x84"}, "Value for 'ignore_tags'"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_is_400_naming_it(server, route, body, said):
+    # what schemathesis's invalid requests found accepted (a falsy value read as "not given")
+    answer = call(server.url + route, "POST", json_body=body)
+    assert answer.status == 400, answer.body
+    assert said in next(iter(answer.json().values()))
+
+
+@pytest.mark.parametrize("route, body", [("translate", LIBRE), ("v2/translate", DEEPL)])
+def test_null_is_a_parameter_left_out(server, route, body):
+    nulls = {"translate": ["alternatives", "formality", "glossary_id", "model", "format", "api_key", "glossary"]}
+    nulls["v2/translate"] = ["source_lang", "formality", "tag_handling", "model_type", "context", "auth_key"]
+    answer = call(server.url + route, "POST", json_body=body | dict.fromkeys(nulls[route]))
+    assert answer.status == 200, answer.body
+
+
+def test_a_glossary_language_not_served_is_named_alone(server):
+    body = {"name": "x", "source_lang": "XX", "target_lang": "ES", "entries": "a\tb"}
+    answer = call(server.url + "v2/glossaries", "POST", json_body=body)
+    assert answer.status == 400
+    assert answer.json()["message"].startswith("Value for 'source_lang' not supported: XX is not supported")

@@ -149,13 +149,14 @@ class DeepL:
         call = self.call(source, values.one("target_lang"), first, caller)
         await self.api.gate.charge(caller, sum(len(t) for t in texts))
         glossary = self.glossary(deepl_options.glossary_id(values), bool(source), call, caller)
+        tags = tag_names(values, "ignore_tags")  # checked whether or not a text needs them
         todo = [i for i, t in enumerate(texts) if t.strip()]  # an empty text comes back empty, as DeepL's
         out = list(texts)
         reports = [quality.deepl(quality.kept(t)) for t in texts]
         if todo and call.model is not None:
             register = register_of(values.one("formality"), call.model.formality)
             options = DecodingOptions(target_language=call.target, source_language=call.source, register=register)
-            marked, unmark = ignore([texts[i] for i in todo], tag_names(values, "ignore_tags") if fmt == "html" else [])
+            marked, unmark = ignore([texts[i] for i in todo], tags if fmt == "html" else [])
             try:
                 events = await translate_many(
                     call.model.engine,

@@ -39,9 +39,9 @@ def glossary_pair(api: HttpApi, source: object, target: object) -> tuple[str, st
     """A glossary's languages as stored (`EN-GB` -> `en`): a pair some served model translates."""
     pairs = api.registry.languages()
     known = known_codes(pairs)
+    served_source = served(source, "source_lang", known)  # each its own message, not inside another
+    served_target = served(target, "target_lang", known)
     try:
-        served_source = served(source, "source_lang", known)
-        served_target = served(target, "target_lang", known)
         check_pair(served_source, served_target, pairs)
     except InvalidInput as error:
         raise InvalidInput(f"Unsupported glossary source and target language pair: {error}") from None

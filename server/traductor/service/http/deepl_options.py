@@ -77,8 +77,9 @@ def check(values: Values) -> None:
     if version not in (None, "", *TAG_HANDLING_VERSIONS):
         known = ", ".join(TAG_HANDLING_VERSIONS)
         raise InvalidInput(f"Value for 'tag_handling_version' not supported (supported: {known}).")
-    if not isinstance(values.one("context", ""), str):
-        raise InvalidInput("Value for 'context' not supported: a string expected")
+    for name in ("context", "auth_key", "glossary_id"):  # null: absent
+        if values.one(name) is not None and not isinstance(values.one(name), str):
+            raise InvalidInput(f"Value for '{name}' not supported: a string expected")
     model_type(values)
 
 

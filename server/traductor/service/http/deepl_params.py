@@ -222,7 +222,10 @@ def register_of(value: object, supported: bool) -> str:
 
 def tag_names(values: Values, name: str) -> list[str]:
     """A list of tag names (DeepL's `ignore_tags`: a JSON list, or comma-separated values)."""
-    names = [n.strip() for v in values.all(name) if isinstance(v, str) for n in v.split(",")]
+    given = [v for v in values.all(name) if v is not None]  # null: none
+    if not all(isinstance(v, str) for v in given):
+        raise InvalidInput(f"Value for '{name}' not supported: tag names expected.")
+    names = [n.strip() for v in given for n in v.split(",")]
     if any(not _TAG.fullmatch(n) for n in names if n) or len(values.all(name)) > 1000:
         raise InvalidInput(f"Value for '{name}' not supported: tag names expected.")
     return [n for n in names if n]
@@ -241,8 +244,9 @@ def ignore(texts: list[str], tags: list[str]) -> tuple[list[str], Callable[[str]
 
 def text_format(values: Values) -> str:
     """The text layer's format of `tag_handling` (none: plain text, html and xml: markup kept)."""
-    value = values.one("tag_handling") or ""
-    if value not in TAG_HANDLING:
+    value = values.one("tag_handling")
+    value = "" if value is None else value  # null: absent
+    if not isinstance(value, str) or value not in TAG_HANDLING:
         raise InvalidInput("Value for 'tag_handling' not supported (supported: html, xml).")
     split = values.one("split_sentences")
     if split is not None and str(split) not in SPLIT_SENTENCES:

@@ -58,7 +58,8 @@ def call_glossary(
     values: Mapping[str, object], lookup: GlossaryLookup | None, model: Model, target: str
 ) -> Glossary | None:
     """The call's glossary for the model it goes to (None: it names none)."""
-    glossary_id = values.get("glossary_id") or ""
+    glossary_id = values.get("glossary_id")
+    glossary_id = "" if glossary_id is None else glossary_id  # null: none
     if not isinstance(glossary_id, str):
         raise InvalidInput("Invalid request: glossary_id must be a string")
     found = glossary_use.requested(lookup or NO_GLOSSARIES, glossary_id, entries(values.get("glossary")))

@@ -116,7 +116,9 @@ def api_key(values: Mapping[str, object], request: web.Request) -> str:
     """The key a LibreTranslate call sends: `api_key` (JSON, form or query string), else an
     `Authorization: Bearer` header; "" when none (the gate, service/keys/gate.py, checks it)."""
     given = values.get("api_key")
-    if isinstance(given, str) and given:
+    if given is not None and not isinstance(given, str):
+        raise InvalidInput("Invalid request: api_key must be a string")
+    if given:
         return given
     header = request.headers.get("Authorization", "")
     return header[len("Bearer ") :].strip() if header.startswith("Bearer ") else ""
@@ -186,17 +188,24 @@ ALTERNATIVES_LIMIT = 3  # LibreTranslate's default --alternatives-limit
 
 
 def _alternatives(value: object) -> int:
+    if value is None or value == "":
+        return 0
     try:
-        count = max(0, int(value or 0))
+        if isinstance(value, bool) or not isinstance(value, (int, str)):  # a JSON number, or a form's text
+            raise TypeError(value)
+        count = int(value)
     except (TypeError, ValueError, OverflowError):
         raise InvalidInput("Invalid request: alternatives parameter is not a number") from None
+    if count < 0:
+        raise InvalidInput("Invalid request: alternatives parameter must be >= 0")
     if count > ALTERNATIVES_LIMIT:
         raise InvalidInput(f"Invalid request: alternatives parameter must be <= {ALTERNATIVES_LIMIT}")
     return count
 
 
 def model_name(values: Mapping[str, object]) -> str:
-    model = values.get("model") or ""
+    model = values.get("model")
+    model = "" if model is None else model
     if not isinstance(model, str):
         raise InvalidInput("Invalid request: model must be a served model's name (see /frontend/settings)")
     return model
@@ -215,7 +224,8 @@ def translate_params(values: Mapping[str, object], pairs: dict[str, list[str]]) 
     check_names(values, "translate")
     texts, batch = _texts(_required(values, "q"))
     source, target = languages(values, pairs)
-    fmt = values.get("format") or "text"
+    fmt = values.get("format")
+    fmt = "text" if fmt in (None, "") else fmt
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise InvalidInput(f"{fmt} format is not supported (supported: {', '.join(FORMATS)})")
     alternatives = _alternatives(values.get("alternatives"))
@@ -224,7 +234,8 @@ def translate_params(values: Mapping[str, object], pairs: dict[str, list[str]]) 
 
 def register(values: Mapping[str, object], model) -> str:
     """The register a call's `formality` asks of its model (options.register_of: DeepL's values)."""
-    formality = values.get("formality") or ""
+    formality = values.get("formality")
+    formality = "" if formality is None else formality
     if not isinstance(formality, str):
         raise InvalidInput("Invalid request: formality must be a string")
     return register_of(formality, model.formality)
