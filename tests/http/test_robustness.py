@@ -111,4 +111,5 @@ def test_a_glossary_language_not_served_is_named_alone(server):
     body = {"name": "x", "source_lang": "XX", "target_lang": "ES", "entries": "a\tb"}
     answer = call(server.url + "v2/glossaries", "POST", json_body=body)
     assert answer.status == 400
-    assert answer.json()["message"].startswith("Value for 'source_lang' not supported: XX is not supported")
+    said = "Unsupported glossary source and target language pair: XX is not supported (supported: "
+    assert answer.json()["message"].startswith(said)

@@ -122,8 +122,8 @@ class Documents:
     @deepl_errors
     async def upload(self, request: web.Request) -> web.Response:
         s = self.api.settings
-        caller = await authorize(request, self.api.gate)
         request = request.clone(client_max_size=max(s.max_message_bytes, s.max_file_bytes + 64 * 1024))
+        caller = await authorize(request, self.api.gate)  # after the resize: the key may be in the form
         values = await read(request)
         for given in (values.text("filename", ""), getattr(values.one("file"), "filename", None) or ""):
             check_extension(given)  # first: a file no format here reads is refused whatever else is sent

@@ -29,8 +29,8 @@ from aiohttp import web
 from ...errors import InvalidInput
 from ..glossary_records import FORMATS, GlossaryInfo
 from .api import HttpApi, json_response
-from .deepl_params import authorize, base, deepl_errors, read, served
-from .params import check_pair, known_codes
+from .deepl_params import authorize, base, deepl_errors, read
+from .params import check_pair, known_codes, served_code
 
 ENVELOPE = 64 * 1024  # a glossary request's bytes beside its entries (JSON or form)
 
@@ -39,9 +39,11 @@ def glossary_pair(api: HttpApi, source: object, target: object) -> tuple[str, st
     """A glossary's languages as stored (`EN-GB` -> `en`): a pair some served model translates."""
     pairs = api.registry.languages()
     known = known_codes(pairs)
-    served_source = served(source, "source_lang", known)  # each its own message, not inside another
-    served_target = served(target, "target_lang", known)
-    try:
+    for code, name in ((source, "source_lang"), (target, "target_lang")):
+        if not isinstance(code, str) or not code:
+            raise InvalidInput(f"Value for '{name}' not supported.")
+    try:  # DeepL's words, then which language (one message, not one inside another)
+        served_source, served_target = served_code(source, known), served_code(target, known)
         check_pair(served_source, served_target, pairs)
     except InvalidInput as error:
         raise InvalidInput(f"Unsupported glossary source and target language pair: {error}") from None
@@ -59,11 +61,12 @@ class Glossaries:
 
     @deepl_errors
     async def create(self, request: web.Request) -> web.Response:
-        caller = await authorize(request, self.api.gate)
         store, s = self.store(), self.api.settings
         # a glossary's entries may take up to --max-glossary-bytes (checked again with its own
-        # message), beyond the --max-message-bytes of other requests
+        # message), beyond the --max-message-bytes of other requests; resized before the key is
+        # read, which may be in the form (`auth_key`)
         request = request.clone(client_max_size=max(s.max_message_bytes, store.limits.bytes + ENVELOPE))
+        caller = await authorize(request, self.api.gate)
         values = await read(request)
         for required in ("name", "source_lang", "target_lang", "entries"):
             if values.one(required) in (None, ""):

@@ -32,6 +32,7 @@ from aiohttp import web
 
 from ...errors import InvalidInput
 from ..glossary_records import FORMATS, Dictionary, GlossaryInfo, with_dictionary, without_dictionary
+from ..keys.gate import Caller
 from .api import HttpApi, json_response
 from .deepl_glossaries import ENVELOPE, glossary_pair
 from .deepl_params import Values, authorize, deepl_errors, read
@@ -48,10 +49,14 @@ class MultilingualGlossaries:
             raise InvalidInput("this server stores no glossaries")
         return self.api.glossaries
 
-    async def _values(self, request: web.Request) -> Values:
-        """The request's parameters; a body may carry entries up to --max-glossary-bytes."""
+    async def _values(self, request: web.Request) -> tuple[Caller, Values]:
+        """The caller and the request's parameters; a body may carry entries up to
+        --max-glossary-bytes (the request is resized before anything reads it: the key may be
+        in a form, `auth_key`)."""
         s, limits = self.api.settings, self.store().limits
-        return await read(request.clone(client_max_size=max(s.max_message_bytes, limits.bytes + ENVELOPE)))
+        request = request.clone(client_max_size=max(s.max_message_bytes, limits.bytes + ENVELOPE))
+        caller = await authorize(request, self.api.gate)
+        return caller, await read(request)
 
     def _dictionary(self, item: object, where: str) -> Dictionary:
         """One dictionary as sent (a JSON object, or the parameters of a PUT), checked."""
@@ -92,8 +97,7 @@ class MultilingualGlossaries:
 
     @deepl_errors
     async def create(self, request: web.Request) -> web.Response:
-        caller = await authorize(request, self.api.gate)
-        values = await self._values(request)
+        caller, values = await self._values(request)
         if values.one("name") in (None, ""):
             raise InvalidInput("Parameter 'name' not specified.")
         name, dictionaries = values.text("name"), self._dictionaries(values, required=True)
@@ -127,8 +131,7 @@ class MultilingualGlossaries:
     @deepl_errors
     async def update(self, request: web.Request) -> web.Response:
         """PATCH: a new name, and dictionaries merged into those of their pairs (or added)."""
-        caller = await authorize(request, self.api.gate)
-        values = await self._values(request)
+        caller, values = await self._values(request)
         name = values.text("name") if values.one("name") not in (None, "") else None
         dictionaries = self._dictionaries(values, required=False)
         if name is None and not dictionaries:
@@ -146,8 +149,7 @@ class MultilingualGlossaries:
     @deepl_errors
     async def replace_dictionary(self, request: web.Request) -> web.Response:
         """PUT: the pair's dictionary replaced by the one sent (added when the glossary has none of it)."""
-        caller = await authorize(request, self.api.gate)
-        values = await self._values(request)
+        caller, values = await self._values(request)
         keys = ("source_lang", "target_lang", "entries", "entries_format")
         dictionary = self._dictionary({k: values.one(k) for k in keys if k in values}, "dictionary")
         glossary_id = request.match_info["glossary_id"]
