@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -71,20 +72,29 @@ def test_help_lines_keep_their_options_and_get_their_descriptions_translated(mon
 
 
 class EmptyFirst:
-    """A translator whose translation of the first segment has nothing in it."""
+    """A translator with no bundle (decoded as --engine pytorch is) whose translation of "Open it."
+    has nothing in it; the others come back in capitals."""
 
-    source_language = "en"
-    target = "es"
-    bundle = type("Bundle", (), {"max_len": 64})()
+    source_language, target = "en", "es"
+    model = SimpleNamespace(cfg=SimpleNamespace(max_len=64))
+    texts: list[str] = []  # token k stands for texts[k - 1]
 
     class tokenizer:  # noqa: N801 - the attribute's name
+        eos_id, controls, placeholder_ids, languages, source_languages = 0, (), (), (), ()
+
         @staticmethod
         def encode(text, *languages):  # target, source, register: as Tokenizer.encode takes them
-            return text.split(), []
+            EmptyFirst.texts.append(text)
+            return [len(EmptyFirst.texts), 0], []
+
+        @staticmethod
+        def decode(tokens, values):
+            text = EmptyFirst.texts[tokens[0] - 1]
+            return "   " if text == "Open it." else text.upper()
 
     @staticmethod
-    def translate(texts, **_):
-        return ["   " if i == 0 else text.upper() for i, text in enumerate(texts)]
+    def decode(work, batch_size):  # (source ids, beam, max new tokens) -> tokens: the source's
+        return [list(ids) for ids, _, _ in work]
 
 
 def test_a_segment_that_came_back_empty_keeps_its_source_and_is_named_on_stderr(capsys):

@@ -1,7 +1,7 @@
 """Translation without a server, for `traductor translate` and `traductor evaluate`: the engine
 a command line asks for (`load_translator`), the bundle's translation memory (`bundle_memory`),
-and whole texts through it as the service does them (`translate_texts`: cut, decode, verify, join;
-the server's stages without its metrics, glossaries or inline markup pairs).
+and whole texts through the service's text pipeline over it (`translate_texts`, `offline_engine`):
+the same stages, each entered once, as a served call, without the server's metrics.
 """
 
 from __future__ import annotations
@@ -52,6 +52,73 @@ def bundle_memory(translator, use: bool) -> dict[str, str]:
     return bundle.memory() if use and bundle is not None else {}
 
 
+class _Uncounted:
+    """The metrics an offline engine reports to: none (the commands print their own report)."""
+
+    model = "offline"
+
+    def observe_finish(self, event) -> None: ...
+
+    def observe_verdict(self, repaired, failed) -> None: ...
+
+
+def _reference(translator, batch_size: int):
+    """The decoder of --engine pytorch: the PyTorch reference's tokens as finish events."""
+    from .engine.request import FinishEvent, FinishReason, Timings
+
+    tokenizer = translator.tokenizer
+
+    def decode(work: list[tuple]) -> list[FinishEvent]:
+        tokens = translator.decode([(ids, o.beam_size, o.max_new_tokens) for ids, _, o in work], batch_size)
+        return [
+            FinishEvent(
+                FinishReason.EOS if out and out[-1] == tokenizer.eos_id else FinishReason.LENGTH,
+                tokenizer.decode(out, values),
+                out,
+                [],
+                len(ids),
+                Timings(),
+            )
+            for out, (ids, values, _) in zip(tokens, work, strict=True)
+        ]
+
+    return decode
+
+
+def offline_engine(translator, beam: int, batch_size: int, memory: dict, limits: TextLimits):
+    """An AsyncEngine over an offline translator, for the service's text pipeline: its core
+    (service/engine_inline.py) decodes each group on the serving scheduler with at most
+    `batch_size` rows (ONNX, --device), or with the PyTorch reference (--engine pytorch)."""
+    from dataclasses import replace
+
+    from .engine.confidence import bundle_calibration
+    from .options import Limits
+    from .service.async_engine import AsyncEngine
+    from .service.engine_inline import InlineCore, scheduled
+
+    if getattr(translator, "bundle", None) is not None:
+        rows, calibration = max(1, min(batch_size, translator.max_rows)), bundle_calibration(translator.bundle.config)
+        decode = scheduled(translator.runner, translator.tokenizer, rows, calibration)
+        model_limits = translator.limits
+    else:
+        decode, n = _reference(translator, batch_size), translator.model.cfg.max_len
+        model_limits = Limits(max_input_tokens=n, max_new_tokens=n - 1, max_beam_size=64)
+    model_limits = replace(model_limits, max_beam_size=max(model_limits.max_beam_size, beam))
+    engine = AsyncEngine(
+        InlineCore(decode),
+        translator.tokenizer,
+        model_limits,
+        limits.max_chars,
+        _Uncounted(),
+        limits.max_segments,
+        memory,
+        translator.source_language,
+        translator.target,
+    )
+    engine.start()
+    return engine
+
+
 def translate_texts(
     translator,
     texts: list[str],
@@ -63,68 +130,49 @@ def translate_texts(
     limits: TextLimits = UNLIMITED,
     refused: dict[int, str] | None = None,
     flagged: list | None = None,
+    glossary=None,
     **target,
 ) -> list[str]:
-    """Whole texts through an offline translator, as the service does them: each text is cut into
-    segments by the text layer (sentences; one too long for the model is cut; nothing to translate:
-    kept), plain-text segments found in `memory` are answered from it, the other segments of all
-    texts are translated in one call (rows of the same batches), and each text is put back with
-    its own separators. `target` is a multilingual model's target_language (ONNX engine). A
-    segment whose translation has nothing in it keeps its source (`Plan.finished`);
-    `untranslated`, when given, gets (text index, segment) of each.
+    """Whole texts through an offline translator along the service's text pipeline
+    (service/pipeline: cut, protect, decode, restore, verify, join), every segment of every text in
+    one engine group (`offline_engine`): a text is cut into segments (sentences; one too long for
+    the model is cut; nothing to translate: kept), plain-text segments found in `memory` are answered
+    from it, protected spans, inline markup pairs and the verifier's repairs are as a served call
+    makes them, and each text is put back with its own separators. `target`: the calls'
+    target_language, source_language and register (DecodingOptions' fields); `glossary`: a
+    `glossary.Glossary` applied as a served call applies it. Greedy decoding of a
+    segment of one or two pieces, or in a register asked for, is a beam of 4 (`options.for_segment`).
+    A blank text comes back as it is.
 
-    Every segment the model translated is checked against its source by the verifier of the
-    serving path (`text/verify.py`, as `service/pipeline/verify.py` runs it): its certain repairs are
-    made, and `flagged`, when given, gets (text index, segment, the checks it still fails) of each
-    segment that failed one (its translation is used all the same, as the server answers it).
+    `untranslated`, when given, gets (text index, segment source) of each segment whose translation
+    had nothing in it (it keeps its source, `Plan.finished`); `flagged` (text index, segment source,
+    the checks it still fails) of each segment the verifier flagged (its translation is used all the
+    same, as the server answers it).
 
     A text the text layer refuses (over `limits`, a control character: `text.TextError`) raises,
     unless `refused` is given: then it maps each refused text's index to the reason (its entries
-    on entry are refused already, with no look at the text) and the text comes back as it is.
-    Greedy decoding of a segment of one or two pieces, or in a register asked for, is a beam of 4
-    (`options.for_segment`)."""
-    from .languages import known_base
-    from .options import DecodingOptions, Limits, for_segment
-    from .text import plan, verify
+    on entry are refused already, with no look at the text) and the text comes back as it is."""
+    import asyncio
 
-    bundle = getattr(translator, "bundle", None)  # ONNX: the bundle's length; PyTorch: the model's
-    limit = bundle.max_len if bundle is not None else translator.model.cfg.max_len
-    too_long = lambda s: len(translator.tokenizer.encode(s)[0]) > limit  # noqa: E731
-    language = translator.source_language
-    plans = {}
-    for t, text in enumerate(texts):
-        if refused is not None and t in refused:
-            continue
-        try:
-            plans[t] = plan(text, format, too_long=too_long, limits=limits, language=language)
-        except TextError as error:
-            if refused is None:
-                raise
-            refused[t] = str(error)
-    memory = memory if memory and format == "text" else {}
-    segments = {t: [s.text for s in p.segments] for t, p in plans.items()}
-    flat = [s for group in segments.values() for s in group if s not in memory]
-    done = {}  # segment -> its translation; greedy is a beam of 4 for a short one, as in the service
-    languages = target.get("target_language"), target.get("source_language"), target.get("register", "")
-    tokens = lambda s: len(translator.tokenizer.encode(s, *languages)[0])  # noqa: E731
-    beams = {
-        s: for_segment(DecodingOptions(beam_size=beam, register=languages[2]), tokens(s), Limits()).beam_size
-        for s in flat
-    }
-    for size in sorted(set(beams.values())):
-        group = [s for s in flat if beams[s] == size]
-        done.update(zip(group, translator.translate(group, beam_size=size, batch_size=batch_size, **target)))
-    language = known_base(target.get("target_language") or translator.target)
-    verdicts = {s: verify.verify(s, out, language) for s, out in done.items()}
-    outs = {t: [memory[s] if s in memory else verdicts[s].text for s in group] for t, group in segments.items()}
-    empty = {t: p.untranslated(outs[t]) for t, p in plans.items()}  # kept as their source: not flagged
-    if untranslated is not None:
-        untranslated.extend((t, segments[t][k]) for t in plans for k in empty[t])
-    if flagged is not None:
-        flagged.extend(
-            (t, s, verdicts[s].failed)
-            for t, group in segments.items()
-            for k, s in enumerate(group)
-            if s in verdicts and verdicts[s].failed and k not in empty[t]
-        )
-    return [plans[t].assemble(outs[t]) if t in plans else text for t, text in enumerate(texts)]
+    from .engine.request import FinishReason
+    from .options import DecodingOptions
+    from .service.pipeline import translate_all
+
+    engine = offline_engine(translator, beam, batch_size, memory or {}, limits)
+    skipped = dict(refused or {})
+    blank = {t for t, text in enumerate(texts) if t not in skipped and not text.strip()}
+    skipped.update((t, "") for t in blank)
+    options = DecodingOptions(beam_size=beam, **target)
+    events = asyncio.run(translate_all(engine, texts, options, "offline", skipped, format, glossary))
+    for t in sorted(set(skipped) - blank):
+        if refused is None:
+            raise TextError(skipped[t])
+        refused[t] = skipped[t]
+    for t, event in enumerate(events):
+        for segment in event.segments if event is not None else []:
+            if segment.reason is FinishReason.UNTRANSLATED:  # kept as its source: not flagged
+                if untranslated is not None:
+                    untranslated.append((t, segment.source))
+            elif segment.failed_checks and flagged is not None:
+                flagged.append((t, segment.source, segment.failed_checks))
+    return [event.text if event is not None else text for event, text in zip(events, texts, strict=True)]

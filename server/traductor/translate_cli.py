@@ -1,5 +1,5 @@
 """`traductor translate` and `traductor evaluate`: a model on stdin's lines or on a TSV, offline
-(offline.py), with the service's segmentation.
+(offline.py), along the service's text pipeline (cut, protect, decode, restore, verify, join).
 
 `translate` takes each stdin line as a text and prints one line per line, in order. A line it
 cannot translate (not valid UTF-8, a control character other than tab, over the server's input

@@ -25,6 +25,8 @@ package, each entered once:
     prepare(engine, text, options, format, glossary)       cut -> protect (run.py): a Prepared,
                                                            every check made before any model work
     translate(...), translate_many(...)                    the whole line (run.py): one event a text
+    translate_all(engine, texts, options, id, refused)     the same for any number of texts, a refused
+                                                           one left out (the offline commands)
     stream(engine, prepared, request_id, timeout)          decode -> restore -> verify -> stream
 
 Per segment: the decoding options apply to each segment on its own (`options.for_segment`), and
@@ -32,11 +34,15 @@ the model's input limit is a segment's: a longer sentence is cut, not refused. P
 `engine.text_limits` (characters and segments; beyond them `LimitExceeded`). A text's output
 depends only on its own segments, never on what else is in the batch.
 
+`traductor translate` and `traductor evaluate` run this same line (offline.py) over an AsyncEngine
+whose core decodes a group inside `submit` (service/engine_inline.py), so a text is cut,
+protected, verified and joined offline exactly as it is served.
+
 This package knows nothing about gRPC, HTTP, metrics or logging (the engine records those; the
 verifier's counts go to `engine.metrics`)."""
 
 from .protect import Prepared
-from .run import prepare, translate, translate_many
+from .run import prepare, translate, translate_all, translate_many
 from .stream import stream
 
-__all__ = ["Prepared", "prepare", "stream", "translate", "translate_many"]
+__all__ = ["Prepared", "prepare", "stream", "translate", "translate_all", "translate_many"]

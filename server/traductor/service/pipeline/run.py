@@ -62,18 +62,45 @@ async def translate_many(
     return await _line(engine, texts, options, ids, timeout, format, glossary, field)
 
 
-async def _line(engine, texts, options, request_ids, timeout, format, glossary, field=None) -> list[FinishEvent]:
+async def translate_all(
+    engine: AsyncEngine,
+    texts: list[str],
+    options: DecodingOptions,
+    request_id: str,
+    refused: dict[int, str],
+    format: str = "text",
+    glossary: Glossary | None = None,
+) -> list[FinishEvent | None]:
+    """Translate any number of texts together, every segment in one engine group, as `translate_many`
+    does (the offline commands, offline.py): a text the text layer refuses (`text.TextError`) is left
+    out, None in its place and the reason in `refused[index]`; an index in `refused` on entry is
+    refused already, its text not read."""
+    ids = [f"{request_id}-{i}" for i in range(len(texts))]
+    return await _line(engine, texts, options, ids, None, format, glossary, refused=refused)
+
+
+async def _line(engine, texts, options, request_ids, timeout, format, glossary, field=None, refused=None) -> list:
     """cut -> protect every text; decode all their segments as one group -> restore -> verify ->
     join, one event per text. If a segment fails (or its deadline passes), the error is raised and
     the others are cancelled."""
-    prepared = []
+    prepared, kept = [], []  # kept: the index of each text prepared
     for index, text in enumerate(texts):
+        if refused is not None and index in refused:
+            continue
         try:
             prepared.append(prepare(engine, text, options, format, glossary))
-        except TextError as refused:
+            kept.append(index)
+        except TextError as error:
+            if refused is not None:
+                refused[index] = str(error)
+                continue
             if field is None:
                 raise
-            raise ItemRefused(index, refused, field) from refused
+            raise ItemRefused(index, error, field) from error
+    out: list = [None] * len(texts)
+    if not prepared:  # every text refused
+        return out
+    request_ids = [request_ids[i] for i in kept]
     results: list[list] = [[None] * len(p.inputs) for p in prepared]
     group = decode.Group(engine, prepared, request_ids, timeout, stream=False)
     async with aclosing(group.events()) as events:
@@ -82,4 +109,6 @@ async def _line(engine, texts, options, request_ids, timeout, format, glossary, 
                 t, k = group.where[j]
                 event = restore.restored(group, j, event)
                 results[t][k] = verify.checked(engine, prepared[t], k, event)
-    return [join.result(p, r) for p, r in zip(prepared, results)]
+    for index, p, r in zip(kept, prepared, results):
+        out[index] = join.result(p, r)
+    return out
