@@ -28,40 +28,70 @@ This module knows strings only; service/pipeline/protect.py turns the masked tex
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..model import controls, placeholders
 from . import Glossary
 from .forms import target_form
-from .matching import Found
+from .matching import Found, find
 
 
-def terms(glossary: Glossary, text: str) -> list[tuple[Found, str]]:
-    """(match, target form) of each term occurrence in `text`, left to right; [] when none (the
-    placeholders are looked for only then)."""
-    found = glossary.find(text)
-    if found:
-        spans = [m.span() for m in placeholders.finditer(text)]
-        found = glossary.find(text, spans) if spans else found
+@dataclass(frozen=True)
+class Protected:
+    """A segment's glossary terms and the inputs made of them (`protect`)."""
+
+    found: list[tuple[Found, str]]  # (match, target form) of each occurrence, left to right
+    second: (
+        placeholders.Masked
+    )  # pass 2's input: the terms behind <phK> (`mask`, marked), or written in (`switch`, no values)
+    annotated: str  # pass 1's input for a model trained with term annotations (`annotate`); "" otherwise
+
+
+def protect(glossary: Glossary, text: str, spans: list, tokens: bool = True, annotations: bool = False):
+    """A segment's terms, pass 2's input and, with `annotations`, pass 1's, in one call (what the
+    service's protect stage asks of a glossary); None when the segment holds no term. `spans`: the
+    segment's placeholders (`placeholders.finditer`), found once by the caller; `tokens`: the
+    tokenizer has placeholder tokens (else the terms are written in, as for an imported model)."""
+    found = terms(glossary, text, spans)
+    if not found:
+        return None
+    second = mask(text, found, True, spans) if tokens else placeholders.Masked(switch(text, found), [])
+    return Protected(found, second, annotate(text, found, spans) if annotations else "")
+
+
+def terms(glossary: Glossary, text: str, spans: list | None = None) -> list[tuple[Found, str]]:
+    """(match, target form) of each term occurrence in `text`, left to right, none inside a
+    placeholder; `spans`: the text's placeholders when the caller has them (else they are looked
+    for only when a term is found)."""
+    found = find(glossary, text, [m.span() for m in spans or ()])
+    if found and spans is None and (protected := [m.span() for m in placeholders.finditer(text)]):
+        found = find(glossary, text, protected)
     language = glossary.target_language
     return [(f, target_form(f, text[f.start : f.end], language)) for f in found]
 
 
-def annotate(text: str, found: list[tuple[Found, str]]) -> str:
+def annotate(text: str, found: list[tuple[Found, str]], spans: list | None = None) -> str:
     """`text` with each occurrence annotated with its target form (model/controls.py), for a model
     trained to use an annotated term with the agreement it needs. A term capitalised only because
     it starts the text is annotated as the glossary writes it: where it lands in the translation
-    is the model's choice ("File Type" -> "Tipo de fichero"; `starts_lower` mends the other case)."""
-    terms = []
+    is the model's choice ("File Type" -> "Tipo de fichero"; `starts_lower` mends the other case).
+    `spans`: the text's placeholders when the caller has them."""
+    terms, first = [], _first_letter(text, spans)
     for f, target in found:
-        if _first_letter(text) == f.start and target[:1].isupper() and target[1:2].islower():
+        if first == f.start and target[:1].isupper() and target[1:2].islower():
             target = target[:1].lower() + target[1:]
         terms.append((f.start, f.end, target))
     return controls.annotate(text, terms)
 
 
-def _first_letter(text: str) -> int | None:
-    """Where the first letter of `text` outside its placeholders (markup included) is."""
-    hidden = placeholders.replace(lambda m: "\0" * len(m.group(0)), text)
+def _first_letter(text: str, spans: list | None = None) -> int | None:
+    """Where the first letter of `text` outside its placeholders (markup included; `spans`: them,
+    when the caller has them) is."""
+    if spans is None:
+        spans = placeholders.finditer(text)
+    hidden = list(text)
+    for m in spans:
+        hidden[m.start() : m.end()] = "\0" * (m.end() - m.start())
     return next((i for i, c in enumerate(hidden) if c.isalpha()), None)
 
 

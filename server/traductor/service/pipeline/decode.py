@@ -12,7 +12,8 @@ that group:
               kind (`own_table`): a later call does not decode it again
     round 2   the segments holding glossary terms whose round-1 translation does not hold the
               model's own word for a term (`glossary.substitute` answers None): again, in one group,
-              their terms masked (protect's `SegmentTerms.fallback`), within the call's time left
+              their terms masked (protect's `SegmentTerms.fallback`), within the call's time left.
+              `substitute` is asked once a segment; its answer (`Group.substituted`) goes to restore
 
 `Group.events` yields (position in the group, event) as the engine gives them, and a segment's
 finish event once everything it needs is decoded: its own, its wrapped words alone, its second
@@ -111,6 +112,9 @@ class Group:
         self.own: dict[str, str] = {}  # a term's source -> its translation alone
         self.alone: dict[str, str] = {}  # the words a pair wraps -> their translation alone ("": none to use)
         self.again: set[int] = set()  # the positions decoded in round 2
+        # a round-1 translation with the glossary's terms in place of the model's own words, or None
+        # where it lacks one (glossary.substitute, asked once: it decides round 2, restore uses it)
+        self.substituted: dict[int, str | None] = {}
 
     def _markup(self) -> tuple[list[str], list[tuple], dict[str, str]]:
         """The wrapped words to decode alone (not kept yet), their inputs, and the markup table."""
@@ -168,7 +172,8 @@ class Group:
                     yield k, paired.pop(k)
         for j, event in held.items():
             t = self.terms[j]
-            if t.fallback is not None and substitute(event.text, t.found, self.own, t.language) is None:
+            self.substituted[j] = substitute(event.text, t.found, self.own, t.language)  # restore puts it in
+            if t.fallback is not None and self.substituted[j] is None:
                 self.again.add(j)
             else:
                 yield j, event

@@ -10,11 +10,12 @@ Per segment of the cut, in text order:
     spans        placeholders and protected spans of every kind (model/placeholders.py, one table)
                  go behind placeholder tokens `<phK>` as the engine tokenizes the segment (the
                  cut's tokens are used)
-    glossary     a segment's terms (`glossary.masking.terms`) and its second pass's input, terms
-                 masked behind placeholder tokens or, for a tokenizer without them (an imported
-                 model), written in (`SegmentTerms`); a model trained with term annotations reads
-                 them in the first pass (`masking.annotate`). A segment with no term is encoded
-                 exactly as without a glossary
+    glossary     one call a segment (`glossary.masking.protect`, handed the spans found here):
+                 its terms and its second pass's input, terms masked behind placeholder tokens
+                 or, for a tokenizer without them (an imported model), written in
+                 (`SegmentTerms`); for a model trained with term annotations, the annotated
+                 input it reads in the first pass. A segment with no term is encoded exactly as
+                 without a glossary
     register     the call's register tag goes in with the tokens (model/controls.py)
     markup       the pairs of inline tags around words whose placement the restore stage checks
                  (`pairs`: "Check that <b>the disk</b> has space"): an open tag and its close tag,
@@ -84,10 +85,10 @@ class Prepared:
         return len(self.inputs) + len(self.known)
 
 
-def pairs(text: str, spans: list[re.Match] | None = None) -> list[Pair]:
+def pairs(text: str, spans: list[re.Match]) -> list[Pair]:
     """The pairs of `text` whose placement can be checked (see the module docstring); `spans`: its
-    placeholders, when the caller has them."""
-    markup = placeholders.markup(text) if spans is None else [m for m in spans if m.lastgroup == "markup"]
+    placeholders (`placeholders.finditer`), found once by the caller."""
+    markup = [m for m in spans if m.lastgroup == "markup"]
     found_tags = [m for m in markup if m.group(0).startswith("<")]
     strings = [m.group(0) for m in found_tags]
     found, stack = [], []
@@ -111,45 +112,42 @@ def pairs(text: str, spans: list[re.Match] | None = None) -> list[Pair]:
     return found
 
 
-def segment_terms(
-    engine: AsyncEngine, text: str, found: list, options: DecodingOptions, glossary: Glossary, spans=None
-):
-    """A segment's SegmentTerms: pass 2's input holds its terms behind placeholder tokens, or, for
-    a tokenizer without them (an imported model), written in their target form."""
+def segment_terms(engine: AsyncEngine, held: masking.Protected, options: DecodingOptions, language: str, text: str):
+    """A segment's SegmentTerms: pass 2's input (`held.second`) as ids, its terms behind placeholder
+    tokens or, for a tokenizer without them (an imported model), written in their target form."""
     tokenizer = engine.tokenizer
     if tokenizer.placeholder_ids:
-        m = masking.mask(text, found, marked=True, spans=spans)
-        ids, values = tokenizer.encode_masked(m.text) + [tokenizer.eos_id], m.values
+        ids, values = tokenizer.encode_masked(held.second.text) + [tokenizer.eos_id], held.second.values
     else:
-        ids, values = engine.encode(masking.switch(text, found), options)
+        ids, values = engine.encode(held.second.text, options)
     try:
         fallback = (ids, values, resolve(options, len(ids), engine.limits))
     except InvalidInput:  # terms written in made it longer than the model takes: pass 1 only
         fallback = None
-    return SegmentTerms(found, fallback, glossary.target_language, text)
+    return SegmentTerms(held.found, fallback, language, text)
 
 
 def protect(engine: AsyncEngine, cut: Cut, options: DecodingOptions, glossary: Glossary | None = None) -> Prepared:
     """The cut text's segments protected and encoded (see the module docstring); InvalidInput for
     options or languages the model refuses."""
-    limit = engine.limits.max_input_tokens
-    memory = engine.memory if cut.format == "text" else {}
+    limit, tokenizer = engine.limits.max_input_tokens, engine.tokenizer
+    tokens, annotations = bool(tokenizer.placeholder_ids), bool(tokenizer.controls)  # how terms go in
+    memory = engine.memory if cut.format == "text" and not (options.register or options.alternatives) else {}
     inputs, segments, known, terms, wrapped = [], [], {}, {}, {}
     for segment in cut.plan.segments:
         text = segment.text
-        found = masking.terms(glossary, text) if glossary is not None else []
-        if text in memory and not found and not (options.register or options.alternatives):
+        if text in memory and glossary is None:  # a memory hit scans nothing
             known[segment.index] = memory[text]
             continue
-        spans = list(placeholders.finditer(text))  # found once: a glossary's mask and markup pairs read them
-        if found:
-            terms[len(inputs)] = segment_terms(engine, text, found, options, glossary, spans)
-        if found and engine.tokenizer.controls:  # a model trained with term annotations uses them in pass 1
-            ids, values = engine.encode(masking.annotate(text, found), options)
-        else:  # each piece tokenized once: the cut's tokens
-            if text not in cut.encoded:
-                cut.encoded[text] = engine.encode(text, options)
-            ids, values = cut.encoded[text]
+        spans = list(placeholders.finditer(text))  # found once: the glossary and markup pairs read them
+        held = masking.protect(glossary, text, spans, tokens, annotations) if glossary is not None else None
+        if text in memory and not held:
+            known[segment.index] = memory[text]
+            continue
+        if held:
+            terms[len(inputs)] = segment_terms(engine, held, options, glossary.target_language, text)
+        source = held.annotated if held and held.annotated else text  # annotated: pass 1 reads the terms
+        ids, values = cut.encoded.get(source) or engine.encode(source, options)  # a piece measured: tokenized once
         if segment_pairs := pairs(text, spans):
             wrapped[len(inputs)] = segment_pairs
         segment_options = for_segment(options, len(ids), engine.limits)

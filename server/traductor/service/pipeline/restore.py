@@ -3,7 +3,8 @@ fourth stage). A placeholder's or protected span's value is put back by the engi
 (engine/request.py) already; here:
 
     glossary   round 1: the model's own word for each term (its translation alone) replaced by the
-               glossary's (`glossary.substitute`: number, capitals, a Spanish determiner agreeing);
+               glossary's (`glossary.substitute`: number, capitals, a Spanish determiner agreeing;
+               decode asked it once and hands its answer on, `Group.substituted`);
                a model trained with term annotations keeps the source's lower-case start
                (`masking.starts_lower`). Round 2: the masked terms unmarked (`masking.unmark`). A
                segment whose translation holds none of the terms keeps it (its alternatives do not
@@ -38,7 +39,6 @@ from dataclasses import replace
 from ...engine.confidence import LOW
 from ...engine.request import FinishEvent
 from ...glossary import masking
-from ...glossary.substitute import substitute
 from ...model.placeholders import markup
 from .decode import Group
 from .protect import Pair, SegmentTerms
@@ -54,16 +54,16 @@ _EDGE = "\"'.,;:!?()[]{}«»“”‘’¿¡"
 def restored(group: Group, j: int, event: FinishEvent) -> FinishEvent:
     """The finish event of the group's j-th segment with its glossary terms and markup pairs put back."""
     if (terms := group.terms.get(j)) is not None:
-        event = _glossary(event, terms, group.own, group.controls, j in group.again)
+        event = _glossary(event, terms, group.substituted.get(j), group.controls, j in group.again)
     if segment_pairs := group.pairs.get(j):
         event = checked(event, segment_pairs, group.alone)
     return event
 
 
-def _glossary(event: FinishEvent, terms: SegmentTerms, own: dict[str, str], controls: bool, again: bool):
+def _glossary(event: FinishEvent, terms: SegmentTerms, text: str | None, controls: bool, again: bool):
+    """`text`: round 1's translation with the terms substituted (decode asked `substitute`), or None."""
     if again:
         return replace(event, text=masking.unmark(event.text))
-    text = substitute(event.text, terms.found, own, terms.language)
     if text is None:  # the translation as round 1 made it (no round 2 possible)
         return event
     if controls:  # round 1 was annotated (protect)
