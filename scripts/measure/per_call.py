@@ -84,7 +84,7 @@ def short_texts() -> list[str]:
 
 def engine_work(tokenizer, texts: list[str], limits) -> list[tuple]:
     """Each text's (ids, values, options) as the server decodes it: the options of a short segment
-    (`for_segment`: a beam of 4 for one or two pieces) included, as texts.prepare does."""
+    (`for_segment`: a beam of 4 for one or two pieces) included, as the pipeline's protect stage does."""
     from traductor.options import DecodingOptions, for_segment, resolve
 
     work = []

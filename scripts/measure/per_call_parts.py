@@ -9,10 +9,13 @@ sentences), each stage run over all of them, best of `--repeat` passes, microsec
                  answering JSON, one caller at a time: what the protocols cost with nothing behind
   call           the gRPC request's options and routing (options_from_pb, Routing-free: one model),
                  the HTTP parameters' checks (translate_params, DeepL's deepl_params.translate_params)
-  text layer     pipeline.prepare on a real AsyncEngine: segmentation, placeholders, memory lookup,
-                 tokenizing (also shown alone), the options resolved
-  front's glue   pipeline.translate end to end against a core that answers at once: the engine
-                 group, the events' queue, the joined result (no engine, no pipe)
+  cut, protect   the text pipeline's first stages (service/pipeline) on a real AsyncEngine, each
+                 alone and together (pipeline.prepare): segmentation, limits and tokenizing
+                 (tokenizing also shown alone); the memory lookup, placeholders and spans, markup
+                 pairs, the options resolved
+  front's glue   pipeline.translate end to end against a core that answers at once: cut, protect,
+                 the engine group and the events' queue (decode), restore, verify, join (no engine,
+                 no pipe)
   hop            a Job to a child process over a multiprocessing pipe and its FinishEvent back
                  (engine/process.py's messages, pickled as served), one round trip
   engine         the Scheduler alone (1 ONNX Runtime thread): the first step (admission: encoder,
@@ -133,11 +136,12 @@ class InstantCore:
 def front(texts: list[str], bundle, repeat: int) -> dict:
     from traductor.engine.request import FinishEvent, FinishReason, Timings
     from traductor.options import DecodingOptions, Limits
-    from traductor.service import pipeline as text_layer
+    from traductor.service import pipeline
     from traductor.service.async_engine import AsyncEngine
     from traductor.service.convert import options_from_pb, response_to_pb
     from traductor.service.http.params import translate_params
     from traductor.service.metrics import Metrics
+    from traductor.service.pipeline import cut, protect
     from traductor_client.v1 import translator_pb2 as pb
 
     tokenizer = bundle.tokenizer()
@@ -152,16 +156,17 @@ def front(texts: list[str], bundle, repeat: int) -> dict:
             lambda t: translate_params({"q": t, "source": "en", "target": "es"}, {"en": ["es"]}), texts, repeat
         ),
         "tokenize (Tokenizer.encode)": best(lambda t: tokenizer.encode(t), texts, repeat),
-        "text layer (texts.prepare, tokenizing included)": best(
-            lambda t: text_layer.prepare(engine, t, options), texts, repeat
-        ),
+        "cut (pipeline.cut, tokenizing included)": best(lambda t: cut.cut(engine, t, options), texts, repeat),
     }
+    cuts = [cut.cut(engine, t, options) for t in texts]
+    out["protect (pipeline.protect)"] = best(lambda c: protect.protect(engine, c, options), cuts, repeat)
+    out["cut + protect (pipeline.prepare)"] = best(lambda t: pipeline.prepare(engine, t, options), texts, repeat)
 
     async def glue() -> float:
         engine.start()
 
         async def one(t: str) -> None:
-            await text_layer.translate(engine, t, options, "rid")
+            await pipeline.translate(engine, t, options, "rid")
 
         times = []
         for _ in range(repeat):
@@ -171,7 +176,7 @@ def front(texts: list[str], bundle, repeat: int) -> dict:
             times.append((time.perf_counter() - t0) / len(texts))
         return min(times) * 1e6
 
-    out["front's glue (texts.translate, an instant core)"] = asyncio.run(glue())
+    out["front's glue (pipeline.translate: cut -> join, an instant core)"] = asyncio.run(glue())
     out["reply: response_to_pb + serialize"] = best(
         lambda _: response_to_pb(event, "rid", False).SerializeToString(), texts, repeat
     )
