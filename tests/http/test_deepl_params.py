@@ -77,3 +77,46 @@ def test_the_official_client_reads_the_same(translator):
     assert [lang.code for lang in translator.get_source_languages()] == SOURCES
     result = translator.translate_text(MARKER, source_lang="ES", target_lang="EN-GB")
     assert (result.text, result.detected_source_lang) == ("[es-en]", "ES")
+
+
+@pytest.mark.parametrize("kind", ["json", "form", "multipart"])
+def test_glossary_routes_read_the_query_with_the_body(server, kind):
+    # v2: the name and languages in the query, the entries in the body
+    query = {"name": f"split {kind}", "source_lang": "EN", "target_lang": "ES"}
+    made = call(
+        server.url + "v2/glossaries", "POST", query=query, **({"headers": AUTH} | _body(kind, {"entries": "a\tb"}))
+    )
+    assert made.status == 201, made.body
+    assert (made.json()["name"], made.json()["entry_count"]) == (f"split {kind}", 1)
+    gid = made.json()["glossary_id"]
+    # v3: a dictionary replaced with its pair in the query and its entries in the body
+    url = server.url + f"v3/glossaries/{gid}/dictionaries"
+    fields = {"entries": "c\td\ne\tf", "entries_format": "tsv"}
+    replaced = call(
+        url, "PUT", query={"source_lang": "EN", "target_lang": "ES"}, **({"headers": AUTH} | _body(kind, fields))
+    )
+    assert replaced.status == 200 and replaced.json()["entry_count"] == 2, replaced.body
+    # the entries of a pair: one language in the query, the other in the body
+    entries = call(
+        server.url + f"v3/glossaries/{gid}/entries",
+        "GET" if kind != "multipart" else "POST",
+        query={"source_lang": "EN"},
+        **({"headers": AUTH} | _body(kind, {"target_lang": "ES"})),
+    )
+    if kind != "multipart":  # a GET; no POST route for entries
+        assert entries.status == 200 and entries.json()["dictionaries"][0]["entries"] == "c\td\ne\tf", entries.body
+    assert call(server.url + f"v3/glossaries/{gid}", "DELETE", headers=AUTH).status == 204
+
+
+def test_document_routes_read_the_query_with_the_body(server):
+    data, headers = multipart({"source_lang": "FR"}, {"file": ("a.txt", MARKER.encode())})
+    handle = call(server.url + "v2/document", "POST", query={"target_lang": "EN-US"}, data=data, headers=AUTH | headers)
+    assert handle.status == 200, handle.body
+    url = server.url + f"v2/document/{handle.json()['document_id']}"
+    key = {"document_key": handle.json()["document_key"]}
+    for _ in range(30):  # each status request waits for the translation up to 2 s
+        status = call(url, "POST", query=key, headers=AUTH)  # the key in the query, no body
+        assert status.status == 200, status.body
+        if status.json()["status"] != "translating":
+            break
+    assert call(url + "/result", "POST", form=key, headers=AUTH).body == b"[fr-en]"  # the key in a form
