@@ -408,4 +408,32 @@ check_keys_kept() {  # after check_glossaries_kept: a new first pod, the second 
     else
         fail "after the pods' restarts, k8s-c: $a (first pod), $b (second)"
     fi
+    # the key store's container stopped (as while its pod restarts): fail closed; started again
+    # on its claim: the keys are still there (the append-only file)
+    podman stop -t 10 "$REDIS" > /dev/null 2>&1
+    sleep 2   # a pod keeps a key it read for 0.5 s; its store watch pings every second
+    local down=() up=() port keyed admin
+    for port in "$HTTP_PORT:$METRICS_PORT" "$B_HTTP_PORT:$B_METRICS_PORT"; do
+        keyed=$(http_translate "http://127.0.0.1:${port%%:*}" -H "Authorization: Bearer $KEY_C" -d "$body")
+        admin=$(http_translate "http://127.0.0.1:${port%%:*}" -H "Authorization: Bearer $TOKEN" -d "$body")
+        down+=("${keyed: -3}/${admin: -3}/$(metric_on "${port##*:}" traductor_key_store_up)")
+    done
+    log "    $REDIS stopped: k8s-c / the token / traductor_key_store_up on each pod: ${down[*]}; ${keyed:0:140}"
+    podman start "$REDIS" > /dev/null 2>&1
+    local deadline=$(( $(date +%s) + 60 )) answered
+    until [[ "$(podman exec "$REDIS" redis-cli ping 2> /dev/null)" == PONG ]] || (( $(date +%s) > deadline )); do sleep 1; done
+    answered=$(date +%s.%N)
+    # each pod reconnects by itself; how long it takes is measured (up to 60 s)
+    for port in "$HTTP_PORT:$METRICS_PORT" "$B_HTTP_PORT:$B_METRICS_PORT"; do
+        until keyed=$(http_translate "http://127.0.0.1:${port%%:*}" -H "Authorization: Bearer $KEY_C" -d "$body")
+              [[ "$keyed" == *" 200" ]] || (( $(date +%s) > deadline )); do sleep 0.5; done
+        up+=("${keyed: -3}/$(metric_on "${port##*:}" traductor_key_store_up)")
+        log "    127.0.0.1:${port%%:*}: k8s-c answered ${keyed: -3} $(python3 -c "import time; print(f'{time.time() - $answered:.1f}')") s after Redis answered PONG again"
+    done
+    log "    $REDIS started again: k8s-c / traductor_key_store_up on each pod: ${up[*]}"
+    if [[ "${down[*]}" == "503/200/0 503/200/0" && "${up[*]}" == "200/1 200/1" ]]; then
+        pass "key store stopped: both pods refuse a stored key with 503, the token gets 200, traductor_key_store_up 0; started again on its claim: the key accepted again by both"
+    else
+        fail "key store stopped and started: ${down[*]} then ${up[*]} (expected 503/200/0 twice, then 200/1 twice)"
+    fi
 }

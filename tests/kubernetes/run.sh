@@ -14,7 +14,8 @@
 #     prints every change), makes a token and a self-signed TLS certificate
 #  3b. plays the key store (the ConfigMap sets TRADUCTOR_KEYS_REDIS: keys per caller are on): the
 #     Deployment traductor-redis on its claim; the translator pods reach it by the Service's name
-#     through a hostAliases entry (podman has no Service DNS); checks its securityContext
+#     through a hostAliases entry (podman has no Service DNS) naming the fixed address the pod is
+#     played on (--ip, standing for the Service's virtual IP); checks its securityContext
 #  4. plays the translator (ConfigMap + Deployment + Services, the token from the Secret); checks what
 #     the kubelet's gRPC probes would ask: grpc.health.v1 Check for "" and traductor.v1.Translator
 #     SERVING, without a token; the pod's user, read-only root, capabilities, no-new-privileges;
@@ -41,7 +42,9 @@
 #     /v2/usage equals the characters sent, a key revoked in one pod is refused by both within a
 #     second of Redis' write; the key store up on both (traductor_key_store_up 1)
 #  9b. after the restarts of 8 and 9: a key made before is still accepted by both pods (kept in
-#     Redis, reached by the new pod through its hostAliases)
+#     Redis, reached by the new pod through its hostAliases); the Redis container stopped: both
+#     pods answer a stored key 503, the token 200, traductor_key_store_up 0; started again on its
+#     claim: the key is accepted again (the append-only file kept it)
 # 10. prints a summary and tears everything down, whatever happened (trap)
 #
 # Environment (optional): LOADTEST_DURATION (10), LOADTEST_CONCURRENCY (1,8), SECOND_MODEL (en-es-b), SIGTERMS (10), BUILD=0 to reuse
@@ -158,13 +161,28 @@ PLAYED+=("$WORK/glossaries.yaml")
 podman kube play "$WORK/glossaries.yaml" > "$WORK/play-glossaries.log" 2>&1 || {
     cat "$WORK/play-glossaries.log"; fail "podman kube play glossaries.yaml"; exit 1; }
 log "== play the key store (traductor-redis)"
+# A fixed address for the Redis pod, as a Service's virtual IP is fixed: a pod played by kube play
+# stops with its last container (its exit policy) and would come back on another address, which
+# the translators' hostAliases would no longer name (seen: the Redis container stopped and started
+# again, its pod got a new address and the translators timed out). An unused one near the top of
+# kube play's network (made here if this is its first use), and a fixed MAC address with it: with
+# a new MAC on the same address, the translators kept the old one in their neighbour (ARP) cache
+# and reached the restarted Redis only 40 s later (seen; a Service's IP has no such cache).
+KUBE_NET=podman-default-kube-network
+podman network exists "$KUBE_NET" || podman network create "$KUBE_NET" > /dev/null
+REDIS_IP=$(python3 -c '
+import ipaddress, sys
+net, used = ipaddress.ip_network(sys.argv[1]), set(sys.argv[2].split())
+print(next(str(net.broadcast_address - i) for i in range(6, 60) if str(net.broadcast_address - i) not in used))' \
+    "$(podman network inspect -f '{{range .Subnets}}{{.Subnet}}{{end}}' "$KUBE_NET")" \
+    "$(podman ps -a -q | xargs -r podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}')")
 PLAYED+=("$WORK/redis.yaml")
-podman kube play "$WORK/redis.yaml" > "$WORK/play-redis.log" 2>&1 || {
+REDIS_MAC="02:74:72:64:00:01"   # locally administered
+podman kube play --ip "$REDIS_IP" --mac-address "$REDIS_MAC" "$WORK/redis.yaml" > "$WORK/play-redis.log" 2>&1 || {
     cat "$WORK/play-redis.log"; fail "podman kube play redis.yaml"; exit 1; }
 REDIS=$(podman ps --format '{{.Names}}' | grep -- '^traductor-redis-pod-.*-redis$' | head -1)
-REDIS_IP=$(podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$(podman pod inspect -f '{{.InfraContainerID}}' "$(podman inspect -f '{{.Pod}}' "$REDIS")")")
 sed -i "s|ip: REDIS_POD_IP|ip: $REDIS_IP|" "$WORK/translator.yaml" "$WORK/translator-b.yaml"
-log "    container $REDIS at $REDIS_IP; hostAliases traductor-redis -> $REDIS_IP in both translator pods"
+log "    container $REDIS at $(podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$REDIS") (kube play --ip $REDIS_IP --mac-address $REDIS_MAC, in $KUBE_NET); hostAliases traductor-redis -> $REDIS_IP in both translator pods"
 check_key_store_pod
 log "== play the translator"
 PLAYED+=("$WORK/translator.yaml")
