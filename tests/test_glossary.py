@@ -10,7 +10,7 @@ import pytest
 from traductor.errors import InvalidInput, NotFound
 from traductor.glossary import NO_GLOSSARIES, Glossary, GlossaryError
 from traductor.glossary.forms import plural
-from traductor.glossary.masking import mask, switch, terms, unmark
+from traductor.glossary.masking import mask, protect, switch, terms, unmark
 from traductor.glossary.substitute import substitute
 from traductor.model import placeholders
 
@@ -151,3 +151,21 @@ def test_unmark_parts_a_glued_term_and_leaves_words_that_contain_it():
     glued = placeholders.unmask("Confirmar <ph0>reemplazar", m.values)
     assert unmark(glued) == "Confirmar Fichero reemplazar"
     assert unmark(placeholders.unmask("ficheros y <ph0>", m.values)) == "ficheros y Fichero"  # "ficheros" untouched
+
+
+@pytest.mark.parametrize(
+    "text, whole",
+    [
+        ("file", "fichero"),
+        ("Files:", "Ficheros:"),  # the plural and the capital of the occurrence
+        ("  HIDDEN FILES!  ", "  FICHEROS OCULTOS!  "),
+        ("%s: settings", "%s: ajustes"),  # a placeholder is kept as it stands
+        ("file, mice", "fichero, ratones"),
+        ("the file", None),  # words left for the model
+        ("file 2", "fichero 2"),
+        ("Open file", None),
+    ],
+)
+def test_a_segment_that_is_nothing_but_terms_is_answered_with_their_target_forms(text, whole):
+    held = protect(G, text, list(placeholders.finditer(text)))
+    assert held.whole == whole

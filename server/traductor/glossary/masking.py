@@ -18,6 +18,12 @@ A model trained with term annotations (model/controls.py) gets them in pass 1 in
 the term's target words written after its source words, which the model uses with the agreement
 the sentence needs ("das Verzeichnis", not "der Verzeichnis"); masking stays pass 2's fallback.
 
+A segment that is nothing but its terms ("artist", "Files:", "%s: artist"; no letter outside
+its terms and placeholders) has nothing left for the model to translate: alone, a placeholder
+token sends a model looping ("---Datei-Datei-Datei <ph0>"). Its answer is the terms in their
+target forms, its placeholders, spaces and punctuation as they stand (`Protected.whole`), and the
+service answers it without the model, as it answers a segment from its memory.
+
 The tokens are the engine's MAX_PLACEHOLDERS (16): terms beyond those the segment's own
 placeholders leave are written into the source in their target form instead (`switch`), as for a
 model without placeholder tokens, and the model may or may not keep them.
@@ -28,6 +34,7 @@ This module knows strings only; service/pipeline/protect.py turns the masked tex
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ..model import controls, placeholders
@@ -45,6 +52,7 @@ class Protected:
         placeholders.Masked
     )  # pass 2's input: the terms behind <phK> (`mask`, marked), or written in (`switch`, no values)
     annotated: str  # pass 1's input for a model trained with term annotations (`annotate`); "" otherwise
+    whole: str | None = None  # the segment's translation when it is nothing but its terms (`terms_only`)
 
 
 def protect(glossary: Glossary, text: str, spans: list, tokens: bool = True, annotations: bool = False):
@@ -56,7 +64,21 @@ def protect(glossary: Glossary, text: str, spans: list, tokens: bool = True, ann
     if not found:
         return None
     second = mask(text, found, True, spans) if tokens else placeholders.Masked(switch(text, found), [])
-    return Protected(found, second, annotate(text, found, spans) if annotations else "")
+    return Protected(found, second, annotate(text, found, spans) if annotations else "", terms_only(text, found, spans))
+
+
+def terms_only(text: str, found: list[tuple[Found, str]], spans: list | None = None) -> str | None:
+    """`text` with its terms in their target forms when there is no letter outside its terms and
+    placeholders (`spans`: them, when the caller has them): what it translates to with no model
+    (see the module docstring); None when some words are left to translate."""
+    if spans is None:
+        spans = placeholders.finditer(text)
+    hidden = list(text)
+    for start, end in [m.span() for m in spans] + [(f.start, f.end) for f, _ in found]:
+        hidden[start:end] = "\0" * (end - start)
+    if any(unicodedata.category(c).startswith("L") for c in hidden):
+        return None
+    return switch(text, found)
 
 
 def terms(glossary: Glossary, text: str, spans: list | None = None) -> list[tuple[Found, str]]:

@@ -7,6 +7,10 @@ Per segment of the cut, in text order:
                  (`Prepared.known`), with no model call; not an HTML segment (its inline markup would
                  have to match), nor one holding a glossary term, in a register or with
                  alternatives asked for
+    terms alone  a segment that is nothing but glossary terms (with placeholders, spaces and
+                 punctuation around: "artist", "Files:") is answered likewise with their target
+                 forms (`masking.Protected.whole`): its masked input would be placeholders alone,
+                 on which a model loops
     spans        placeholders and protected spans of every kind (model/placeholders.py, one table)
                  go behind placeholder tokens `<phK>` as the engine tokenizes the segment (the
                  cut's tokens are used)
@@ -75,7 +79,7 @@ class Prepared:
     plan: Plan
     inputs: list[tuple]  # (source ids, placeholder values, resolved options), one per segment the model translates
     segments: list[int] = field(default_factory=list)  # the plan segment index of each of `inputs`
-    known: dict[int, str] = field(default_factory=dict)  # plan segment index -> its translation from the memory
+    known: dict[int, str] = field(default_factory=dict)  # plan segment index -> its translation (memory, glossary)
     terms: dict[int, SegmentTerms] = field(default_factory=dict)  # index in `inputs` -> its glossary terms
     options: DecodingOptions | None = None
     pairs: dict[int, list[Pair]] = field(default_factory=dict)  # index in `inputs` -> its inline pairs to check
@@ -143,6 +147,9 @@ def protect(engine: AsyncEngine, cut: Cut, options: DecodingOptions, glossary: G
         held = masking.protect(glossary, text, spans, tokens, annotations) if glossary is not None else None
         if text in memory and not held:
             known[segment.index] = memory[text]
+            continue
+        if held and held.whole is not None:  # nothing but glossary terms: nothing left for the model
+            known[segment.index] = held.whole
             continue
         if held:
             terms[len(inputs)] = segment_terms(engine, held, options, glossary.target_language, text)
