@@ -31,8 +31,13 @@ def test_traductor_translate_to_picks_among_the_packaged_models(capsys, monkeypa
     monkeypatch.setattr("sys.stdin", io.StringIO("file not found\n"))
 
     assert main(["translate", "--to", "xx"]) == 2
-    served = "en-de (en->de), en-es (en->es), en-fr (en->fr)"
-    assert f"no packaged model translates any->xx; the models are: {served}" in capsys.readouterr().err
+    from traductor.engine.bundle import scan
+    from traductor.packaged import MODELS_DIR
+
+    names = sorted(scan(MODELS_DIR))  # every packaged model, each with its pair: de-en (de->en), en-de (en->de)...
+    served = ", ".join(f"{n} ({n.split('-')[0]}->{n.split('-', 1)[1]})" for n in names)
+    assert {"en-es", "en-fr", "en-de"} <= set(names)
+    assert f"no packaged model translates any->xx; the models are: {served}\n" in capsys.readouterr().err
 
 
 def test_error_texts_name_a_bounded_number_of_pairs_and_models():
