@@ -47,49 +47,12 @@ WORK="${COMPOSE_WORK:-/tmp/traductor-compose}"
 PROJECT="traductor-keys"
 PODMAN_COMPOSE_VERSION="1.6.0"   # Debian's 1.0.3 ignores `profiles` and `--scale`
 
-T0=$(date +%s)
-FAILURES=()
-SUMMARY=()
-log() { printf '[%4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
-fail() { log "FAIL: $*"; FAILURES+=("$*"); }
-pass() { log "ok: $*"; SUMMARY+=("ok    $*"); }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# shellcheck source=tests/compose/podman.sh
+source "$ROOT/tests/compose/podman.sh"
 
 # ---------------------------------------------------------------------------------------------
 # 1. Podman, the base image, the images
-setup_podman() {
-    for tool in podman runc debootstrap; do
-        command -v "$tool" > /dev/null || {
-            log "installing podman runc debootstrap"
-            apt-get update -qq
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap > /dev/null
-            break
-        }
-    done
-    mkdir -p "$WORK"
-    printf '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n' \
-        > "$WORK/containers.conf"
-    export CONTAINERS_CONF="$WORK/containers.conf"
-    PC="$WORK/venv/bin/podman-compose"
-    if ! "$PC" --version 2> /dev/null | grep -q "version $PODMAN_COMPOSE_VERSION"; then
-        log "installing podman-compose $PODMAN_COMPOSE_VERSION into $WORK/venv"
-        python3 -m venv "$WORK/venv"
-        "$WORK/venv/bin/pip" install -q "podman-compose==$PODMAN_COMPOSE_VERSION"
-    fi
-    log "$("$PC" --version | head -1); $(podman --version)"
-    if ! podman image exists "$BASE_IMAGE"; then
-        local rootfs="$WORK/rootfs" mirror
-        mirror=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '$2 !~ /security/ {print $2; exit}')
-        log "debootstrap bookworm from ${mirror:=http://deb.debian.org/debian} for $BASE_IMAGE"
-        rm -rf "$rootfs"
-        nice -n 19 debootstrap --variant=minbase --include=python3,python3-venv,python3-pip bookworm "$rootfs" \
-            "$mirror" > "$WORK/debootstrap.log"
-        cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
-        printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$rootfs/etc/pip.conf"
-        tar -C "$rootfs" -c . | podman import - "$BASE_IMAGE" > /dev/null
-        rm -rf "$rootfs"
-    fi
-}
+# setup_podman, setup_base_image: tests/compose/podman.sh
 
 # One image at a time, niced, with the host's network (pip and apt through the proxy).
 build() {  # TAG CONTEXT [DOCKERFILE]
@@ -159,6 +122,7 @@ trap 'exit 130' INT TERM
 
 log "== podman and images"
 setup_podman
+setup_base_image
 build_images
 
 # ---------------------------------------------------------------------------------------------

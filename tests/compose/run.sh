@@ -62,12 +62,8 @@ SECOND_MODEL="${SECOND_MODEL:-en-es-b}"
 REPORTS="$ROOT/build/reports"
 PODMAN_COMPOSE_VERSION="1.6.0"   # Debian's 1.0.3 ignores `profiles` and `--scale`
 
-T0=$(date +%s)
-FAILURES=()
-SUMMARY=()
-log() { printf '[%4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
-fail() { log "FAIL: $*"; FAILURES+=("$*"); }
-pass() { log "ok: $*"; SUMMARY+=("ok    $*"); }
+# shellcheck source=tests/compose/podman.sh
+source "$ROOT/tests/compose/podman.sh"
 # Time a step: timed NAME command...
 TIMINGS=()
 STEP="" STEP_START=0
@@ -82,61 +78,7 @@ timed() {
 
 # ---------------------------------------------------------------------------------------------
 # 1. Podman
-setup_podman() {
-    local missing=()
-    for tool in podman runc debootstrap; do
-        command -v "$tool" > /dev/null || missing+=("$tool")
-    done
-    if (( ${#missing[@]} )); then
-        log "installing podman runc debootstrap (missing: ${missing[*]})"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap > /dev/null
-    fi
-    mkdir -p "$WORK"
-    # runc instead of crun (cgroups v1 in hybrid mode), cgroupfs, no default ulimits.
-    cat > "$WORK/containers.conf" <<'EOF'
-[containers]
-default_ulimits = []
-[engine]
-cgroup_manager = "cgroupfs"
-runtime = "runc"
-EOF
-    export CONTAINERS_CONF="$WORK/containers.conf"
-    # podman-compose with profiles and --scale: from PyPI into a private venv.
-    PC="$WORK/venv/bin/podman-compose"
-    if ! "$PC" --version 2> /dev/null | grep -q "version $PODMAN_COMPOSE_VERSION"; then
-        log "installing podman-compose $PODMAN_COMPOSE_VERSION into $WORK/venv"
-        python3 -m venv "$WORK/venv"
-        "$WORK/venv/bin/pip" install -q "podman-compose==$PODMAN_COMPOSE_VERSION" 2>&1 | grep -v '^WARNING: Location' || true
-    fi
-    "$PC" --version | head -1
-    podman --version
-}
-
-# The Debian mirror the host uses (deb822 .sources or one-line .list).
-debian_mirror() {
-    local uri
-    uri=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '$2 !~ /security/ {print $2; exit}')
-    [[ -n "$uri" ]] || uri=$(grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | awk '$2 !~ /security/ {print $2; exit}')
-    echo "${uri:-http://deb.debian.org/debian}"
-}
-
-# 2. The base image: Debian bookworm (python3 3.11) with the host's CA bundle (the proxy's CA).
-setup_base_image() {
-    if podman image exists "$BASE_IMAGE"; then
-        log "base image $BASE_IMAGE present"
-        return
-    fi
-    local rootfs="$WORK/rootfs" mirror
-    mirror=$(debian_mirror)
-    log "debootstrap bookworm from $mirror"
-    rm -rf "$rootfs"
-    debootstrap --variant=minbase --include=python3,python3-venv,python3-pip bookworm "$rootfs" "$mirror" > "$WORK/debootstrap.log"
-    cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
-    printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$rootfs/etc/pip.conf"
-    tar -C "$rootfs" -c . | podman import - "$BASE_IMAGE" > /dev/null
-    rm -rf "$rootfs"
-}
+# setup_podman, setup_base_image: tests/compose/podman.sh
 
 # 3. Images: built directly with podman (host network for pip/apt; docker format keeps HEALTHCHECK).
 # BUILD: 1 (all), or a comma list of the images to build.
@@ -164,10 +106,6 @@ containers_of() {
     podman ps -a --format '{{.Names}}' \
         --filter "label=com.docker.compose.project=$PROJECT" \
         --filter "label=com.docker.compose.service=$1" | sort
-}
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # replica_calls and the restart/kill checks under load
