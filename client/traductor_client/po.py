@@ -10,8 +10,10 @@ for review, and print a summary listing every entry left untranslated and why.
 Text handling: a msgid's leading and trailing whitespace and newlines ("Usage:\\n", "Name: ")
 are not sent; they are copied from the msgid onto the translation, as msgfmt requires for
 newlines. Everything in between, line breaks included, is sent whole. A plural entry gets the
-singular's translation in the singular form (``msgstr[0]`` for nplurals=2) and the plural's
-translation in every other form of the header's ``Plural-Forms``.
+singular's translation in the form of n=1 (``msgstr[0]`` for nplurals=2, and Russian's form of
+1, 21, 31... when the msgid carries the number) and the plural's translation in every other form
+of the header's ``Plural-Forms``; a catalog without one takes its ``Language``'s standard one
+(``files.plurals``) and gets it in its header.
 
 Errors (a missing or non-PO file, an unreachable service) raise :class:`PoError` (the file
 package's ``FileError``): one line on stderr and exit status 2, and nothing is written. A text
@@ -47,11 +49,11 @@ def add_subparser(commands: Any, conn: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run_command)
 
 
-def _read_catalog(path: str, data: bytes):
+def _read_catalog(path: str, data: bytes, language: str = ""):
     """Any file given to ``po`` is read as a catalog, whatever its extension."""
     from traductor_client.files.formats import EXTENSIONS
 
-    return EXTENSIONS[".po"](data, path)
+    return EXTENSIONS[".po"](data, path, language)
 
 
 def run_command(args: argparse.Namespace) -> int:

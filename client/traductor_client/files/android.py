@@ -4,6 +4,16 @@
 - ``<string>`` and every ``<item>`` of ``<plurals>`` and ``<string-array>`` are units;
   translate-toolkit does not read ``<string-array>``, so its items are read here and written
   with the same escaping.
+- A ``<plurals>`` translated for a target language of ``plurals.LANGUAGES`` (the caller's
+  target: the file does not say its language) carries the source's quantities and every one the
+  target uses that the source lacks, added in CLDR's order on lines of their own: for Russian
+  ``one``, ``few``, ``many`` and ``other`` (Android picks one/few/many for whole numbers and
+  falls back on ``other``, which is therefore always kept; lint's MissingQuantity wants few and
+  many). ``one`` gets the singular's translation ("%d файл" serves 1, 21, 31...), unless the
+  singular names no number where the target's ``one`` serves many ("One file": the plural's
+  translation, as ``plurals.texts``); every added quantity gets the plural's (the ``other``
+  item's). A quantity the target does not use (an English ``zero``) is kept, translated. With no
+  target named, each item gets its own translation.
 - A resource reference (``@string/name``, ``@android:string/ok``, ``@null``, ``?attr/name``) is
   not text: counted "not translatable", untouched, as are ``translatable="false"`` strings.
 - A string with inline markup (``<b>``, ``<xliff:g id="user">%1$s</xliff:g>``), or with tags in
@@ -27,13 +37,13 @@ What this module does not know: how texts reach the service.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
 from lxml import etree
 from translate.storage import aresource
 
-from traductor_client.files import placeholders
+from traductor_client.files import placeholders, plurals
 from traductor_client.files.errors import FileError
 from traductor_client.files.toolkit import XmlDocument, as_plain, changed, has_markup
 from traductor_client.files.units import FIXED, TODO, Unit
@@ -48,6 +58,8 @@ class Strings:
     <string-array> (translate-toolkit reads only <string> and <plurals>)."""
 
     element: Any
+    sources: List[str] = field(default_factory=list)  # the forms' texts, as read
+    meant: List[Tuple[Any, str, int]] = field(default_factory=list)  # written: (element, text, source form)
 
     def forms(self) -> List[Any]:
         """The elements holding the unit's texts, in order."""
@@ -182,7 +194,7 @@ class AndroidDocument(XmlDocument):
 
     def unit(self, tt_unit: Any, position: int) -> Any:
         handle = Strings(tt_unit.xmlelement)
-        sources = [_read(element) for element in handle.forms()]
+        sources = handle.sources = [_read(element) for element in handle.forms()]
         if not sources or not any(source.strip() for source in sources):
             return None
         unit = Unit(f'name "{tt_unit.getid()}"', position, sources, state=self.state(tt_unit), handle=handle)
@@ -203,16 +215,60 @@ class AndroidDocument(XmlDocument):
     def written(self, unit: Unit, translations: List[str]) -> Optional[str]:
         """The string read back must hold the same elements (and CDATA) as the source's, and the
         translation as its text: translate-toolkit escapes markup it cannot parse into text."""
-        forms = unit.handle.forms()
-        for element, structure in zip(forms, self.structures[id(unit)]):
-            if _structure(element) != structure:
+        structures = self.structures[id(unit)]
+        for element, _, form in unit.handle.meant:
+            if _structure(element) != structures[form]:
                 inner, cdata = _structure(element)
                 return f"its markup became text (read back: {len(inner)} elements{', CDATA' if cdata else ''})"
-        return changed(translations, [_read(element) for element in forms])
+        return changed([text for _, text, _ in unit.handle.meant], [_read(e) for e, _, _ in unit.handle.meant])
 
     def write(self, handle: Any, translations: List[str], mark_review: bool) -> None:
-        for element, text in zip(handle.forms(), translations):
+        handle.meant = [(element, text, form) for form, (element, text) in enumerate(zip(handle.forms(), translations))]
+        known = plurals.language(self.language)
+        if known is not None and etree.QName(handle.element).localname == "plurals":
+            handle.meant = _target_quantities(handle, handle.meant, known)
+        for element, text, _ in handle.meant:
             _write(element, text)
+
+
+def _target_quantities(handle: Strings, meant: list, known: plurals.Language) -> list:
+    """(item, text, source form) of a <plurals> for the target language: an <item> added (on a
+    line of its own, in CLDR's order) for each of its quantities the source lacks; "one" gets the
+    singular's translation where ``plurals.singular_for_one`` says so, else the plural's, as
+    every added or empty item does; the source's other items keep their own."""
+    plurals_element, order = handle.element, plurals.CATEGORIES
+    by_quantity = {element.get("quantity"): (element, text, form) for element, text, form in meant}
+    other = by_quantity.get("other", meant[-1])
+    one = by_quantity.get("one")
+    if one is not None and not plurals.singular_for_one(known, handle.sources[one[2]], handle.sources[other[2]]):
+        one = other
+    items = {item.get("quantity"): item for item in plurals_element.iterchildren("item")}
+    for quantity in known.quantities:
+        if quantity in items or quantity not in order:
+            continue
+        new = etree.Element("item", quantity=quantity)
+        before = [item for q, item in items.items() if q in order and order.index(q) < order.index(quantity)]
+        after = before[-1] if before else None
+        if after is None:  # first: before the first item, at its indentation
+            first = next(plurals_element.iterchildren("item"))
+            new.tail = plurals_element.text
+            first.addprevious(new)
+        else:
+            new.tail, previous = after.tail, after.getprevious()
+            after.addnext(new)
+            after.tail = previous.tail if previous is not None else plurals_element.text
+        items = {item.get("quantity"): item for item in plurals_element.iterchildren("item")}
+    out = []
+    for item in plurals_element.iterchildren("item"):
+        quantity = item.get("quantity")
+        own = next((entry for entry in meant if entry[0] is item), None)
+        if quantity == "one" and one is not None:
+            out.append((item, *one[1:]))
+        elif own is not None:
+            out.append(own)
+        elif quantity in known.quantities:  # added, or empty in the source
+            out.append((item, *(one if quantity == "one" and one is not None else other)[1:]))
+    return out
 
 
 __all__ = ["AndroidDocument", "Strings"]

@@ -4,7 +4,10 @@ marked for review in the format's own way; every other unit keeps its bytes.
     XLIFF 1.2    xliff.xlifffile      <target state="needs-review-translation"> filled
     XLIFF 2.0    xliff2.Xliff2File    <target> filled, segment state="translated" (2.0 has no
                                       review state below "reviewed"/"final")
-    Qt .ts       ts2.tsfile           <translation type="unfinished"> filled, kept unfinished
+    Qt .ts       ts2.tsfile           <translation type="unfinished"> filled, kept unfinished;
+                                      a numerus message gets every <numerusform> of the target
+                                      language (Russian three; the caller's target, else the
+                                      file's <TS language>), each the one source's translation
 
 A source holding XLIFF inline elements (<g>, <x/>, <ph>...) is skipped and reported: a
 plain-text translation would lose them. A source whose text holds HTML (Qt rich text, escaped
@@ -20,7 +23,8 @@ from typing import Any, List
 from lxml import etree
 from translate.storage import ts2, xliff, xliff2
 
-from traductor_client.files.toolkit import XmlDocument, forms
+from traductor_client.files import plurals
+from traductor_client.files.toolkit import XmlDocument
 from traductor_client.files.units import FIXED, OBSOLETE, REVIEW, TODO, TRANSLATED
 
 
@@ -110,12 +114,18 @@ class TsDocument(XmlDocument):
     markup_units = True
 
     def parse(self, data: bytes) -> Any:
-        return ts2.tsfile.parsestring(data)
+        store = ts2.tsfile.parsestring(data)
+        self.language = store.gettargetlanguage() or ""  # <TS language="ru_RU">; the caller's target wins
+        return store
 
     def state(self, tt_unit: Any) -> str:
         if tt_unit.isobsolete():
             return OBSOLETE
-        if not any(s.strip() for s in forms(tt_unit.target)):
+        node = tt_unit._gettargetnode()  # (not .target: a numerus one without <numerusform> raises)
+        texts = [node] if node is not None else []
+        if texts and tt_unit.hasplural():
+            texts = node.findall(tt_unit.namespaced("numerusform"))
+        if not any((e.text or "").strip() for e in texts):
             return TODO
         return REVIEW if tt_unit.isfuzzy() else TRANSLATED
 
@@ -126,15 +136,11 @@ class TsDocument(XmlDocument):
         return unit
 
     def write(self, tt_unit: Any, translations: List[str], mark_review: bool) -> None:
-        """Into the <translation> element as it is: its text, or each <numerusform>'s text (two
-        made when it has none), so its layout stays (translate-toolkit rebuilds the element)."""
+        """Into the <translation> element as it is: its text, or each <numerusform>'s text, so its
+        layout stays (translate-toolkit rebuilds the element)."""
         node = tt_unit._gettargetnode()
         if tt_unit.hasplural():
-            forms = node.findall(tt_unit.namespaced("numerusform"))
-            if not forms:
-                node.text = None
-                forms = [etree.SubElement(node, tt_unit.namespaced("numerusform")) for _ in range(2)]
-            for form in forms:
+            for form in self._numerus_forms(node, tt_unit.namespaced("numerusform")):
                 for child in list(form):
                     form.remove(child)
                 form.text = translations[0]
@@ -143,6 +149,23 @@ class TsDocument(XmlDocument):
                 node.remove(child)
             node.text = translations[0]
         tt_unit.markfuzzy(mark_review)
+
+    def _numerus_forms(self, node: Any, tag: str) -> List[Any]:
+        """The message's <numerusform>s, as many as the target language has (``plurals``: Russian
+        three) where it has fewer: new ones on lines of their own after the last; two when the
+        language is unknown and there are none. Forms beyond the language's count are kept."""
+        found = node.findall(tag)
+        known = plurals.language(self.language)
+        if not found:
+            node.text = None
+        while len(found) < (known.numerus if known else 2):
+            new = etree.Element(tag)
+            if found:
+                _append_after(node, new, found[-1])
+            else:
+                node.append(new)
+            found.append(new)
+        return found
 
 
 __all__ = ["TsDocument", "Xliff1Document", "Xliff2Document"]

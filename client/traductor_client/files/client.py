@@ -176,7 +176,7 @@ def run_file(
     output: str,
     include_review: bool,
     mark_review: bool,
-    read: Callable[[str, bytes], Document] = formats.read,
+    read: Callable[..., Document] = formats.read,
 ) -> int:
     """Fill the file at ``path`` (read by ``read``) and write it to ``output``; print the summary."""
     if args.batch_size < 1:
@@ -188,7 +188,7 @@ def run_file(
             data = handle.read()
     except OSError as error:
         raise FileError(f"{path}: {error.strerror or error}") from None
-    document = read(path, data)
+    document = read(path, data, language=getattr(args, "to", None) or "")  # (its plural forms)
     job = Job(document, include_review)
     outcomes = run_service(args, job) if job.text_count or getattr(args, "to", None) else {}
     filled = job.finish(outcomes, mark_review)

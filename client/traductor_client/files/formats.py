@@ -1,6 +1,9 @@
 """Which reader takes a file, and the checks every upload passes before any parser sees it.
 
-    read(name, data, limits) -> Document
+    read(name, data, limits, language) -> Document
+
+``language`` is the target's code, when the caller knows it: it says how many plural forms a
+translated plural message gets (``plurals``; a .po without Plural-Forms, Qt, Android).
 
 1. The size: over ``limits.max_bytes`` is refused with the limit named.
 2. The extension picks the format (``EXTENSIONS``); ``.xlf``/``.xliff`` are read as 1.2 or 2.0
@@ -38,17 +41,19 @@ class Limits:
     units_flag: str = "--max-file-units"
 
 
-def _po(data: bytes, name: str) -> Document:
+def _po(data: bytes, name: str, language: str = "") -> Document:
     from traductor_client import __version__
     from traductor_client.files import gettext
 
-    return gettext.PoDocument(gettext.parse(data, name), f"traductor-client {__version__}")
+    return gettext.PoDocument(gettext.parse(data, name), f"traductor-client {__version__}", language)
 
 
-def _toolkit(module: str, class_name: str) -> Callable[[bytes, str], Document]:
-    def make(data: bytes, name: str) -> Document:
+def _toolkit(module: str, class_name: str) -> Callable[..., Document]:
+    def make(data: bytes, name: str, language: str = "") -> Document:
         # translate-toolkit: imported when a file needs it
-        return getattr(importlib.import_module(f"traductor_client.files.{module}"), class_name)(data, name)
+        document = getattr(importlib.import_module(f"traductor_client.files.{module}"), class_name)(data, name)
+        document.language = language or document.language  # (the file's own, where it says one)
+        return document
 
     return make
 
@@ -56,12 +61,13 @@ def _toolkit(module: str, class_name: str) -> Callable[[bytes, str], Document]:
 _XLIFF2 = re.compile(rb"<xliff\b[^>]*\bversion\s*=\s*[\"']2\.", re.S)
 
 
-def _xliff(data: bytes, name: str) -> Document:
-    return _toolkit("bilingual", "Xliff2Document" if _XLIFF2.search(data[:4096]) else "Xliff1Document")(data, name)
+def _xliff(data: bytes, name: str, language: str = "") -> Document:
+    kind = "Xliff2Document" if _XLIFF2.search(data[:4096]) else "Xliff1Document"
+    return _toolkit("bilingual", kind)(data, name, language)
 
 
-# extension -> reader; the one list of supported extensions (/frontend/settings shows it)
-EXTENSIONS: Dict[str, Callable[[bytes, str], Document]] = {
+# extension -> reader(data, name, language=""); the one list of supported extensions (/frontend/settings shows it)
+EXTENSIONS: Dict[str, Callable[..., Document]] = {
     ".po": _po,
     ".pot": _po,
     ".xlf": _xliff,
@@ -123,8 +129,9 @@ def _check_units(name: str, count: int, limits: Limits) -> None:
         raise FileError(f"{name}: {count} units, more than the limit of {limits.max_units} ({limits.units_flag})")
 
 
-def read(name: str, data: bytes, limits: Limits = Limits()) -> Document:
-    """Parse an uploaded or local file into a document (see the module docstring)."""
+def read(name: str, data: bytes, limits: Limits = Limits(), language: str = "") -> Document:
+    """Parse an uploaded or local file into a document (see the module docstring); ``language``:
+    the target's code, where known."""
     if limits.max_bytes is not None and len(data) > limits.max_bytes:
         raise FileError(f"{name}: {len(data)} bytes, more than the limit of {limits.max_bytes} ({limits.bytes_flag})")
     ext = extension(name)
@@ -135,6 +142,6 @@ def read(name: str, data: bytes, limits: Limits = Limits()) -> Document:
         raise FileError(f"{name}: {what} (supported: {known})")
     if ext in XML_EXTENSIONS:
         _check_units(name, xml_units(check_xml(data, name), ext), limits)
-    document = reader(data, name)
+    document = reader(data, name, language)
     _check_units(name, len(document.units), limits)
     return document

@@ -8,7 +8,15 @@ replaced: their flags line (``#, fuzzy, c-format``), their ``#|`` previous-msgid
 they describe the old translation) and their ``msgstr`` lines (rendered by polib). Their
 comments and msgid lines, and every other entry, stay byte for byte. In the header only
 ``PO-Revision-Date`` and ``X-Generator`` are set, and ``Language`` (the target, when the caller
-names it) where it is missing or empty.
+names it) where it is missing or empty, and ``Plural-Forms`` where it is missing and a plural
+entry was filled.
+
+Plural entries: each of the ``Plural-Forms``' forms is filled with the singular's or the plural's
+translation (:func:`plurals.texts`: Russian's msgstr[0], for 1, 21, 31..., takes the singular's
+when the msgid carries the number, "%d file"). A catalog without ``Plural-Forms`` (or with a
+template's "nplurals=INTEGER; ...") takes the standard one of its language (the target named
+by the caller, else the header's ``Language``) from :data:`plurals.LANGUAGES` and gets it in its
+header; for a language outside that table its plural entries are skipped, the reason given.
 
 :class:`PoDocument` is the catalog as a file-translation document (``files.job``): its entries
 are the units (plural entries have two texts, contexts are shown in the report), fuzzy entries
@@ -23,18 +31,18 @@ entries' line numbers and the original lines that polib gives.
 from __future__ import annotations
 
 import datetime
-import gettext
 import json
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence
+from typing import Dict, Iterable, List, Sequence, Tuple
 
 import polib
 
 from traductor_client import po_formats
-from traductor_client.files import po_syntax
+from traductor_client.files import plurals, po_syntax
 from traductor_client.files.errors import FileError
 from traductor_client.files.language import tag
+from traductor_client.files.plurals import PluralForms
 from traductor_client.files.units import OBSOLETE, REVIEW, TRANSLATED, Unit
 
 WRAP_WIDTH = 79  # the GNU tools' default line width
@@ -80,37 +88,19 @@ def parse(raw: bytes, path: str) -> Catalog:
     return Catalog(path, po, lines, encoding, newline)
 
 
-@dataclass(frozen=True)
-class PluralForms:
-    nplurals: int
-    often: Sequence[bool]  # per form: used for 5 or more n in 0..1000 (msgfmt's "strict" forms)
-
-    def singular_form(self, index: int) -> bool:
-        """Form 0 is the singular unless it also serves many numbers (as in nplurals=1)."""
-        return index == 0 and not self.often[0]
-
-
-_PLURAL_FORMS = re.compile(r"^\s*nplurals\s*=\s*(\d+)\s*;\s*plural\s*=\s*([^;]+?)\s*;?\s*$")
-
-
-def plural_forms(po: polib.POFile) -> PluralForms:
-    """The header's ``Plural-Forms``; raises :class:`FileError` (with the reason) when missing or
-    unusable, which the caller reports for plural entries only."""
-    header = po.metadata.get("Plural-Forms")
-    if not header:
-        raise FileError("the catalog has no Plural-Forms header")
-    match = _PLURAL_FORMS.match(header)
-    if not match or int(match[1]) < 1:
-        raise FileError(f"Plural-Forms is not 'nplurals=N; plural=EXPRESSION;': {header!r}")
-    nplurals = int(match[1])
-    try:
-        plural = gettext.c2py(match[2])  # the standard library's safe C-expression evaluator
-        forms = [plural(n) for n in range(1001)]
-    except (ValueError, SyntaxError, ZeroDivisionError) as error:
-        raise FileError(f"Plural-Forms expression {match[2]!r} is not valid: {error}") from None
-    if any(not 0 <= form < nplurals for form in forms):
-        raise FileError(f"Plural-Forms expression {match[2]!r} gives forms outside 0..{nplurals - 1}")
-    return PluralForms(nplurals, tuple(forms.count(index) >= 5 for index in range(nplurals)))
+def plural_forms(po: polib.POFile, language: str = "") -> Tuple[PluralForms, str]:
+    """The catalog's ``Plural-Forms``, and ""; where the header has none (or a template's
+    "nplurals=INTEGER; plural=EXPRESSION;"), the standard one of ``language`` and its text, to
+    write into the header. Raises :class:`FileError` (with the reason) when there is none or it
+    is unusable, which the caller reports for plural entries only."""
+    header = (po.metadata.get("Plural-Forms") or "").strip()
+    if header and "INTEGER" not in header:
+        return plurals.parse(header), ""
+    known = plurals.language(language)
+    if known is None:
+        why = f"no standard one is known for {language!r}" if language else "and no Language to take one for"
+        raise FileError(f"the catalog has no Plural-Forms header ({why})")
+    return plurals.parse(known.plural_forms), known.plural_forms
 
 
 def _is_blank(line: str) -> bool:
@@ -200,10 +190,12 @@ class PoDocument:
     review_word = "fuzzy"
     review_flag = "--include-review"
 
-    def __init__(self, catalog: Catalog, generator: str = "") -> None:
+    def __init__(self, catalog: Catalog, generator: str = "", language: str = "") -> None:
         self.catalog, self.generator = catalog, generator
+        self.language = language or (catalog.po.metadata.get("Language") or "").strip()
+        self.plural_header = ""  # the standard Plural-Forms to write, where the header has none
         try:
-            self.plural: object = plural_forms(catalog.po)
+            self.plural, self.plural_header = plural_forms(catalog.po, self.language)
         except FileError as error:
             self.plural = error  # only matters if the catalog has plural entries
         self.units = [self._unit(entry) for entry in catalog.po]
@@ -250,9 +242,8 @@ class PoDocument:
     def fill(self, unit: Unit, translations: List[str], mark_review: bool):
         entry = unit.handle
         if entry.msgid_plural:
-            plural = self.plural
-            singular = [plural.singular_form(index) for index in range(plural.nplurals)]
-            forms = {index: translations[0 if singular[index] else 1] for index in range(plural.nplurals)}
+            singular = plurals.texts(self.plural, entry.msgid, entry.msgid_plural)
+            forms = {index: translations[0 if one else 1] for index, one in enumerate(singular)}
         else:
             singular, forms = [True], {0: translations[0]}
         reason, index = self._format_problem(entry, forms, singular)
@@ -277,6 +268,8 @@ class PoDocument:
         fields = {"PO-Revision-Date": _now(), "X-Generator": self.generator} if filled else {}
         if filled and language and not (self.catalog.po.metadata.get("Language") or "").strip():
             fields["Language"] = tag(language, "_")
+        if self.plural_header and any(unit.handle.msgid_plural for unit in filled):
+            fields["Plural-Forms"] = self.plural_header
         text = render(self.catalog, [unit.handle for unit in filled], fields)
         return text.encode(self.catalog.encoding)  # fill() kept out what the charset cannot hold
 

@@ -103,6 +103,7 @@ class StoreDocument:
     review_word = ""  # a monolingual format has no way to mark a translation for review
     review_flag = "--include-review"
     markup_units = False  # whether a unit whose text holds a tag is sent as HTML (its tags checked)
+    language = ""  # the target's code, where known (``formats.read`` sets it): its plural forms
 
     def __init__(self, data: bytes, name: str) -> None:
         self.data, self.name = data, name

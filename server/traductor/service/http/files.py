@@ -156,7 +156,8 @@ async def translate_upload(
     """(translated bytes, report) of an uploaded file, its texts decoded with `options` (their
     target_language: a multilingual model's target) and `glossary` (the pipeline applies it)."""
     try:
-        document = await asyncio.to_thread(files.read, name, data, limits)
+        # the target says how many plural forms a plural message gets (Russian three)
+        document = await asyncio.to_thread(files.read, name, data, limits, options.target_language or "")
     except files.FileError as error:
         raise InvalidInput(str(error)) from None
     job = await asyncio.to_thread(files.Job, document)
