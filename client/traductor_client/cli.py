@@ -56,9 +56,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _shown(name: str, value: object) -> str:
-    """A model_info field as a person reads it: pairs as "en->es", booleans as yes/no."""
+    """A model_info field as a person reads it: pairs as "en->es", lists with commas, booleans as yes/no."""
     if name == "languages":
         return ", ".join(f"{source}->{target}" for source, target in value) or "-"  # type: ignore[union-attr]
+    if isinstance(value, tuple):
+        return ", ".join(value) or "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)

@@ -237,9 +237,12 @@ class ModelInfo:
     languages: Tuple[Tuple[str, str], ...] = ()  # every (source, target) pair the model translates
     is_default: bool = False  # the model of calls that name none
     serving: bool = False  # False while its engine restarts (a server without models: False)
-    formality: bool = False  # trained with register tags: formality "more"/"less" work
+    formality: bool = False  # both registers work: formality "more" and "less"
+    registers: Tuple[str, ...] = ()  # those that work ("formal", "informal"); one only: the other is refused
 
     @classmethod
     def from_pb(cls, message: translator_pb2.ModelInfo) -> "ModelInfo":
-        fields = {name: getattr(message, name) for name in cls.__dataclass_fields__ if name != "languages"}
-        return cls(languages=tuple((p.source, p.target) for p in message.languages), **fields)
+        own = ("languages", "registers")
+        fields = {name: getattr(message, name) for name in cls.__dataclass_fields__ if name not in own}
+        languages = tuple((p.source, p.target) for p in message.languages)
+        return cls(languages=languages, registers=tuple(message.registers), **fields)

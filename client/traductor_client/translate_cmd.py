@@ -109,10 +109,16 @@ def run_command(args: argparse.Namespace) -> int:
             raise
 
 
+def _registers(model) -> str:
+    """A model's name, with the one register it delivers where it delivers only one."""
+    only = "" if model.formality or len(model.registers) != 1 else f" ({model.registers[0]} only)"
+    return model.name + only
+
+
 def _formality_models(client: TranslatorClient) -> str:
     """Which of the server's models take --formality more/less, for the message of a refusal."""
     try:
-        names = [m.name for m in client.list_models() if m.formality]
+        names = [_registers(m) for m in client.list_models() if m.registers]
     except TranslatorError:
         return ""
     return f" (models with a formality: {', '.join(names)})" if names else " (no model here has a formality)"

@@ -67,6 +67,7 @@ def bundle_config(
     memory: tm.MemoryFile | None = None,
     tokenizer: TokenizerConfig | None = None,
     generation: GenerationConfig | None = None,
+    registers: tuple[str, ...] | None = None,
 ) -> BundleConfig:
     """The bundle's config.json (without parity, which is measured once the bundle can run)."""
     return BundleConfig(
@@ -81,6 +82,7 @@ def bundle_config(
         memory=memory,
         tokenizer=tokenizer,
         generation=generation,
+        registers=registers,
     )
 
 
@@ -110,7 +112,12 @@ def export(
     source_dir = Path(checkpoint_dir or checkpoint.DEFAULT_MODEL_DIR)
     return export_model(
         model,
-        Source(tokenizer, {TOKENIZER_FILE: source_dir / TOKENIZER_FILE}, _model_name(source_dir)),
+        Source(
+            tokenizer,
+            {TOKENIZER_FILE: source_dir / TOKENIZER_FILE},
+            _model_name(source_dir),
+            registers=checkpoint.registers(ckpt_config),
+        ),
         out,
         quantize,
         parity_sentences,
@@ -125,14 +132,15 @@ def export(
 @dataclass
 class Source:
     """What a bundle is made from besides the model: the tokenizer (for the parity proof), the
-    files it reads (bundle name -> where they are now), the weights' name, and an imported model's
-    tokenizer section and decoding rules."""
+    files it reads (bundle name -> where they are now), the weights' name, an imported model's
+    tokenizer section and decoding rules, and the registers a checkpoint says its model delivers."""
 
     tokenizer: object
     files: dict[str, Path]
     name: str
     tokenizer_config: TokenizerConfig | None = None
     generation: GenerationConfig | None = None
+    registers: tuple[str, ...] | None = None
 
 
 def export_model(
@@ -173,6 +181,7 @@ def export_model(
         memory_file,
         source.tokenizer_config,
         source.generation,
+        source.registers,
     )
     config = config.to_dict()
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")

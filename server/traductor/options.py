@@ -6,6 +6,7 @@ Pure Python: the serving image imports it without torch.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -34,23 +35,28 @@ class DecodingOptions:
 
 
 # A caller's formality, as DeepL names it, -> the register it asks (model/controls.py). "more" and
-# "less" require a model trained with register tags; the "prefer_" ones fall back to the default.
+# "less" require a model that delivers that register; the "prefer_" ones fall back to the default.
 FORMALITIES = {"default": "", "more": "formal", "less": "informal", "prefer_more": "formal", "prefer_less": "informal"}
 
 
-def register_of(formality: str, supported: bool) -> str:
-    """The register for `formality` ("" or one of FORMALITIES) on a model that has a formality
-    (`supported`) or not; InvalidInput for an unknown value, or "more"/"less" without one."""
+def register_of(formality: str, registers: Collection[str]) -> str:
+    """The register for `formality` ("" or one of FORMALITIES) on a model that delivers `registers`
+    (the tokenizer's: none for a model trained without register tags, one where only one was
+    measured to work); InvalidInput for an unknown value, or "more"/"less" the model lacks."""
     if not formality:
         return ""
     if formality not in FORMALITIES:
         raise InvalidInput(f"formality {formality!r}: must be one of {', '.join(FORMALITIES)}")
-    if supported or formality.startswith("prefer_") or formality == "default":
-        return FORMALITIES[formality] if supported else ""
-    raise InvalidInput(
-        f"formality {formality!r}: this model has none (trained without register tags); prefer_{formality} "
-        "falls back to the default"
-    )
+    register = FORMALITIES[formality]
+    if not register or register in registers:
+        return register
+    if formality.startswith("prefer_"):
+        return ""
+    if not registers:
+        why = "this model has none (trained without register tags)"
+    else:
+        why = f"this model delivers only the {' and '.join(registers)} register"
+    raise InvalidInput(f"formality {formality!r}: {why}; prefer_{formality} falls back to the default")
 
 
 @dataclass(frozen=True)

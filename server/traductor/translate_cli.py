@@ -49,7 +49,7 @@ def cmd_translate(args) -> int:
         if len(sources) < 2 or translator.tokenizer.own_language(args.source_language) not in sources:
             raise CommandError(f"--source-language {args.source_language!r} is not one of the model's sources")
         target["source_language"] = args.source_language
-    register = register_of(args.formality or "", bool(translator.tokenizer.controls))  # DeepL's values
+    register = register_of(args.formality or "", translator.tokenizer.registers)  # DeepL's values
     if register:  # a register the model was trained with (model/controls.py); memory entries have none
         target["register"] = register
         memory = {}

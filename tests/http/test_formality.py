@@ -2,7 +2,9 @@
 gets `<formal>`/`<informal>` before each segment when a call asks (gRPC `formality`, DeepL's and
 LibreTranslate's `formality`, `traductor translate --formality`), and says so (ModelInfo.formality,
 DeepL's supports_formality); a model without them refuses `more`/`less` with a status the caller
-can act on and translates `prefer_*` as usual."""
+can act on and translates `prefer_*` as usual. A model whose config.json says it delivers one register
+only (the Italian one: `"registers": ["informal"]`) takes that one and refuses the other the same way
+(ModelInfo.registers, the page's selector)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,9 @@ from traductor.model.tokenizer import Tokenizer
 from traductor.options import register_of
 from traductor.training.train import TrainConfig, train
 from traductor_client.v1 import translator_pb2 as pb
+
+BOTH = tuple(controls.REGISTERS)
+BOTH_LIST = list(BOTH)
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +50,19 @@ def controls_bundle(tiny_checkpoint, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(tiny_bundle, controls_bundle, tmp_path_factory):
-    """Two models: en-de trained with the tags, en-es (the plain tiny model) without."""
+    """Three models: en-de trained with the tags, en-it with them but said to deliver the informal
+    register only, en-es (the plain tiny model) without."""
     repository = tmp_path_factory.mktemp("repo")
-    for name, bundle, target in (("en-de", controls_bundle, "de"), ("en-es", tiny_bundle, "es")):
+    for name, bundle, target in (
+        ("en-de", controls_bundle, "de"),
+        ("en-it", controls_bundle, "it"),
+        ("en-es", tiny_bundle, "es"),
+    ):
         shutil.copytree(bundle, repository / name)
         config = json.loads((repository / name / "config.json").read_text())
         config["languages"] = {"source": "en", "target": target}
+        if target == "it":
+            config["registers"] = ["informal"]
         (repository / name / "config.json").write_text(json.dumps(config))
     settings = make_settings("", model_repository=str(repository), default_model="en-es", http_port=free_port())
     s = ServerThread(settings)
@@ -68,25 +80,33 @@ def test_the_tags_are_the_first_tokens_of_a_segment(controls_bundle):
 
 
 @pytest.mark.parametrize(
-    "formality, supported, register",
+    "formality, registers, register",
     [
-        ("", True, ""),
-        ("default", True, ""),
-        ("more", True, "formal"),
-        ("less", True, "informal"),
-        ("prefer_more", True, "formal"),
-        ("prefer_less", False, ""),
-        ("default", False, ""),
+        ("", BOTH, ""),
+        ("default", BOTH, ""),
+        ("more", BOTH, "formal"),
+        ("less", BOTH, "informal"),
+        ("prefer_more", BOTH, "formal"),
+        ("prefer_less", (), ""),
+        ("default", (), ""),
+        ("less", ("informal",), "informal"),
+        ("prefer_less", ("informal",), "informal"),
+        ("prefer_more", ("informal",), ""),
     ],
 )
-def test_deepl_values_map_to_registers(formality, supported, register):
-    assert register_of(formality, supported) == register
+def test_deepl_values_map_to_registers(formality, registers, register):
+    assert register_of(formality, registers) == register
 
 
 @pytest.mark.parametrize("formality", ["more", "less", "formal", "MORE"])
 def test_a_model_without_formality_refuses_more_and_less_and_unknown_values(formality):
     with pytest.raises(ValueError, match="formality"):
-        register_of(formality, False)
+        register_of(formality, ())
+
+
+def test_a_model_with_one_register_refuses_the_other_and_says_which_it_has():
+    with pytest.raises(ValueError, match="delivers only the informal register"):
+        register_of("more", ("informal",))
 
 
 def _grpc(server, target: str, formality: str = ""):
@@ -100,7 +120,19 @@ def test_grpc_formality_reaches_the_model_that_has_it(server):
     assert formal.usage.input_tokens == plain.usage.input_tokens + 2  # "▁" and <formal> before the text
     assert _grpc(server, "de", "prefer_less").usage.input_tokens == plain.usage.input_tokens + 2
     models = server.stub.ListModels(pb.ListModelsRequest(), timeout=WAIT).models
-    assert {m.name: m.formality for m in models} == {"en-de": True, "en-es": False}
+    assert {m.name: m.formality for m in models} == {"en-de": True, "en-it": False, "en-es": False}
+    assert {m.name: list(m.registers) for m in models} == {"en-de": BOTH_LIST, "en-it": ["informal"], "en-es": []}
+
+
+def test_grpc_one_register_model_takes_it_and_refuses_the_other(server):
+    plain, informal = _grpc(server, "it"), _grpc(server, "it", "less")
+    assert informal.usage.input_tokens == plain.usage.input_tokens + 2
+    with pytest.raises(grpc.RpcError) as error:
+        _grpc(server, "it", "more")
+    assert error.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "delivers only the informal register" in error.value.details()
+    fallback = _grpc(server, "it", "prefer_more")
+    assert fallback.usage.input_tokens == plain.usage.input_tokens and fallback.text == plain.text
 
 
 def test_grpc_more_on_a_model_without_formality_is_invalid_argument(server):
@@ -115,7 +147,7 @@ def test_grpc_more_on_a_model_without_formality_is_invalid_argument(server):
 
 def test_deepl_lists_and_honours_formality(server):
     languages = call(server.url + "v2/languages", query={"type": "target"}).json()
-    assert {x["language"]: x["supports_formality"] for x in languages} == {"DE": True, "ES": False}
+    assert {x["language"]: x["supports_formality"] for x in languages} == {"DE": True, "ES": False, "IT": False}
     for formality in ("less", "more", "prefer_less", "default"):
         answer = call(
             server.url + "v2/translate", "POST", form={"text": "one two", "target_lang": "DE", "formality": formality}
@@ -177,3 +209,46 @@ def test_grpc_batch_takes_formality_too(server):
     with pytest.raises(grpc.RpcError) as error:
         server.stub.TranslateBatch(request, timeout=WAIT)
     assert error.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_deepl_and_libretranslate_on_a_one_register_model(server):
+    def deepl(formality):
+        form = {"text": "one two", "target_lang": "IT", "formality": formality}
+        return call(server.url + "v2/translate", "POST", form=form)
+
+    assert deepl("less").status == 200 and deepl("prefer_more").status == 200
+    refused = deepl("more")
+    assert refused.status == 400 and refused.json() == {
+        "message": "'formality' is not supported for given 'target_lang'."
+    }
+    libre = call(
+        server.url + "translate",
+        "POST",
+        json_body={"q": "one two", "source": "en", "target": "it", "formality": "more"},
+    )
+    assert libre.status == 400 and "delivers only the informal register" in libre.json()["error"]
+    settings = call(server.url + "frontend/settings").json()
+    assert {m["name"]: m["registers"] for m in settings["models"]} == {
+        "en-de": BOTH_LIST,
+        "en-it": ["informal"],
+        "en-es": [],
+    }
+
+
+def test_the_registers_field_travels_from_checkpoint_to_bundle_and_is_checked(controls_bundle, tmp_path):
+    from traductor.engine.bundle import load_bundle
+    from traductor.errors import BundleError
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(controls_bundle, bundle)
+    config = json.loads((bundle / "config.json").read_text())
+    config["registers"] = ["informal"]
+    (bundle / "config.json").write_text(json.dumps(config))
+    tokenizer = load_bundle(bundle).tokenizer()
+    assert tokenizer.registers == ("informal",) and tokenizer.encode("one", register="informal")[0]
+    with pytest.raises(ValueError, match="does not deliver it"):
+        tokenizer.encode("one", register="formal")
+    config["registers"] = ["polite"]
+    (bundle / "config.json").write_text(json.dumps(config))
+    with pytest.raises(BundleError, match="registers"):
+        load_bundle(bundle)

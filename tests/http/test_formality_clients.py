@@ -1,9 +1,10 @@
 """Formality from the client library, its CLI (translate, translate-file, loadtest) and the page
-(issue 44): on a server of two tiny models, en-de trained with register tags (test_formality.py's
-`controls_bundle`) and en-es without. A formality that reaches the model shows in its input: the tag
-adds 2 source tokens to every text. A model without a formality refuses "more"/"less": the CLI says so
-in one line naming the models that have one, exit status non-zero, no traceback; the page shows its
-selector only for a pair whose model has a formality and sends it with texts and files."""
+(issue 44): on a server of three tiny models, en-de trained with register tags (test_formality.py's
+`controls_bundle`), en-it with them but delivering the informal register only, and en-es without. A
+formality that reaches the model shows in its input: the tag adds 2 source tokens to every text. A
+model without a formality refuses "more"/"less": the CLI says so in one line naming the models that
+have one, exit status non-zero, no traceback; the page shows its selector only for a pair whose model
+has a formality, offers only the registers it delivers, and sends it with texts and files."""
 
 # ruff: noqa: F811 - `server` and `controls_bundle` are test_formality.py's fixtures, named as parameters
 
@@ -38,8 +39,9 @@ def test_library_sends_formality_and_reads_which_models_have_it(server):
         assert [r.usage.input_tokens for r in batch] == [r.usage.input_tokens + FORMAL_TOKENS for r in plain_batch]
         final = list(client.stream_events("one two", target_language="de", formality="prefer_more"))[-1]
         assert final.usage.input_tokens == plain.usage.input_tokens + FORMAL_TOKENS
-        assert {m.name: m.formality for m in client.list_models()} == {"en-de": True, "en-es": False}
+        assert {m.name: m.formality for m in client.list_models()} == {"en-de": True, "en-it": False, "en-es": False}
         assert client.model_info("en-de").formality is True
+        assert client.model_info("en-it").registers == ("informal",) and client.model_info("en-es").registers == ()
         with pytest.raises(InvalidArgument, match="formality 'more'"):
             client.translate("one", target_language="es", formality="more")
         with pytest.raises(TypeError, match="formality must be a str"):
@@ -93,7 +95,7 @@ def test_cli_refusal_is_one_line_naming_the_problem(server, capsys, extra):
     out, err = capsys.readouterr()
     assert status == 1 and out == "" and "Traceback" not in err
     assert err.startswith("traductor-client: INVALID_ARGUMENT: formality 'more': this model has none")
-    assert err.endswith("(models with a formality: en-de)\n") and err.count("\n") == 1
+    assert err.endswith("(models with a formality: en-de, en-it (informal only))\n") and err.count("\n") == 1
 
 
 def test_cli_unknown_formality_is_a_usage_error(server, capsys):
@@ -141,8 +143,12 @@ def test_server_cli_takes_deepl_values_and_the_old_words(controls_bundle, tiny_b
 def test_cli_info_and_models_say_which_model_has_formality(server, capsys):
     assert main(["--target", server.target, "info", "--model", "en-de"]) == 0
     assert any(line.split() == ["formality", "yes"] for line in capsys.readouterr().out.splitlines())
+    assert main(["--target", server.target, "info", "--model", "en-it"]) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert ["formality", "no"] in lines and ["registers", "informal"] in lines
     assert main(["--target", server.target, "models", "--json"]) == 0
-    assert {m["name"]: m["formality"] for m in json.loads(capsys.readouterr().out)} == {"en-de": True, "en-es": False}
+    listed = {m["name"]: (m["formality"], m["registers"]) for m in json.loads(capsys.readouterr().out)}
+    assert listed == {"en-de": (True, ["formal", "informal"]), "en-it": (False, ["informal"]), "en-es": (False, [])}
 
 
 def test_translate_file_sends_formality(server, tmp_path, capsys):
@@ -238,7 +244,7 @@ def test_the_page_offers_formality_where_the_model_has_it(server, tmp_path):
     from selenium.webdriver.support.ui import Select
 
     settings = call(server.url + "frontend/settings").json()
-    assert {m["name"]: m["formality"] for m in settings["models"]} == {"en-de": True, "en-es": False}
+    assert {m["name"]: m["formality"] for m in settings["models"]} == {"en-de": True, "en-it": False, "en-es": False}
     driver = browser()
     try:
         open_page(driver, server.url)
@@ -257,6 +263,17 @@ def test_the_page_offers_formality_where_the_model_has_it(server, tmp_path):
         pick(driver, "en", "es")  # hidden again, and nothing sent that the model would refuse
         until(driver, lambda d: not field.is_displayed(), "the selector hidden")
         assert "formality" not in _type(driver, server.url, "one two five", "es")
+
+        # en-it delivers the informal register only: "more" cannot be chosen, a chosen "more" is dropped
+        pick(driver, "en", "de")
+        until(driver, lambda d: field.is_displayed(), "the formality selector")
+        Select(driver.find_element("id", "formality")).select_by_value("more")
+        pick(driver, "en", "it")
+        until(driver, lambda d: d.find_element("id", "formality").get_attribute("value") == "default", "more dropped")
+        options = driver.find_elements("css selector", "#formality option")
+        assert [o.get_attribute("value") for o in options if o.is_enabled()] == ["default", "less"]
+        Select(driver.find_element("id", "formality")).select_by_value("less")
+        assert _type(driver, server.url, "one two six", "it", "less")["formality"] == "less"
 
         # files: the same selector
         driver.find_element("id", "tab-file").click()

@@ -165,6 +165,7 @@ def test_http_languages_lists_every_source_with_all_its_targets(server):
             "default": name == "en-es",
             "serving": True,
             "formality": False,
+            "registers": [],
         }
         for name, (s, t) in PAIRS.items()
     ]

@@ -250,7 +250,7 @@ class LanguagePair(_message.Message):
     def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
 
 class ModelInfo(_message.Message):
-    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version", "max_input_chars", "max_segments", "languages", "is_default", "serving", "formality")
+    __slots__ = ("name", "source_language", "target_language", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "vocab_size", "max_input_tokens", "max_new_tokens", "max_beam_size", "max_batch_texts", "bundle_sha256", "quantization", "version", "max_input_chars", "max_segments", "languages", "is_default", "serving", "formality", "registers")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SOURCE_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     TARGET_LANGUAGE_FIELD_NUMBER: _ClassVar[int]
@@ -272,6 +272,7 @@ class ModelInfo(_message.Message):
     IS_DEFAULT_FIELD_NUMBER: _ClassVar[int]
     SERVING_FIELD_NUMBER: _ClassVar[int]
     FORMALITY_FIELD_NUMBER: _ClassVar[int]
+    REGISTERS_FIELD_NUMBER: _ClassVar[int]
     name: str
     source_language: str
     target_language: str
@@ -293,4 +294,5 @@ class ModelInfo(_message.Message):
     is_default: bool
     serving: bool
     formality: bool
-    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ..., max_input_chars: _Optional[int] = ..., max_segments: _Optional[int] = ..., languages: _Optional[_Iterable[_Union[LanguagePair, _Mapping]]] = ..., is_default: _Optional[bool] = ..., serving: _Optional[bool] = ..., formality: _Optional[bool] = ...) -> None: ...
+    registers: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., source_language: _Optional[str] = ..., target_language: _Optional[str] = ..., d_model: _Optional[int] = ..., n_heads: _Optional[int] = ..., n_encoder_layers: _Optional[int] = ..., n_decoder_layers: _Optional[int] = ..., vocab_size: _Optional[int] = ..., max_input_tokens: _Optional[int] = ..., max_new_tokens: _Optional[int] = ..., max_beam_size: _Optional[int] = ..., max_batch_texts: _Optional[int] = ..., bundle_sha256: _Optional[str] = ..., quantization: _Optional[str] = ..., version: _Optional[str] = ..., max_input_chars: _Optional[int] = ..., max_segments: _Optional[int] = ..., languages: _Optional[_Iterable[_Union[LanguagePair, _Mapping]]] = ..., is_default: _Optional[bool] = ..., serving: _Optional[bool] = ..., formality: _Optional[bool] = ..., registers: _Optional[_Iterable[str]] = ...) -> None: ...

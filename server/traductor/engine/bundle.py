@@ -98,7 +98,10 @@ class Bundle:
     def tokenizer(self) -> Tokenizer:
         """The bundle's tokenizer: the project's (placeholders) or an imported model's (PieceTokenizer)."""
         try:
-            return open_tokenizer(self.path, self.config.tokenizer, self.vocab_size, self.config.languages.target)
+            config = self.config
+            return open_tokenizer(
+                self.path, config.tokenizer, self.vocab_size, config.languages.target, config.registers
+            )
         except (OSError, RuntimeError, ValueError) as e:
             raise BundleError(f"{self.path}: cannot open the tokenizer ({e})") from e
 

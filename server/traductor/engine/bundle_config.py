@@ -4,7 +4,8 @@
                         names, opset, quantization, sha256 of the graphs, the export's parity
                         figures, and the optional sections: memory (engine/memory.py: MemoryFile),
                         tokenizer (model/tokenizer.TokenizerConfig), generation
-                        (model/generation.GenerationConfig)
+                        (model/generation.GenerationConfig), registers (the formality registers
+                        the model delivers: model/controls.checked_registers)
     Languages           a source -> target pair; `BundleConfig.pairs` are every pair a model
                         translates, `own_pair` / `shown_pairs` the codes a caller sends and is shown
 
@@ -24,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import BundleError
 from ..languages import CodeTable
+from ..model import controls
 from ..model.config import ModelConfig
 from ..model.generation import GenerationConfig
 from ..model.tokenizer import FILENAME as TOKENIZER
@@ -60,15 +62,18 @@ class BundleConfig:
     memory: MemoryFile | None = None  # the translation memory, when the bundle has one
     tokenizer: TokenizerConfig | None = None  # an imported model's tokenizer (none: tokenizer.model)
     generation: GenerationConfig | None = None  # an imported model's decoding rules
+    registers: tuple[str, ...] | None = None  # the registers it delivers, as measured; None: every one it has tags for
 
     def to_dict(self) -> dict:
         out = {"format": self.format, **asdict(self)}
         for key in ("tokenizer", "generation"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key).to_dict()
-        for key in ("parity", "memory", "tokenizer", "generation"):
+        for key in ("parity", "memory", "tokenizer", "generation", "registers"):
             if out[key] is None:
                 del out[key]
+        if self.registers is not None:
+            out["registers"] = list(self.registers)
         return out
 
     @functools.cached_property
@@ -148,6 +153,10 @@ class BundleConfig:
         parity = data.get("parity")
         if parity is not None and not isinstance(parity, dict):
             raise BundleError("parity: must be an object")
+        try:
+            registers = controls.checked_registers(data.get("registers"))
+        except ValueError as e:
+            raise BundleError(str(e)) from e
         return cls(
             model,
             Languages(_get(langs, "source", str, "languages."), _get(langs, "target", str, "languages.")),
@@ -161,6 +170,7 @@ class BundleConfig:
             memory=_memory_file(data.get("memory")),
             tokenizer=_section(data, "tokenizer", TokenizerConfig),
             generation=_section(data, "generation", GenerationConfig),
+            registers=registers,
         )
 
 

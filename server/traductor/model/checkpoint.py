@@ -16,6 +16,7 @@ from safetensors.torch import load_file, save_file
 from ..errors import ModelDirError
 from ..languages import LEGACY_PAIR
 from ..packaged import CHECKPOINTS_DIR, DEFAULT_MODEL
+from . import controls
 from .config import ModelConfig
 from .tokenizer import FILENAME as TOKENIZER_FILE
 from .tokenizer import Tokenizer
@@ -67,6 +68,12 @@ def languages(config: dict) -> dict:
     return dict(config.get("languages") or LEGACY_PAIR)
 
 
+def registers(config: dict) -> tuple[str, ...] | None:
+    """The registers a checkpoint's config.json says the model delivers (controls.checked_registers:
+    None, every one its tags have, when it says nothing); ValueError when the field is wrong."""
+    return controls.checked_registers(config.get("registers"))
+
+
 def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
     """Rebuild the model from its config, load the weights, open the tokenizer (eval mode)."""
     model_dir = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
@@ -87,7 +94,11 @@ def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
     except (SafetensorError, RuntimeError, OSError) as e:
         raise ModelDirError(f"{weights}: corrupt or mismatched weights ({str(e).splitlines()[0]})") from e
     try:
-        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE, languages(config)["target"])
+        known = registers(config)
+    except ValueError as e:
+        raise ModelDirError(f"{model_dir / CONFIG_FILE}: {e}") from e
+    try:
+        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE, languages(config)["target"], known)
     except (OSError, RuntimeError) as e:
         raise ModelDirError(f"{model_dir}: cannot open the tokenizer ({e})") from e
     if tokenizer.vocab_size != cfg.vocab_size:

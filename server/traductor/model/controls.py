@@ -10,8 +10,12 @@ source as reserved SentencePiece symbols.
 
 A model knows these tokens when its tokenizer has them (`supported`): models trained before they
 existed, and imported models, do not, and callers are told so rather than served text with tags
-in it. This module knows the tokens and how to write them; not how a reference's register is
-recognised (training/augment.py) nor which requests ask for what (service/).
+in it. A model that knows the tags may still deliver only one register (the Italian model writes
+"tu" when asked, but "Lei" is too rare in its catalogs for `<formal>` to work): its config.json
+then lists the registers that do (`checked_registers`; scripts/measure/formality_eval.py measures
+them), and a call asking another is refused. This module knows the tokens and how to write them;
+not how a reference's register is recognised (training/augment.py) nor which requests ask for what
+(service/).
 """
 
 from __future__ import annotations
@@ -36,6 +40,17 @@ def annotate(text: str, terms: list[tuple[int, int, str]]) -> str:
         out += [text[at:start], f"{TERM} {text[start:end]} {TERM_TO} {target} {TERM_END}"]
         at = end
     return "".join(out) + text[at:]
+
+
+def checked_registers(value) -> tuple[str, ...] | None:
+    """A config.json's `registers` (a checkpoint's or a bundle's: the registers the model was measured
+    to deliver), in REGISTERS' order; None when absent (every register its tags have). ValueError
+    names what is wrong."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(r, str) and r in REGISTERS for r in value):
+        raise ValueError(f"registers: expected a list of {', '.join(REGISTERS)}, got {value!r}")
+    return tuple(r for r in REGISTERS if r in value)
 
 
 def supported(piece_to_id, unk_id: int) -> bool:

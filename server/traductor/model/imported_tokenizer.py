@@ -144,6 +144,7 @@ class PieceTokenizer:
         self.special_ids = frozenset(config.special_ids)
         self.placeholder_ids: frozenset[int] = frozenset()
         self.controls = False  # no <formal>, <term> ... (model/controls.py)
+        self.registers: tuple[str, ...] = ()  # no formality
         self.register_bans: dict = {}  # no register tags: nothing to ban (model/constraints.RegisterBans)
         self.languages = dict(config.languages)
         self.codes = CodeTable(self.languages)

@@ -98,9 +98,11 @@ def without_symbols(model: bytes, symbols) -> bytes:
 
 
 class Tokenizer:
-    def __init__(self, model_file: str | Path, target_language: str = ""):
+    def __init__(self, model_file: str | Path, target_language: str = "", registers: tuple[str, ...] | None = None):
         """`target_language`: the model's target (its bundle's or checkpoint's), which says which
-        words address the reader in each register (`register_bans`); "": none are known."""
+        words address the reader in each register (`register_bans`); "": none are known.
+        `registers`: those a call may ask (config.json's, controls.checked_registers); None: every
+        register, where the vocabulary has the tags."""
         model_file = Path(model_file)
         if not model_file.is_file():
             raise FileNotFoundError(f"no tokenizer at {model_file}")
@@ -108,6 +110,8 @@ class Tokenizer:
         self.vocab_size = self.sp.get_piece_size()
         self.pad_id, self.unk_id, self.bos_id, self.eos_id = PAD_ID, UNK_ID, BOS_ID, EOS_ID
         self.controls = controls.supported(self.sp.piece_to_id, UNK_ID)
+        known = tuple(controls.REGISTERS) if registers is None else registers
+        self.registers = known if self.controls else ()
         # control tokens are input only: never rendered should a model produce one
         control_ids = {self.sp.piece_to_id(t) for t in controls.TOKENS} if self.controls else set()
         self.special_ids = {PAD_ID, BOS_ID, EOS_ID} | control_ids
@@ -163,6 +167,9 @@ class Tokenizer:
             raise InvalidInput(f"register {register!r}: must be one of {', '.join(controls.REGISTERS)}")
         if not self.controls:
             raise InvalidInput("this model has no formality: it was trained without register tags")
+        if register not in self.registers:
+            works = " and ".join(self.registers) or "none"
+            raise InvalidInput(f"register {register!r}: this model does not deliver it (registers that work: {works})")
         return register
 
     def encode_masked(self, masked_text: str) -> list[int]:
@@ -189,10 +196,16 @@ class Tokenizer:
 
 
 def open_tokenizer(
-    directory: Path, config: TokenizerConfig | None, vocab_size: int, target_language: str = ""
+    directory: Path,
+    config: TokenizerConfig | None,
+    vocab_size: int,
+    target_language: str = "",
+    registers: tuple[str, ...] | None = None,
 ) -> Tokenizer | PieceTokenizer:
     """The tokenizer a bundle's section describes (none: the project's, tokenizer.model);
-    `target_language`: the bundle's target (the project's tokenizer's register bans)."""
+    `target_language` and `registers`: the bundle's (the project's tokenizer's register bans and
+    the registers a call may ask)."""
     if config is None or config.placeholders:
-        return Tokenizer(Path(directory) / (config.source_model if config else FILENAME), target_language)
+        model_file = Path(directory) / (config.source_model if config else FILENAME)
+        return Tokenizer(model_file, target_language, registers)
     return PieceTokenizer(directory, config, vocab_size)

@@ -29,6 +29,7 @@ from ..engine.bundle import Bundle, describe, load_bundle, scan, sha256
 from ..engine.bundle_config import Languages
 from ..engine.process import EngineSpec
 from ..errors import BundleError, CommandError
+from ..model import controls
 from ..options import Limits
 from ..packaged import DEFAULT_MODEL, MODELS_DIR
 from .async_engine import AsyncEngine
@@ -104,10 +105,16 @@ class Model:
         return self.bundle.config.shown_pairs
 
     @property
+    def registers(self) -> tuple[str, ...]:
+        """The registers a call may ask (model/controls.py): none for a model trained without
+        register tags, those its config.json says it delivers."""
+        return tuple(getattr(self.engine.tokenizer, "registers", ()))
+
+    @property
     def formality(self) -> bool:
-        """Whether the model was trained with register tags (model/controls.py): a call may ask
-        for a formal or informal translation."""
-        return bool(getattr(self.engine.tokenizer, "controls", False))
+        """Whether a call may ask for both a formal and an informal translation (DeepL's
+        supports_formality, ModelInfo.formality)."""
+        return set(self.registers) == set(controls.REGISTERS)
 
     def translates(self, source: str, target: str) -> bool:
         """Whether the model translates source -> target, codes in any form (either empty: any)."""

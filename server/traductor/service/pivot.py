@@ -167,6 +167,10 @@ class PivotModel:
         return [self.pair]
 
     @property
+    def registers(self) -> tuple[str, ...]:
+        return self.second.registers
+
+    @property
     def formality(self) -> bool:
         return self.second.formality
 

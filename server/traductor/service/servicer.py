@@ -104,7 +104,7 @@ class TranslatorServicer(pb_grpc.TranslatorServicer):
         model = _model(self.registry, request, source, target)
         self.gate.check(caller, model, source, target)
         options = options_from_pb(request.options, target, source)
-        register = register_of(request.formality, model.formality)
+        register = register_of(request.formality, model.registers)
         if register:
             options = replace(options, register=register)
         return model, options, format_from_pb(request.format), glossary_use.for_model(glossary, model, target)
@@ -192,5 +192,6 @@ def model_info(model: Model, settings: Settings, default: str) -> pb.ModelInfo:
         languages=[pb.LanguagePair(source=p.source, target=p.target) for p in model.languages],
         is_default=model.name == default,
         formality=model.formality,
+        registers=list(model.registers),
         serving=model.serving,
     )

@@ -154,7 +154,7 @@ class DeepL:
         out = list(texts)
         reports = [quality.deepl(quality.kept(t)) for t in texts]
         if todo and call.model is not None:
-            register = register_of(values.one("formality"), call.model.formality)
+            register = register_of(values.one("formality"), call.model.registers)
             options = DecodingOptions(target_language=call.target, source_language=call.source, register=register)
             marked, unmark = ignore([texts[i] for i in todo], tags if fmt == "html" else [])
             try:

@@ -116,7 +116,7 @@ class Documents:
         if base(found) == base(target):
             raise InvalidInput(same_language(found))
         model = self.api.route(found, target, caller=caller)
-        register = register_of(formality, model.formality)
+        register = register_of(formality, model.registers)
         return model.engine, DecodingOptions(target_language=written, source_language=found, register=register)
 
     @deepl_errors
@@ -151,7 +151,7 @@ class Documents:
             model = self.api.route(source, target, caller=caller)
             await self.api.gate.charge(caller, characters)
             glossary = self.glossary(values, model, target, caller.owner)
-            register = register_of(formality, model.formality)
+            register = register_of(formality, model.registers)
             options = DecodingOptions(target_language=written, source_language=source, register=register)
             prepared = functools.partial(_ready, model.engine, options)
         record, key = await asyncio.to_thread(self.store.add, name, characters, caller.owner)

@@ -29,7 +29,7 @@ import logging
 import math
 import re
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from urllib.parse import parse_qsl
 
 from aiohttp import web
@@ -210,12 +210,12 @@ def check_formality(value: object) -> None:
     raise InvalidInput(f"Value for 'formality' not supported (supported: {known}).")
 
 
-def register_of(value: object, supported: bool) -> str:
-    """The register (options.register_of) of a checked `formality` for a model that has one
-    (`supported`) or not: `more`/`less` are refused as DeepL refuses them for a target without
+def register_of(value: object, registers: Collection[str]) -> str:
+    """The register (options.register_of) of a checked `formality` for a model that delivers
+    `registers`: `more`/`less` the model lacks are refused as DeepL refuses them for a target without
     formality, the `prefer_` ones then translate as usual, as `default` always does."""
     try:
-        return options.register_of(str(value) if value is not None else "", supported)
+        return options.register_of(str(value) if value is not None else "", registers)
     except InvalidInput:
         raise InvalidInput("'formality' is not supported for given 'target_lang'.") from None
 

@@ -194,7 +194,8 @@ class Handlers:
                         "languages": [{"source": p.source, "target": p.target} for p in m.languages],
                         "default": m.name == default.name,
                         "serving": m.serving,
-                        "formality": m.formality,  # `formality` more/less work (the page's selector)
+                        "formality": m.formality,  # `formality` more and less work
+                        "registers": list(m.registers),  # those that work (the page's selector)
                     }
                     for m in registry
                 ],

@@ -238,7 +238,7 @@ def register(values: Mapping[str, object], model) -> str:
     formality = "" if formality is None else formality
     if not isinstance(formality, str):
         raise InvalidInput("Invalid request: formality must be a string")
-    return register_of(formality, model.formality)
+    return register_of(formality, model.registers)
 
 
 def decoding_options(values: Mapping[str, object], model, source: str, target: str, alternatives: int = 0):

@@ -41,15 +41,22 @@ function modelFor(source, target) {
   const direct = pick(source, target);
   if (direct || source === "en" || target === "en") return direct;
   const first = pick(source, "en"), second = pick("en", target);
-  return first && second ? { name: `${first.name} + ${second.name}, through English`, formality: second.formality } : null;
+  return first && second ? { name: `${first.name} + ${second.name}, through English`, registers: second.registers } : null;
 }
 
 function pairChanged() {
   const source = $("source").value, target = $("target").value, found = modelFor(source, target);
   const model = found ? found.name : state.settings.model;
   $("about").textContent = `traductor ${state.settings.version || ""}` + (model ? ` · model ${model}` : "");
-  // formality only where the pair's model was trained with a register (more/less refused elsewhere)
-  $("formality-field").hidden = !(found && found.formality);
+  // formality only where the pair's model delivers a register, and only the registers it delivers
+  // (more/less refused elsewhere: a model may deliver one of them)
+  const registers = (found && found.registers) || [];
+  $("formality-field").hidden = registers.length === 0;
+  for (const [value, register] of [["more", "formal"], ["less", "informal"]]) {
+    const option = $("formality").querySelector(`option[value="${value}"]`);
+    option.hidden = option.disabled = !registers.includes(register);
+  }
+  if ($("formality").selectedOptions[0]?.disabled) $("formality").value = "default";
   $("input").placeholder = `Type or paste ${state.names[source] || "the"} text`;
   if (state.linked) linkKeep(source, target, $("input").value);
   updateSwap();
