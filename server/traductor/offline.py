@@ -1,12 +1,15 @@
 """Translation without a server, for `traductor translate` and `traductor evaluate`: the engine
 a command line asks for (`load_translator`), the bundle's translation memory (`bundle_memory`),
 and whole texts through the service's text pipeline over it (`translate_texts`, `offline_engine`):
-the same stages, each entered once, as a served call, without the server's metrics.
+the same stages, each entered once, as a served call, without the server's metrics. A pair no
+packaged model translates (`--from de --to fr`) goes through English as a served call does: two
+packaged models (`Pivot`) run one after the other by the service's `PivotEngine`.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CommandError, require_torch
@@ -26,7 +29,7 @@ def load_translator(args):
         from .model.translator import TorchTranslator
 
         return TorchTranslator.load(args.model)
-    from .engine.bundle import packaged_bundle
+    from .engine.bundle import packaged_bundle, packaged_route
     from .engine.translator import OnnxTranslator
 
     source, target = getattr(args, "source", None) or "", getattr(args, "to", None) or ""
@@ -34,6 +37,12 @@ def load_translator(args):
         raise CommandError("--model and --from/--to are exclusive: --from/--to pick among the packaged models")
     if args.weights and not args.device:
         raise CommandError("--weights are what --device runs: give --device too")
+    route = [] if args.model else packaged_route(source, target)
+    if len(route) == 2:  # through English: both models in ONNX Runtime
+        if args.device:
+            raise CommandError(f"--from {source} --to {target} goes through English: --device runs one model only")
+        first, second = (OnnxTranslator.load(bundle, threads=args.threads) for bundle in route)
+        return Pivot(first, second)
     if args.device:  # the bundle's model in PyTorch (engine/torch_weights.py), checked before anything loads
         from .engine import torch_weights
         from .engine.bundle import load_bundle
@@ -44,6 +53,21 @@ def load_translator(args):
         return OnnxTranslator(bundle, max_rows=max(args.batch_size, args.beam), runner=runner)
     bundle = Path(args.model) if args.model else packaged_bundle(source, target)
     return OnnxTranslator.load(bundle, threads=args.threads)
+
+
+@dataclass
+class Pivot:
+    """Two packaged models through English, for a pair no packaged model translates: `first` into
+    English, `second` out of it. What a command checks of its model (registers, target codes) is
+    the second's; there is no translation memory (the first model's would answer in English)."""
+
+    first: object  # engine/translator.OnnxTranslator
+    second: object
+    bundle = None
+
+    @property
+    def tokenizer(self):
+        return self.second.tokenizer
 
 
 def bundle_memory(translator, use: bool) -> dict[str, str]:
@@ -95,7 +119,11 @@ def offline_engine(translator, beam: int, batch_size: int, memory: dict, limits:
     from .options import Limits
     from .service.async_engine import AsyncEngine
     from .service.engine_inline import InlineCore, scheduled
+    from .service.pivot import PivotEngine
 
+    if isinstance(translator, Pivot):
+        first, second = (offline_engine(t, beam, batch_size, {}, limits) for t in (translator.first, translator.second))
+        return PivotEngine(first, second, translator.second.target)
     if getattr(translator, "bundle", None) is not None:
         rows, calibration = max(1, min(batch_size, translator.max_rows)), bundle_calibration(translator.bundle.config)
         decode = scheduled(translator.runner, translator.tokenizer, rows, calibration)

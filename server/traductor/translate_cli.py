@@ -24,7 +24,7 @@ from traductor_client._cliargs import FORMALITY_HELP, formality_value
 from traductor_client.lines import read_lines, write_line
 
 from .errors import CommandError
-from .offline import bundle_memory, load_translator, translate_texts
+from .offline import Pivot, bundle_memory, load_translator, translate_texts
 from .options import FORMALITIES, register_of
 from .service.serve_cli import HELP as SERVE_HELP
 from .service.settings import Settings
@@ -83,6 +83,8 @@ def cmd_evaluate(args) -> None:
     from .training.evaluate import common_match, score_by_kind
 
     translator = load_translator(args)
+    if args.no_segment and isinstance(translator, Pivot):
+        raise CommandError("--no-segment decodes with one model: a pair through English needs the text pipeline")
     pairs = load_split(Path(args.corpus))
     if args.limit:
         pairs = pairs[: args.limit]
@@ -102,6 +104,8 @@ def cmd_evaluate(args) -> None:
         Path(args.hypotheses).write_text("".join(h + "\n" for h in hyps))
     sources, refs, kinds = [p.source for p in pairs], [p.target for p in pairs], [p.kind for p in pairs]
     report = {"corpus": args.corpus, "engine": args.engine, "beam": args.beam, "segment": not args.no_segment}
+    if isinstance(translator, Pivot):  # the two models, into English and out of it
+        report["through_english"] = [translator.first.bundle.path.name, translator.second.bundle.path.name]
     if args.device:  # the bundle's model in PyTorch on this device, not its graphs
         report["device"] = args.device
     report["memory_entries"] = len(memory)  # 0: model-only scores (the default)
@@ -131,6 +135,16 @@ def _add_engine_args(p) -> None:
         "--weights",
         help="with --device: the checkpoint or Hugging Face folder of the bundle's model (default: the bundle's "
         "weights/ folder, or a packaged model's checkpoint)",
+    )
+
+
+def _add_pair_args(p) -> None:
+    p.add_argument("--to", metavar="LANG", help="target language: the packaged model that translates into it")
+    p.add_argument(
+        "--from",
+        dest="source",
+        metavar="LANG",
+        help="source language (with --to: among the packaged models; a pair none translates goes through English)",
     )
 
 
@@ -166,15 +180,13 @@ def register(sub) -> None:
         "--memory", action="store_true", help="answer sources found in the bundle's translation memory from it"
     )
     _add_engine_args(p)
+    _add_pair_args(p)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("translate", help="translate stdin, one line per translation", description=TRANSLATE_HELP)
     _add_engine_args(p)
     p.add_argument("--format", choices=["text", "html"], default="text", help="how each line is read")
-    p.add_argument("--to", metavar="LANG", help="target language: the packaged model that translates into it")
-    p.add_argument(
-        "--from", dest="source", metavar="LANG", help="source language (with --to: among the packaged models)"
-    )
+    _add_pair_args(p)
     p.add_argument("--no-memory", action="store_true", help="do not use the bundle's translation memory")
     p.add_argument(
         "--target-language", help="a multilingual model's target (NLLB: fra_Latn; multi-target OPUS-MT: fra)"

@@ -8,10 +8,12 @@ about the model, on where it is about what users get.
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 
 import pytest
+from cli_harness import run_error
 from server_harness import ServerThread, free_port, make_settings, translate_request
 
 from traductor.engine.bundle import scan
@@ -107,3 +109,45 @@ def test_translate_cli_to_each_packaged_language(monkeypatch, capsys):
         assert main(["translate", "--to", target, "--threads", "1"]) == 0
         out = capsys.readouterr().out.strip()
         assert out and out != "Permission denied", (target, out)
+
+
+PIVOT_LINES = [
+    "Die Datei %s konnte nicht gespeichert werden.",
+    "Klicken Sie auf <b>OK</b>, um fortzufahren.",
+    "Fehler beim Öffnen von https://example.org/a.txt: Zugriff verweigert",
+]
+
+
+def test_translate_cli_goes_through_english_as_the_server_does(server, monkeypatch, capsys):
+    """`traductor translate --from de --to fr`: no packaged model translates de -> fr, so de-en then
+    en-fr, the text the server's pivot answers, line for line (placeholders, markup and URLs kept)."""
+    from traductor.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in PIVOT_LINES)))
+    assert main(["translate", "--from", "de", "--to", "fr", "--threads", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    served = []
+    for text in PIVOT_LINES:
+        request = translate_request(text)
+        request.source_language, request.target_language = "de", "fr"
+        served.append(server.stub.Translate(request, timeout=120).text)
+    assert lines == served
+    assert "%s" in lines[0] and "https://example.org/a.txt" in lines[2]
+    assert lines[1].count("<b>") == lines[1].count("</b>") == 1 and lines[0] != PIVOT_LINES[0]
+
+
+def test_evaluate_through_english_and_its_refusals(tmp_path, capsys, monkeypatch):
+    from traductor.cli import main
+
+    split = tmp_path / "test.tsv"
+    split.write_text("Die Datei %s konnte nicht gespeichert werden.\tImpossible d'enregistrer le fichier %s.\n")
+    main(["evaluate", "--from", "de", "--to", "fr", "--corpus", str(split), "--threads", "1"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["through_english"] == ["de-en", "en-fr"] and report["placeholders"] == 1.0
+    for flags, message in (
+        (["--no-segment"], "--no-segment decodes with one model"),
+        (["--device", "cpu"], "goes through English: --device runs one model only"),
+    ):
+        run_error(["evaluate", "--from", "de", "--to", "fr", "--corpus", str(split), *flags], capsys, message)
+    monkeypatch.setattr("sys.stdin", io.StringIO("Hallo\n"))
+    run_error(["translate", "--from", "de", "--to", "pl"], capsys, "no packaged model translates de->pl")

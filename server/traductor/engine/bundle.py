@@ -19,8 +19,9 @@ This module opens bundles: `load_bundle(path)` reads config.json (`read_config`)
 files it names are present and that the graphs' (their weights' and memory's) checksums match; a `Bundle` opens
 its tokenizer and translation memory. It also finds them: `default_bundle()` is the default
 model's bundle in the package's model repository (models/en-es/); `scan(directory)` lists a model
-repository's bundles; `choose` picks the model of a language pair among several, and
-`packaged_bundle(source, target)` the packaged one (`traductor translate --to`).
+repository's bundles; `choose` picks the model of a language pair among several,
+`packaged_bundle(source, target)` the packaged one (`traductor translate --to`), and
+`packaged_route` the two through English where none translates the pair.
 
 It does not define config.json's fields or their checks (bundle_config.py), nor run the graphs
 (runner.py); it knows nothing of torch or of how the graphs were made.
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BundleError
+from ..languages import ENGLISH, known_base
 from ..model.config import ModelConfig
 from ..model.tokenizer import Tokenizer, open_tokenizer
 from ..packaged import DEFAULT_MODEL, MODELS_DIR
@@ -238,3 +240,19 @@ def packaged_bundle(source: str = "", target: str = "") -> Path:
         pair = f"{source or 'any'}->{target or 'any'}"
         raise BundleError(f"no packaged model translates {pair}; the models are: {served}")
     return paths[name]
+
+
+def packaged_route(source: str = "", target: str = "") -> list[Path]:
+    """The packaged bundles that translate source -> target, in order: the one that does
+    (`packaged_bundle`), else, for two languages other than English, the one into English and the
+    one out of it (as the server's routing goes through English: service/routing.py); a BundleError
+    lists the packaged pairs when neither way exists."""
+    try:
+        return [packaged_bundle(source, target)]
+    except BundleError as direct:
+        if not source or not target or ENGLISH in (known_base(source), known_base(target)):
+            raise
+        try:
+            return [packaged_bundle(source, ENGLISH), packaged_bundle(ENGLISH, target)]
+        except BundleError:
+            raise direct from None

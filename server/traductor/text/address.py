@@ -21,72 +21,39 @@ measures models with it; tests/test_address.py).
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from . import address_more
 from . import address_words as W
+from .address_text import Words as _Words
+from .address_text import describes, plain, says_she_or_they, says_you, says_your
 
 FORMAL, INFORMAL, MIXED, NEUTRAL = "formal", "informal", "mixed", "neutral"
-LANGUAGES = ("es", "fr", "de")
+LANGUAGES = ("es", "fr", "de", "it", "pt-BR", "nl", "ru")
 
-_WORD = re.compile(r"[^\W\d_]+")
-_SENTENCE_END = re.compile(r"[.!?:;…\n]")
-_YOU = re.compile(r"\byou\b", re.IGNORECASE)
-_YOUR = re.compile(r"\byours?\b", re.IGNORECASE)
-_OTHER_OWNER = re.compile(r"\b(?:his|her|hers|its|their|theirs)\b", re.IGNORECASE)
-_SHE_THEY = re.compile(r"\b(?:she|they)\b", re.IGNORECASE)
 _FR_ELIDED_T = re.compile(r"(?<![\w-])t['’](?=[^\W\d_])", re.IGNORECASE)  # "t'a", not "va-t-il"
-_EN_DESCRIBES = re.compile(r"^\W*[a-z]+(?:(?<!s)s|ing|ed)\b", re.IGNORECASE)  # "Saves the file": no imperative
 
 
-class _Words:
-    """A text's words with what stands before each: the separator and the word before it."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
-        self.words = [text[a:b] for a, b in self.spans]
-        self.lower = [w.lower() for w in self.words]
-
-    def separator(self, i: int) -> str:
-        start = self.spans[i - 1][1] if i else 0
-        return self.text[start : self.spans[i][0]]
-
-    def starts_sentence(self, i: int) -> bool:
-        return i == 0 or bool(_SENTENCE_END.search(self.separator(i)))
-
-    def after_comma(self, i: int) -> bool:
-        return i > 0 and "," in self.separator(i)
+_ES_TU = {plain(k): k for k in W.ES_IMPERATIVES}
+_ES_USTED = {plain(v) for v in W.ES_IMPERATIVES.values()}
 
 
-def _plain(word: str) -> str:
-    """`word` without its accents ("inténtalo" -> "intentalo"), ñ kept."""
-    out = unicodedata.normalize("NFD", word.replace("ñ", "\0"))
-    return "".join(c for c in out if unicodedata.category(c) != "Mn").replace("\0", "ñ")
-
-
-_ES_TU = {_plain(k): k for k in W.ES_IMPERATIVES}
-_ES_USTED = {_plain(v) for v in W.ES_IMPERATIVES.values()}
-
-
-def _es_with_enclitic(plain: str, forms, enclitics) -> bool:
-    """Whether `plain` is one of `forms` with a pronoun joined to its end ("intentalo", "asegurese")."""
-    return any(plain.endswith(e) and len(plain) - len(e) >= 4 and plain[: -len(e)] in forms for e in enclitics)
+def _es_with_enclitic(bare: str, forms, enclitics) -> bool:
+    """Whether `bare` is one of `forms` with a pronoun joined to its end ("intentalo", "asegurese")."""
+    return any(bare.endswith(e) and len(bare) - len(e) >= 4 and bare[: -len(e)] in forms for e in enclitics)
 
 
 def _es(w: _Words, source: str) -> tuple[list[str], list[str]]:
     formal, informal = [], []
-    you = bool(_YOU.search(source)) if source else False
-    your = bool(source) and bool(_YOUR.search(source)) and not _OTHER_OWNER.search(source)
-    imperative_source = not source or not _EN_DESCRIBES.match(source)
+    you, your, imperative_source = says_you(source), says_your(source), not describes(source)
     for i, word in enumerate(w.lower):
-        plain = _plain(word)
+        bare = plain(word)
         if word in W.ES_INFORMAL:
             informal.append(w.words[i])
-        elif word in W.ES_FORMAL or word in W.ES_IMPERATIVES.values() or plain in _ES_USTED:
+        elif word in W.ES_FORMAL or word in W.ES_IMPERATIVES.values() or bare in _ES_USTED:
             formal.append(w.words[i])
-        elif _es_with_enclitic(plain, _ES_USTED, W.ES_ENCLITICS):
+        elif _es_with_enclitic(bare, _ES_USTED, W.ES_ENCLITICS):
             formal.append(w.words[i])
-        elif _es_with_enclitic(plain, _ES_TU, [e for e in W.ES_ENCLITICS if "se" not in e]):
+        elif _es_with_enclitic(bare, _ES_TU, [e for e in W.ES_ENCLITICS if "se" not in e]):
             informal.append(w.words[i])
         elif word in W.ES_IMPERATIVES and imperative_source and _es_imperative_place(w, i):
             informal.append(w.words[i])
@@ -154,8 +121,8 @@ def _fr_imperative(w: _Words, i: int) -> bool:
 
 def _de(w: _Words, source: str) -> tuple[list[str], list[str]]:
     formal, informal = [], []
-    you_sense = not source or not _SHE_THEY.search(source)
-    your_sense = not source or (bool(_YOUR.search(source)) and not _OTHER_OWNER.search(source))
+    you_sense = not source or not says_she_or_they(source)
+    your_sense = not source or says_your(source)
     for i, word in enumerate(w.words):
         lower = w.lower[i]
         start = w.starts_sentence(i)
