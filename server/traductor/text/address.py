@@ -1,6 +1,7 @@
 """How a translation addresses its reader: `read` says informal (tú, tu, du), formal (usted,
 vous, Sie), mixed (both in one text: "Debes reiniciar su equipo", "Saisissez ton nom", "Bitte gib
-Ihren Namen ein") or neutral (neither), for Spanish, French and German.
+Ihren Namen ein") or neutral (neither), for Spanish, French and German here, and for Italian,
+Brazilian Portuguese, Dutch and Russian in address_more.py (tu/Lei, você/o senhor, je/u, ты/вы).
 
 It reads the register of the whole output, not only its pronouns: verb forms (Spanish "puedes"
 against a clause-opening "puede" when the English says "you", "introduce"/"introduzca", French
@@ -9,13 +10,14 @@ where the English has "your" and no other owner, German "Ihr" opening a sentence
 English has "your") and object pronouns ("te", "dich", "Ihnen"). The English source, when given,
 decides what the words that are also something else mean (a Spanish third-person verb is "you"
 only where the English says "you"; a sentence-initial "Sie" is "you" unless the English has
-"she" or "they"). The word lists are in address_words.py.
+"she" or "they"). The word lists are in address_words.py (address_more_words.py, which takes
+its pronouns from model/controls.ADDRESS); what the readers share in address_text.py.
 
     read("¿Quieres guardar tus cambios?", "es", "Do you want to save your changes?")  # "informal"
     read("Debes reiniciar su equipo.", "es", "You must restart your computer.")       # "mixed"
 
 A text-layer module: it knows words, not tokens or models (scripts/measure/formality_eval.py
-measures models with it; tests/test_address.py).
+measures models with it; tests/test_address.py, tests/test_address_more.py).
 """
 
 from __future__ import annotations
@@ -142,13 +144,23 @@ def _de_after_link(w: _Words, i: int) -> bool:
     return i > 0 and w.lower[i - 1] in ("bitte", "und", "oder", "dann", "danach")
 
 
-_READERS = {"es": _es, "fr": _fr, "de": _de}
+_READERS = {"es": _es, "fr": _fr, "de": _de, **address_more.READERS}
+
+
+def _reader(language: str):
+    """The reader of a language code ("de-DE", "pt_BR"); Portuguese only as Brazil's (pt, pt-BR):
+    in Portugal "você" is no informal word."""
+    code = language.replace("_", "-").lower()
+    base = code.split("-")[0]
+    if base == "pt" and code not in ("pt", "pt-br"):
+        return None
+    return _READERS.get(base)
 
 
 def markers(text: str, language: str, source: str = "") -> dict[str, list[str]]:
     """The words of `text` (a translation into `language`, of the English `source` when given)
     that address the reader formally and informally, in order."""
-    reader = _READERS.get(language.split("-")[0].split("_")[0].lower())
+    reader = _reader(language)
     if reader is None:
         raise ValueError(f"no register rules for {language!r} (known: {', '.join(LANGUAGES)})")
     formal, informal = reader(_Words(text), source)
