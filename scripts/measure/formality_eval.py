@@ -7,9 +7,16 @@ informal, formal, mixed or neutral), per language and formality value:
 
     python scripts/measure/formality_eval.py --lang es --lang fr --lang de --out docs/model/formality.json
     python scripts/measure/formality_eval.py --lang es --http http://127.0.0.1:8080   # a running server
+    python scripts/measure/formality_eval.py --lang it --model /tmp/en-it --formality less --formality more
+
+Languages: es, fr, de, it, pt-BR, nl, ru (those traductor.text.address reads). `--model` measures
+a bundle instead of the packaged model of `--to` (one language then: the bundle's target).
 
 A setting passes (issue 57) when at least 90% of its outputs are in the register asked and none is
 mixed. `less` asks for the informal register, `more` for the formal one; `default` is read only.
+The verdict per language, the registers whose setting passed as a JSON list ready for a
+config.json's `"registers"` field (docs/languages.md, "A register per model"), is printed last
+and written under "registers" in --out; a register whose setting was not measured is left out.
 """
 
 from __future__ import annotations
@@ -29,10 +36,14 @@ from traductor.text import address  # noqa: E402
 
 SENTENCES = Path(__file__).with_name("formality_sentences.txt")
 ASKED = {"less": address.INFORMAL, "more": address.FORMAL, "prefer_less": address.INFORMAL, "default": None}
+VERDICT_OF = {"more": address.FORMAL, "less": address.INFORMAL}  # in config.json's order: formal, informal
 
 
-def translate(sentences: list[str], lang: str, formality: str, threads: int, cli: str, extra: list[str]) -> list[str]:
-    cmd = [cli, "translate", "--to", lang, "--threads", str(threads), "--formality", formality, *extra]
+def translate(
+    sentences: list[str], lang: str, formality: str, threads: int, cli: str, extra: list[str], model: str | None = None
+) -> list[str]:
+    which = ["--model", model] if model else ["--to", lang]
+    cmd = [cli, "translate", *which, "--threads", str(threads), "--formality", formality, *extra]
     done = subprocess.run(cmd, input="".join(s + "\n" for s in sentences), capture_output=True, text=True)
     if done.returncode != 0 and not done.stdout:
         raise SystemExit(f"{' '.join(cmd)}: {done.stderr.strip()}")
@@ -67,20 +78,38 @@ def measure(sentences: list[str], outs: list[str], lang: str, asked: str | None)
     return result
 
 
+def verdict(results: dict) -> list[str] | None:
+    """The registers whose setting passed (`results`: a language's results by formality value),
+    for config.json's "registers"; None when neither `less` nor `more` was measured."""
+    if not any(f in results for f in VERDICT_OF):
+        return None
+    return [register for f, register in VERDICT_OF.items() if results.get(f, {}).get("passes")]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lang", action="append", required=True, help="es, fr, de (repeat)")
+    ap.add_argument("--lang", action="append", required=True, help=", ".join(address.LANGUAGES) + " (repeat)")
     ap.add_argument("--formality", action="append", help="values to measure (default: default, less, more)")
     ap.add_argument("--sentences", type=Path, default=SENTENCES)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cli", default=str(ROOT / ".venv/bin/traductor"))
     ap.add_argument("--extra", default="", help="more flags for traductor translate (e.g. '--beam 8')")
     ap.add_argument("--http", help="a running server's address (http://127.0.0.1:PORT): its /v2/translate")
+    ap.add_argument("--model", help="a bundle to measure instead of the packaged model of --lang (one --lang)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
+    if args.model and (args.http or len(args.lang) != 1):
+        ap.error("--model takes one --lang (the bundle's target) and no --http")
+    for lang in args.lang:
+        try:
+            address.read("", lang)
+        except ValueError as e:
+            ap.error(str(e))
     sentences = [s for s in args.sentences.read_text().splitlines() if s.strip()]
     report: dict = {"sentences": str(args.sentences), "n": len(sentences), "extra": args.extra, "languages": {}}
     report["through"] = f"{args.http}/v2/translate" if args.http else "traductor translate"
+    report["model"] = args.model or "packaged"
+    report["registers"] = {}
     for lang in args.lang:
         report["languages"][lang] = {}
         for formality in args.formality or ["default", "less", "more"]:
@@ -88,12 +117,16 @@ def main() -> None:
             if args.http:
                 outs = translate_served(sentences, lang, formality, args.http)
             else:
-                outs = translate(sentences, lang, formality, args.threads, args.cli, args.extra.split())
+                outs = translate(sentences, lang, formality, args.threads, args.cli, args.extra.split(), args.model)
             result = measure(sentences, outs, lang, ASKED.get(formality))
             result["seconds"] = round(time.perf_counter() - start, 1)
             report["languages"][lang][formality] = result
             shown = {k: v for k, v in result.items() if k != "outputs"}
             print(lang, formality, json.dumps(shown), flush=True)
+        registers = verdict(report["languages"][lang])
+        if registers is not None:
+            report["registers"][lang] = registers
+            print(lang, "registers", json.dumps(registers), flush=True)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
 
