@@ -45,6 +45,8 @@ CASES = [
     ("it", "Le consigliamo di riavviare il computer.", "We recommend restarting your computer.", FORMAL),
     ("it", "Vorremmo che La contattasse il supporto.", "We would like you to contact support.", FORMAL),
     ("it", "La password è scaduta.", "Your password has expired.", NEUTRAL),
+    ("it", "Irian Jaya e Le Molucche", "Irian Jaya & the Moluccas", NEUTRAL),
+    ("it", "Potrebbe essere necessario impostare una stampante.", "You may need to set a printer.", NEUTRAL),
     ("it", "Le modifiche sono state salvate.", "Your changes have been saved.", NEUTRAL),
     # words that are also something else: no address
     ("it", "Lei ha modificato il file.", "She changed the file.", NEUTRAL),
@@ -60,6 +62,13 @@ CASES = [
     ("it", "Inserisci il codice che ha inviato al tuo telefono.", "Enter the code we sent to your phone.", INFORMAL),
     ("it", "È necessario riavviare il computer.", "You must restart your computer.", NEUTRAL),
     ("it", "Aprile 2026", "April 2026", NEUTRAL),
+    # found reading Debian's Italian catalogs: third persons and subjunctives that are no Lei
+    ("it", "Può succedere se tutti gli ID sono stati presi.", "It occurs if you run out of IDs.", NEUTRAL),
+    ("it", "Potrebbe non essere possibile rimuovere l'utente.", "You may not remove the user.", NEUTRAL),
+    ("it", "forse qualcos'altro\nha già introdotto le modifiche", "something else introduced your changes", NEUTRAL),
+    ("it", "Fa sì che il sistema azzeri la pagina e continui l'esecuzione.", "Makes the system go on.", NEUTRAL),
+    ("it", "OSTYPE\tLa versione di Unix", "OSTYPE\tThe version of Unix you run", NEUTRAL),
+    ("it", "Ha dimenticato la password? Può reimpostarla qui.", "Did you forget your password?", FORMAL),
     ("it", "Prova gratuita", "Free trial", NEUTRAL),
     ("it", "Scegli una cartella per i vostri scaricamenti.", "Choose a folder for your downloads.", INFORMAL),
     ("it", "Controllare la connessione.", "Check your connection.", NEUTRAL),
@@ -82,6 +91,8 @@ CASES = [
     ("nl", "Weet je zeker dat u wilt afsluiten?", "Are you sure you want to quit?", MIXED),
     ("nl", "Klik hier om door te gaan.", "Click here to continue.", NEUTRAL),
     ("nl", "Uitvoeren van het script", "Running the script", NEUTRAL),
+    ("nl", "Lengte %u is te lang voor een adres", "Length %u is too long for an address", NEUTRAL),
+    ("nl", "Je hebt %1$u berichten", "You have %1$u messages", INFORMAL),
     # Russian: ты against вы (Вы), verbs of the second person and imperatives
     ("ru", "Вы уверены, что хотите выйти?", "Are you sure you want to quit?", FORMAL),
     ("ru", "Ты уверен, что хочешь выйти?", "Are you sure you want to quit?", INFORMAL),
@@ -101,6 +112,11 @@ CASES = [
     ("ru", "Все поля должны быть заполнены.", "All fields must be filled in.", NEUTRAL),
     ("ru", "Мышь не подключена.", "The mouse is not connected.", NEUTRAL),
     ("ru", "Файл сохранён.", "The file was saved.", NEUTRAL),
+    ("ru", "Секретные подключи доступны.", "Secret subkeys are available.", NEUTRAL),
+    ("ru", "Вы хотите отозвать выбранные подключи?", "Do you want to revoke the selected subkeys?", FORMAL),
+    ("ru", "восстановить функцию ИМЯ(арг-ты)", "restore function NAME(args)", NEUTRAL),
+    ("ru", "ух ты: сбой %s", "oops: %s failed", NEUTRAL),
+    ("ru", "Не забудь сохранить файл.", "Do not forget to save the file.", INFORMAL),
 ]
 
 

@@ -28,11 +28,13 @@ _IT_TU = frozenset(W.IT_IMPERATIVES)
 
 
 def _it_imperative_place(w: Words, i: int) -> bool:
-    """Where an imperative stands: opening a sentence or clause, after "e", "per favore"..., in no
-    question ("Salvi il file?" is "do you save...")."""
+    """Where an imperative stands: opening a sentence, or after "per favore"/"prego" (a comma
+    between or not); in no question ("Salvi il file?" is "do you save..."). Not after "e" or a
+    comma: "...azzeri la pagina e continui l'esecuzione" are subjunctives, "...e continua" a
+    third person."""
     if w.in_question(i):
         return False
-    return w.starts_sentence(i) or w.after_comma(i) or (i > 0 and w.lower[i - 1] in W.IT_IMPERATIVE_OPENERS)
+    return w.starts_sentence(i) or (i > 0 and w.lower[i - 1] in W.IT_IMPERATIVE_OPENERS)
 
 
 def _it_formal_word(w: Words, i: int, source: str) -> bool:
@@ -51,6 +53,13 @@ def _it_takes_object(w: Words, i: int) -> bool:
     "che" after a word that is no noun too ("Controlli che falliscono": checks that fail)."""
     following = w.next_lower(i)
     return following in W.IT_VERB_OBJECTS or (following == "che" and w.lower[i] not in W.IT_ALSO_NOUNS)
+
+
+def _it_before_verb(w: Words, i: int) -> bool:
+    """Whether a capital "La"/"Le" is the Lei object pronoun: inside a sentence before a lowercase
+    word ("Vorremmo che La contattasse"; not "Irian Jaya e Le Molucche"), or opening "La preghiamo"."""
+    following = w.words[i + 1] if i + 1 < len(w.words) else ""
+    return following.islower() and (w.inside_sentence(i) or following.endswith("iamo"))
 
 
 def _it_lei_imperative(w: Words, i: int) -> bool:
@@ -78,11 +87,15 @@ def _it_tu_joined(w: Words, i: int) -> bool:
 
 
 def _it_third_person(w: Words, i: int) -> bool:
-    """A third-person verb opening a sentence, or after "se"/"quando" (with "non", "Lei"... between)."""
+    """A third-person verb that is the reader's: opening a question ("Vuole salvare...?", "Non
+    può...?"), or a wish after "se" ("Se vuole, ..."). Elsewhere it is as often "it" ("Può
+    succedere", "Potrebbe non essere possibile", "forse qualcos'altro ha...")."""
     k = i
-    while k > 0 and w.lower[k - 1] in W.IT_TRANSPARENT and not w.starts_sentence(k):
+    while k > 0 and w.lower[k - 1] in W.IT_TRANSPARENT and w.inside_sentence(k):
         k -= 1
-    return w.starts_sentence(k) or (k > 0 and w.lower[k - 1] in W.IT_CLAUSE_OPENERS and w.inside_sentence(k))
+    if w.starts_sentence(k) and w.in_question(i):
+        return True
+    return w.lower[i] in W.IT_WISHES and k > 0 and w.lower[k - 1] == "se" and w.inside_sentence(k)
 
 
 def _it(w: Words, source: str) -> tuple[list[str], list[str]]:
@@ -95,8 +108,8 @@ def _it(w: Words, source: str) -> tuple[list[str], list[str]]:
         elif word in W.IT_FORMAL:
             if _it_formal_word(w, i, source):
                 formal.append(word)
-        elif word in ("La", "Le") and (w.inside_sentence(i) or following.endswith("iamo")):
-            formal.append(word)  # "Le consigliamo", "La preghiamo"; the article opens a sentence
+        elif word in ("La", "Le") and _it_before_verb(w, i):
+            formal.append(word)  # "Le consigliamo", "La preghiamo"; the article opens a sentence, names ("Le Molucche")
         elif lower.endswith("rai") and len(lower) >= 6:
             informal.append(word)  # a second-person future: "potrai", "riceverai"
         elif lower in _IT_TU and imperative_source and _it_imperative_place(w, i):
@@ -106,9 +119,9 @@ def _it(w: Words, source: str) -> tuple[list[str], list[str]]:
             formal.append(word)
         elif _it_tu_joined(w, i) and imperative_source:
             informal.append(word)
-        elif lower in W.IT_THIRD_PERSON and you and _it_third_person(w, i):
-            formal.append(word)
-        elif lower == "è" and you and following in W.IT_SICURO and _it_third_person(w, i):
+        elif lower in W.IT_THIRD_PERSON and you and following not in W.IT_IMPERSONAL and _it_third_person(w, i):
+            formal.append(word)  # not "Potrebbe essere necessario?": it may be
+        elif lower == "è" and you and following in W.IT_SICURO and w.next_lower(i + 1) == "di":
             formal.append(word)  # "È sicuro di voler...?"
     return formal, informal
 
@@ -139,7 +152,8 @@ def _yo(words) -> frozenset[str]:
     return frozenset(word.replace("ё", "е") for word in words)
 
 
-_RU_INFORMAL = _yo(W.RU_INFORMAL_WORDS | W.RU_TY_IMPERATIVES)
+_RU_INFORMAL = _yo(W.RU_INFORMAL_WORDS)
+_RU_TY_IMPERATIVES = _yo(W.RU_TY_IMPERATIVES)
 _RU_FORMAL = _yo(W.RU_FORMAL_WORDS | W.RU_VY_IMPERATIVES | W.RU_VY_VERBS)
 
 
@@ -147,8 +161,12 @@ def _ru(w: Words, source: str) -> tuple[list[str], list[str]]:
     formal, informal = [], []
     for i, word in enumerate(w.words):
         lower = w.lower[i].replace("ё", "е")
-        if lower in _RU_INFORMAL:
+        if i and w.separator(i) == "-":
+            continue  # part of a compound: "арг-ты" (arguments)
+        if lower in _RU_INFORMAL and not (lower == "ты" and i and w.lower[i - 1] in W.RU_INTERJECTIONS):
             informal.append(word)
+        elif lower in _RU_TY_IMPERATIVES and _ru_imperative_place(w, i):
+            informal.append(word)  # "Нажми", not "выбранные подключи" (subkeys)
         elif lower in _RU_FORMAL:
             formal.append(word)
         elif lower.endswith(W.RU_2SG_ENDINGS) and len(lower) >= 5 and lower not in W.RU_NOT_2SG:

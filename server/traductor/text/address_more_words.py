@@ -57,7 +57,7 @@ IT_VERB_OBJECTS = _words(  # what follows an imperative, not a noun: articles, d
     "tuo tua tuoi tue suo sua suoi sue"
 )
 IT_ALSO_NOUNS = _words("controlli selezioni cerchi salvi registri scarichi stampi usi invii prova firma copia stampa")
-IT_IMPERATIVE_OPENERS = _words("e o oppure poi quindi favore prego ora adesso infine dunque")  # and a start, a comma
+IT_IMPERATIVE_OPENERS = _words("favore prego")  # and a sentence's start
 # A Lei imperative may have an object pronoun before it ("Lo inserisca", "Si assicuri", "Ci dica")
 IT_PRONOUNS_BEFORE = _words("lo la li le ne ci mi si gli")
 IT_LEI_REFLEXIVE = _words("assicuri ricordi accerti registri colleghi connetta rivolga iscriva disconnetta")
@@ -69,12 +69,13 @@ IT_TU_JOINED = _words(
 )
 IT_ENCLITICS = ("lo", "la", "li", "ne", "mi", "ci")
 IT_NOT_JOINED = _words("aprile")  # "apri" + "le": April
-# Third-person verbs that address a Lei: at a sentence's start (after "non", "Lei"...) or after
-# "se"/"quando", when the English says "you" ("Vuole salvare...?"), not after a subject or "che"
+# Third-person verbs that address a Lei where the English says "you": opening a question
+# ("Vuole salvare...?", "Ha dimenticato...?"), or a wish after "se" ("Se desidera, ...")
 IT_THIRD_PERSON = _words("vuole può deve desidera ha sa preferisce vorrebbe potrebbe dovrebbe potrà dovrà")
-IT_CLAUSE_OPENERS = _words("se quando")
+IT_WISHES = _words("vuole desidera preferisce")
+IT_IMPERSONAL = _words("essere esserci succedere accadere capitare servire bastare volerci")  # "Può succedere?"
 IT_TRANSPARENT = _words("non lo la li ne già davvero veramente ancora ora lei")
-IT_SICURO = _words("sicuro sicura")  # "È sicuro di voler...?": formal
+IT_SICURO = _words("sicuro sicura")  # "È sicuro di voler...?": formal ("È sicuro che": it is certain)
 
 # ---- Brazilian Portuguese: você (informal) against o senhor / a senhora (formal). Imperatives
 # ("Digite", "Clique") are the same in both; "seu"/"sua" belong to both.
@@ -89,7 +90,9 @@ NL_FORMAL = _address("nl", "formal", "uzelf")
 # ---- Russian: ты (informal) against вы (formal, Вы with a capital too)
 RU_INFORMAL_WORDS = _address("ru", "informal")
 RU_FORMAL_WORDS = _address("ru", "formal")
-# ты imperatives of interface verbs; their вы forms are made from them (`_ru_formal`)
+RU_INTERJECTIONS = _words("ух ох ах ну")  # "ух ты": wow
+# ты imperatives of interface verbs, read where an imperative stands ("подключи" is also subkeys);
+# their вы forms, read anywhere, are made from them (`_ru_formal`)
 RU_TY_IMPERATIVES = _words(
     "нажми введи выбери попробуй сохрани проверь открой закрой перезапусти подожди убедись вставь удали "
     "скачай загрузи установи обнови используй щёлкни щелкни кликни укажи войди выйди перетащи следуй "

@@ -11,6 +11,7 @@ import unicodedata
 
 WORD = re.compile(r"[^\W\d_]+")
 SENTENCE_END = re.compile(r"[.!?:;…\n]")
+_PRINTF = re.compile(r"%[\d$.*#+-]*\Z")  # "%u", "%lu", "%1$u": a conversion, not the word "u"
 _YOU = re.compile(r"\byou\b", re.IGNORECASE)
 _YOUR = re.compile(r"\byours?\b", re.IGNORECASE)
 _OTHER_OWNER = re.compile(r"\b(?:his|her|hers|its|their|theirs)\b", re.IGNORECASE)
@@ -23,9 +24,13 @@ class Words:
 
     def __init__(self, text: str):
         self.text = text
-        self.spans = [(m.start(), m.end()) for m in WORD.finditer(text)]
+        # the letters of a printf conversion ("%u", "%lu", "%1$s") are no word: Dutch "u"
+        self.spans = [(m.start(), m.end()) for m in WORD.finditer(text) if not self._conversion(m.start())]
         self.words = [text[a:b] for a, b in self.spans]
         self.lower = [w.lower() for w in self.words]
+
+    def _conversion(self, start: int) -> bool:
+        return bool(_PRINTF.search(self.text, max(0, start - 12), start))
 
     def separator(self, i: int) -> str:
         start = self.spans[i - 1][1] if i else 0
@@ -38,9 +43,9 @@ class Words:
         return i > 0 and "," in self.separator(i)
 
     def inside_sentence(self, i: int) -> bool:
-        """Whether the word at `i` follows another word of its sentence with only spaces between
-        (not a sentence's first word, nor one after a comma or a quote)."""
-        return i > 0 and not self.separator(i).strip()
+        """Whether the word at `i` follows another word of its sentence with one space between
+        (not a sentence's first word, nor one after a comma, a quote, a line break or a column)."""
+        return i > 0 and self.separator(i) in (" ", "\u00a0")
 
     def in_question(self, i: int) -> bool:
         """Whether the sentence of the word at `i` ends with a question mark."""
