@@ -11,7 +11,8 @@ reader formally and informally, in order. Word lists: address_more_words.py.
   plural, an old formal) is neither. The article "La"/"Le" counts only in "La preghiamo..." and
   capitalised inside a sentence.
 - Brazilian Portuguese: você/te/teu... against "o senhor"/"a senhora" (after an article).
-  Imperatives ("Digite", "Clique") and "seu"/"sua" are shared by both: neutral.
+  Imperatives ("Digite", "Clique") and "seu"/"sua" are shared by both, "lhe" is also him/her:
+  neutral.
 - Dutch: je/jij/jou/jouw against u/uw; imperatives ("Klik") are shared: neutral.
 - Russian: ты/тебя/твой... and second-person singular verbs ("можешь", "хочешь") and ты
   imperatives ("нажми", "убедись") against вы/вас/ваш... (Вы too), "можете", вы imperatives
