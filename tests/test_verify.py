@@ -110,3 +110,27 @@ def test_without_repair_a_failure_is_a_flag_and_the_text_is_kept():
 def test_which_sources_hold_something_to_repair():
     assert holds_anything("10\u00a0MB") and holds_anything("open %s") and holds_anything("<b>x</b> y")
     assert not holds_anything("Save the file.")
+
+
+@pytest.mark.parametrize(
+    "source, output, sent",
+    [
+        ("Save the file", "Guardar  el   archivo ", "Guardar el archivo"),  # runs made one, the last space held
+        ("Save  the file", "Guardar  el archivo", "Guardar  el archivo"),  # the source has a run: kept
+        ("Open", "  Abrir  ", "  Abrir"),  # leading spaces are the edges check's, not this one's
+    ],
+)
+def test_a_stream_sends_each_prefix_as_the_verifier_will_leave_it(source, output, sent):
+    """text/verify.streamable: for every prefix the model could have decoded so far, what is sent
+    begins with what was sent before, and the verifier's repair of the whole output (STREAM_REPAIRS,
+    as for a streamed segment) begins with all of it: nothing sent is ever taken back."""
+    from traductor.text.verify import STREAM_REPAIRS, streamable
+
+    before = ""
+    final = verify(source, output, "es", STREAM_REPAIRS)
+    for end in range(len(output) + 1):
+        now = streamable(source, output[:end])
+        assert now.startswith(before) and final.text.startswith(now), (output[:end], now, final.text)
+        before = now
+    assert before == sent and "doublespacing" not in final.failed
+    assert verify(source, output, "es", frozenset()).failed == verify(source, output, "es", False).failed

@@ -28,7 +28,9 @@ The checks, in order (their names are what the answers, the metrics and the file
                    translate-toolkit's checks (`toolkit_checks.py`); flagged
 
 A repair only ever makes the output hold what the source holds; nothing here depends on any other
-segment. With `repair=False` (a segment whose text was already streamed) every failure is a flag.
+segment. With `repair=False` every failure is a flag; with a set of check names, only those are
+repaired: a segment that was streamed as it decoded (`streamable` made what was sent) can still
+have its runs of spaces made one, and nothing else.
 This module knows nothing about models, the service or metrics.
 """
 
@@ -62,13 +64,13 @@ def holds_anything(source: str) -> bool:
     return bool(placeholders.find(source)) or special_spaces.present(source)
 
 
-def verify(source: str, output: str, language: str = "", repair: bool = True) -> Verdict:
+def verify(source: str, output: str, language: str = "", repair: bool | frozenset[str] = True) -> Verdict:
     """The output checked against its source (see the module docstring)."""
     repaired, failed = [], []
     text = output
     for name, check in _REPAIRING:
         fixed, ok = check(source, text)
-        if fixed != text and repair:
+        if fixed != text and (repair is True or (repair is not False and name in repair)):
             repaired.append(name)
             text = fixed
         elif fixed != text:
@@ -146,8 +148,23 @@ def _edges(source: str, text: str) -> tuple[str, bool]:
     return (lead + core + trail if core else text), True
 
 
+_SPACE_RUN = re.compile(r"(?<=\S) {2,}(?=\S)")
+STREAM_REPAIRS = frozenset({"doublespacing"})  # what `streamable` already did to a streamed segment
+
+
 def _doublespacing(source: str, text: str) -> tuple[str, bool]:
-    return (text if "  " in source else re.sub(r"(?<=\S) {2,}(?=\S)", " ", text)), True
+    return (text if "  " in source else _SPACE_RUN.sub(" ", text)), True
+
+
+def streamable(source: str, partial: str) -> str:
+    """What a stream may send of a segment's output decoded so far (`partial`), as the verifier will
+    leave it: a run of spaces the source lacks made one (doublespacing), and the spaces at its end
+    held back until something follows them (they may begin such a run). Each call's result begins
+    with the one before it, as its partial grows; the verifier's repair of the whole output, with
+    STREAM_REPAIRS, begins with every one of them."""
+    if "  " in source:
+        return partial
+    return _SPACE_RUN.sub(" ", partial.rstrip(" "))
 
 
 def _markup(source: str, text: str) -> tuple[str, bool]:

@@ -8,7 +8,9 @@ often "" for a segment behind the head); then the text's FinishEvent (join.py), 
 `final_delta` is the rest. The concatenation of every delta is the unary text exactly. A segment
 from the memory is sent when it becomes the head; a segment the verifier may repair (its source
 holds a span, a tag or a special space: `verify.held`), or that decode holds (glossary terms,
-markup pairs), comes whole when it is done."""
+markup pairs), comes whole when it is done. Any other is sent as the verifier will leave it
+(`verify.streamable`: no run of spaces its source lacks, its last spaces held until a word follows),
+so a stream repairs what a unary call repairs there."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import AsyncIterator
 
 from ...engine.request import FinishEvent, TokenEvent
 from ...text import DeltaStream
+from ...text.verify import STREAM_REPAIRS
 from ..async_engine import AsyncEngine
 from . import decode, join, restore, verify
 from .protect import Prepared
@@ -33,15 +36,18 @@ async def stream(
         ready += deltas.finish(k, text)
     finished: list = [None] * len(segments)
     held = [verify.held(prepared, j) for j in range(len(segments))]  # once a segment, not once a token
+    decoded = [""] * len(segments)  # each segment's output so far
     group = decode.Group(engine, [prepared], [request_id], timeout, stream=True)
     async with aclosing(group.events()) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 event = restore.restored(group, j, event)
-                finished[j] = verify.checked(engine, prepared, j, event, held[j])
+                finished[j] = verify.checked(engine, prepared, j, event, True if held[j] else STREAM_REPAIRS)
                 ready += deltas.finish(segments[j], finished[j].text)
                 continue
-            ready += deltas.push(segments[j], "" if held[j] else event.text_delta)
+            if not held[j] and event.text_delta:
+                decoded[j] += event.text_delta
+                ready += deltas.partial(segments[j], verify.streamable(prepared, j, decoded[j]))
             yield TokenEvent(count, event.token_id, ready, event.logprob)
             ready, count = "", count + 1
     event = join.result(prepared, finished)

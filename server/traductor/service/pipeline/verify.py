@@ -3,6 +3,7 @@ it is joined or streamed, whatever the model, the interface or the file format (
 spans, special spaces, edges, markup, numbers, translate-toolkit's checks).
 
     checked(engine, prepared, k, event, repair)   the k-th model segment's finish event, verified
+    streamable(prepared, k, partial)               what a stream may send of its output so far
     held(prepared, k)                              whether a stream holds the segment's text to its
                                                    end: a repair may change it (the source holds a
                                                    span, a tag or a special space); asked once a segment
@@ -12,7 +13,8 @@ which checks it failed (`FinishEvent.failed_checks`: every interface shows them,
 names them) and its confidence is at most FLAGGED_CONFIDENCE (under engine/confidence.LOW: every
 interface marks it low and file translation marks it for review, or keeps the source where the
 format cannot mark it). The model's metrics count both, by check (`traductor_verified_segments`).
-A segment whose text was already streamed (`repair=False`) is only flagged.
+A segment whose text was already streamed (`repair=STREAM_REPAIRS`) was sent as `streamable` left
+it: its runs of spaces are made one, every other failure is only flagged.
 
 This module knows nothing about gRPC, HTTP or how texts are cut."""
 
@@ -35,7 +37,14 @@ def held(prepared: Prepared, k: int) -> bool:
     return verify.holds_anything(prepared.plan.segments[prepared.segments[k]].text)
 
 
-def checked(engine: AsyncEngine, prepared: Prepared, k: int, event: FinishEvent, repair: bool = True) -> FinishEvent:
+def streamable(prepared: Prepared, k: int, partial: str) -> str:
+    """What of the k-th segment's output decoded so far a stream may send (text/verify.streamable)."""
+    return verify.streamable(prepared.plan.segments[prepared.segments[k]].text, partial)
+
+
+def checked(
+    engine: AsyncEngine, prepared: Prepared, k: int, event: FinishEvent, repair: bool | frozenset[str] = True
+) -> FinishEvent:
     """The k-th segment's finish event with its output verified (see the module docstring)."""
     options = prepared.options
     language = known_base((options.target_language if options else "") or engine.target)  # as the checks read it
