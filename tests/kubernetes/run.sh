@@ -65,45 +65,13 @@ KEYS_RATE="${KEYS_RATE:-8}"
 WORK="${K8S_WORK:-/tmp/traductor-k8s}"
 COMPOSE_WORK="${COMPOSE_WORK:-/tmp/traductor-compose}"
 
-T0=$(date +%s)
-FAILURES=()
-SUMMARY=()
-log() { printf '[%4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
-fail() { log "FAIL: $*"; FAILURES+=("$*"); }
-pass() { log "ok: $*"; SUMMARY+=("ok    $*"); }
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# ---------------------------------------------------------------------------------------------
-# 1. Podman and the base image (the same set-up as tests/compose/run.sh)
-setup_podman() {
-    if ! command -v podman > /dev/null || ! command -v runc > /dev/null || ! command -v debootstrap > /dev/null; then
-        log "installing podman runc debootstrap"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap > /dev/null
-    fi
-    mkdir -p "$COMPOSE_WORK" "$WORK"
-    # runc instead of crun (cgroups v1 in hybrid mode), cgroupfs, no default ulimits.
-    printf '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n' \
-        > "$COMPOSE_WORK/containers.conf"
-    export CONTAINERS_CONF="$COMPOSE_WORK/containers.conf"
-    podman --version
-}
-
-setup_base_image() {
-    podman image exists "$BASE_IMAGE" && { log "base image $BASE_IMAGE present"; return; }
-    local rootfs="$COMPOSE_WORK/rootfs" mirror
-    mirror=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '$2 !~ /security/ {print $2; exit}')
-    log "debootstrap bookworm from ${mirror:=http://deb.debian.org/debian}"
-    rm -rf "$rootfs"
-    nice -n 19 debootstrap --variant=minbase --include=python3,python3-venv,python3-pip bookworm "$rootfs" "$mirror" \
-        > "$COMPOSE_WORK/debootstrap.log"
-    cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
-    printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' > "$rootfs/etc/pip.conf"
-    tar -C "$rootfs" -c . | podman import - "$BASE_IMAGE" > /dev/null
-    rm -rf "$rootfs"
-}
+# 1. Podman and the base image: the stacks' set-up (log/fail/pass, free_port, setup_podman,
+# setup_base_image), its containers.conf and rootfs in COMPOSE_WORK, no podman-compose.
+PODMAN_WORK="$COMPOSE_WORK"
+PODMAN_COMPOSE_VERSION=""
+# shellcheck source=tests/compose/podman.sh
+source "$ROOT/tests/compose/podman.sh"
+mkdir -p "$WORK"
 
 # 2. The images, tagged as the kustomization names them.
 image_tag() { python3 -c 'import sys, yaml; print({i["name"]: i["newTag"] for i in yaml.safe_load(open(sys.argv[1]))["images"]}[sys.argv[2]])' deploy/kubernetes/kustomization.yaml "$1"; }
