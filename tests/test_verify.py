@@ -118,6 +118,9 @@ def test_which_sources_hold_something_to_repair():
         ("Save the file", "Guardar  el   archivo ", "Guardar el archivo"),  # runs made one, the last space held
         ("Save  the file", "Guardar  el archivo", "Guardar  el archivo"),  # the source has a run: kept
         ("Open", "  Abrir  ", "  Abrir"),  # leading spaces are the edges check's, not this one's
+        ("Open it", "Abrir  \nlo", "Abrir  \nlo"),  # spaces before a line break are no run between words
+        ("Open it", "Abrir \t  lo", "Abrir \t  lo"),  # a tab breaks the run
+        ("Open", "   ", ""),  # only spaces: nothing sent until a word comes
     ],
 )
 def test_a_stream_sends_each_prefix_as_the_verifier_will_leave_it(source, output, sent):

@@ -80,8 +80,9 @@ def measure(sentences: list[str], outs: list[str], lang: str, asked: str | None)
 
 def verdict(results: dict) -> list[str] | None:
     """The registers whose setting passed (`results`: a language's results by formality value),
-    for config.json's "registers"; None when neither `less` nor `more` was measured."""
-    if not any(f in results for f in VERDICT_OF):
+    for config.json's "registers"; None unless both `less` and `more` were measured (a list of the one
+    measured would leave out the other, which nobody tried)."""
+    if not all(f in results for f in VERDICT_OF):
         return None
     return [register for f, register in VERDICT_OF.items() if results.get(f, {}).get("passes")]
 

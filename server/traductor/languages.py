@@ -120,6 +120,14 @@ def known_base(code: str) -> str:
         return ""
 
 
+def through_english(source: str, target: str) -> bool:
+    """Whether a pair no model translates directly may go through English (the server's routing and
+    `traductor translate --from --to` ask the same): two known languages, neither English, not the
+    same language (`de-AT` -> `de` is no pair to pivot)."""
+    first, second = known_base(source), known_base(target)
+    return bool(first and second) and ENGLISH not in (first, second) and first != second
+
+
 class CodeTable:
     """One model's language codes: the tag each is shown as, and which one a caller's code means.
 

@@ -22,22 +22,24 @@ UNLIMITED = TextLimits(max_chars=sys.maxsize, max_segments=sys.maxsize)
 def load_translator(args):
     """The engine that `translate` and `evaluate` use: ONNX bundle (default), the bundle's model in
     PyTorch on a device (--device), or the PyTorch reference on a checkpoint (--engine pytorch)."""
+    source, target = getattr(args, "source", None) or "", getattr(args, "to", None) or ""
+    if args.model and (source or target):
+        raise CommandError("--model and --from/--to are exclusive: --from/--to pick among the packaged models")
     if args.engine == "pytorch" and args.device:
         raise CommandError("--device runs a bundle's model, --engine pytorch the reference on a checkpoint: pick one")
     if args.engine == "pytorch":
+        if source or target:
+            raise CommandError("--from/--to pick a packaged bundle; --engine pytorch runs the checkpoint --model names")
         require_torch("the PyTorch engine (--engine pytorch)")
         from .model.translator import TorchTranslator
 
         return TorchTranslator.load(args.model)
-    from .engine.bundle import packaged_bundle, packaged_route
+    from .engine.bundle import packaged_route
     from .engine.translator import OnnxTranslator
 
-    source, target = getattr(args, "source", None) or "", getattr(args, "to", None) or ""
-    if args.model and (source or target):
-        raise CommandError("--model and --from/--to are exclusive: --from/--to pick among the packaged models")
     if args.weights and not args.device:
         raise CommandError("--weights are what --device runs: give --device too")
-    route = [] if args.model else packaged_route(source, target)
+    route = [Path(args.model)] if args.model else packaged_route(source, target)
     if len(route) == 2:  # through English: both models in ONNX Runtime
         if args.device:
             raise CommandError(f"--from {source} --to {target} goes through English: --device runs one model only")
@@ -48,11 +50,10 @@ def load_translator(args):
         from .engine.bundle import load_bundle
 
         torch_weights.check_device(args.device, args.dtype)
-        bundle = load_bundle(Path(args.model) if args.model else packaged_bundle(source, target))
+        bundle = load_bundle(route[0])
         runner = torch_weights.torch_runner(bundle, args.device, args.dtype, args.weights or "", threads=args.threads)
         return OnnxTranslator(bundle, max_rows=max(args.batch_size, args.beam), runner=runner)
-    bundle = Path(args.model) if args.model else packaged_bundle(source, target)
-    return OnnxTranslator.load(bundle, threads=args.threads)
+    return OnnxTranslator.load(route[0], threads=args.threads)
 
 
 @dataclass

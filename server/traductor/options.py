@@ -53,7 +53,7 @@ def register_of(formality: str, registers: Collection[str]) -> str:
     if formality.startswith("prefer_"):
         return ""
     if not registers:
-        why = "this model has none (trained without register tags)"
+        why = "this model has none (trained without register tags, or its config.json lists no register)"
     else:
         why = f"this model delivers only the {' and '.join(registers)} register"
     raise InvalidInput(f"formality {formality!r}: {why}; prefer_{formality} falls back to the default")

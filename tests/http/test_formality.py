@@ -30,12 +30,10 @@ BOTH_LIST = list(BOTH)
 
 
 @pytest.fixture(scope="module")
-def controls_bundle(tiny_checkpoint, tmp_path_factory):
+def controls_checkpoint(tiny_checkpoint, tmp_path_factory):
     """The tiny model warm-started for one update with register tags on: its tokenizer gains the
-    control tokens (vocabulary + 5), exported like any checkpoint."""
+    control tokens (vocabulary + 5)."""
     from tiny_task import write_corpus
-
-    from traductor_export.convert import export
 
     root = tmp_path_factory.mktemp("controls")
     corpus = write_corpus(root / "corpus", n_train=100)
@@ -44,8 +42,17 @@ def controls_bundle(tiny_checkpoint, tmp_path_factory):
     )
     cfg = replace(cfg, init_from=str(tiny_checkpoint), register_tags=1.0, term_annotations=0.5)
     train(corpus, root / "model", cfg, quiet=True)
-    export(root / "model", root / "bundle", progress=lambda *_: None)
-    return root / "bundle"
+    return root / "model"
+
+
+@pytest.fixture(scope="module")
+def controls_bundle(controls_checkpoint, tmp_path_factory):
+    """controls_checkpoint exported like any checkpoint."""
+    from traductor_export.convert import export
+
+    bundle = tmp_path_factory.mktemp("controls-bundle") / "bundle"
+    export(controls_checkpoint, bundle, progress=lambda *_: None)
+    return bundle
 
 
 @pytest.fixture(scope="module")
@@ -235,20 +242,30 @@ def test_deepl_and_libretranslate_on_a_one_register_model(server):
     }
 
 
-def test_the_registers_field_travels_from_checkpoint_to_bundle_and_is_checked(controls_bundle, tmp_path):
+def test_the_registers_field_travels_from_checkpoint_to_bundle_and_is_checked(controls_checkpoint, tmp_path):
+    """A checkpoint's config.json "registers" goes into the bundle `traductor export` writes; both
+    the bundle and the checkpoint refuse a register the model does not deliver, and a wrong field."""
     from traductor.engine.bundle import load_bundle
-    from traductor.errors import BundleError
+    from traductor.errors import BundleError, ModelDirError
+    from traductor.model import checkpoint
+    from traductor_export.convert import export
 
-    bundle = tmp_path / "bundle"
-    shutil.copytree(controls_bundle, bundle)
-    config = json.loads((bundle / "config.json").read_text())
-    config["registers"] = ["informal"]
-    (bundle / "config.json").write_text(json.dumps(config))
-    tokenizer = load_bundle(bundle).tokenizer()
-    assert tokenizer.registers == ("informal",) and tokenizer.encode("one", register="informal")[0]
-    with pytest.raises(ValueError, match="does not deliver it"):
-        tokenizer.encode("one", register="formal")
-    config["registers"] = ["polite"]
-    (bundle / "config.json").write_text(json.dumps(config))
+    model = tmp_path / "model"
+    shutil.copytree(controls_checkpoint, model)
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "registers": ["informal"]}))
+    export(model, tmp_path / "bundle", progress=lambda *_: None)
+    assert json.loads((tmp_path / "bundle" / "config.json").read_text())["registers"] == ["informal"]
+    for tokenizer in (load_bundle(tmp_path / "bundle").tokenizer(), checkpoint.load(model)[1]):
+        assert tokenizer.registers == ("informal",)
+        informal = tokenizer.encode("one", register="informal")[0]
+        assert tokenizer.sp.piece_to_id(controls.INFORMAL) in informal[:2]
+        with pytest.raises(ValueError, match="does not deliver it"):
+            tokenizer.encode("one", register="formal")
+    (model / "config.json").write_text(json.dumps({**config, "registers": ["polite"]}))
+    with pytest.raises(ModelDirError, match="registers"):
+        checkpoint.load(model)
+    bundle_config = json.loads((tmp_path / "bundle" / "config.json").read_text())
+    (tmp_path / "bundle" / "config.json").write_text(json.dumps({**bundle_config, "registers": "informal"}))
     with pytest.raises(BundleError, match="registers"):
-        load_bundle(bundle)
+        load_bundle(tmp_path / "bundle")

@@ -16,7 +16,7 @@ import json
 import pytest
 from browser_flow import browser, missing, open_page, pick, until
 from http_harness import call
-from test_formality import controls_bundle, server  # noqa: F401 - en-de with register tags, en-es without
+from test_formality import controls_bundle, controls_checkpoint, server  # noqa: F401 - en-de with tags, en-es without
 
 from traductor_client import InvalidArgument, TranslatorClient
 from traductor_client.cli import main

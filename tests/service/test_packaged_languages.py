@@ -141,13 +141,34 @@ def test_evaluate_through_english_and_its_refusals(tmp_path, capsys, monkeypatch
 
     split = tmp_path / "test.tsv"
     split.write_text("Die Datei %s konnte nicht gespeichert werden.\tImpossible d'enregistrer le fichier %s.\n")
-    main(["evaluate", "--from", "de", "--to", "fr", "--corpus", str(split), "--threads", "1"])
+    assert main(["evaluate", "--from", "de", "--to", "fr", "--corpus", str(split), "--threads", "1"]) in (None, 0)
     report = json.loads(capsys.readouterr().out)
     assert report["through_english"] == ["de-en", "en-fr"] and report["placeholders"] == 1.0
     for flags, message in (
         (["--no-segment"], "--no-segment decodes with one model"),
         (["--device", "cpu"], "goes through English: --device runs one model only"),
+        (["--engine", "pytorch"], "--from/--to pick a packaged bundle; --engine pytorch runs the checkpoint"),
     ):
         run_error(["evaluate", "--from", "de", "--to", "fr", "--corpus", str(split), *flags], capsys, message)
+    for source, target in (("de", "pl"), ("de", "de-AT")):  # no route; the same language is no pair to pivot
+        monkeypatch.setattr("sys.stdin", io.StringIO("Hallo\n"))
+        run_error(["translate", "--from", source, "--to", target], capsys, f"no packaged model translates {source}->")
+
+
+def test_translate_cli_through_english_takes_the_second_models_registers(monkeypatch, capsys):
+    """de -> it is de-en then en-it, whose config.json says it delivers the informal register only:
+    `less` is taken, `more` refused in one line, `prefer_more` translates as the default."""
+    from traductor.cli import main
+
+    def run(*flags: str) -> str:
+        monkeypatch.setattr("sys.stdin", io.StringIO("Möchtest du die Datei speichern?\n"))
+        assert main(["translate", "--from", "de", "--to", "it", "--threads", "1", *flags]) == 0
+        return capsys.readouterr().out
+
+    assert run("--formality", "less").strip() and run("--formality", "prefer_more") == run()
     monkeypatch.setattr("sys.stdin", io.StringIO("Hallo\n"))
-    run_error(["translate", "--from", "de", "--to", "pl"], capsys, "no packaged model translates de->pl")
+    run_error(
+        ["translate", "--from", "de", "--to", "it", "--formality", "more"],
+        capsys,
+        "formality 'more': this model delivers only the informal register",
+    )

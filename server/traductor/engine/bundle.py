@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BundleError
-from ..languages import ENGLISH, known_base
+from ..languages import ENGLISH, through_english
 from ..model.config import ModelConfig
 from ..model.tokenizer import Tokenizer, open_tokenizer
 from ..packaged import DEFAULT_MODEL, MODELS_DIR
@@ -250,7 +250,7 @@ def packaged_route(source: str = "", target: str = "") -> list[Path]:
     try:
         return [packaged_bundle(source, target)]
     except BundleError as direct:
-        if not source or not target or ENGLISH in (known_base(source), known_base(target)):
+        if not through_english(source, target):
             raise
         try:
             return [packaged_bundle(source, ENGLISH), packaged_bundle(ENGLISH, target)]

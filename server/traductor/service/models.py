@@ -108,7 +108,7 @@ class Model:
     def registers(self) -> tuple[str, ...]:
         """The registers a call may ask (model/controls.py): none for a model trained without
         register tags, those its config.json says it delivers."""
-        return tuple(getattr(self.engine.tokenizer, "registers", ()))
+        return tuple(self.engine.tokenizer.registers)
 
     @property
     def formality(self) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..engine.bundle import choose, describe_all
 from ..errors import ModelNotFound
-from ..languages import ENGLISH, base
+from ..languages import ENGLISH, through_english
 from .models import Model
 from .pivot import PivotModel
 
@@ -87,7 +87,7 @@ class Routing:
     def pivot(self, source: str, target: str) -> PivotModel | None:
         """source -> English -> target with two served models (each chosen as a direct call would
         be), or None. Kept while both models are served, so a pair's pivot is built once."""
-        if not source or not target or ENGLISH in (base(source), base(target)) or base(source) == base(target):
+        if not through_english(source, target):
             return None
         configs = {m.name: m.bundle.config for m in self}
         first = choose(configs, self.default_name, source, ENGLISH)

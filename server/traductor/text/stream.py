@@ -56,6 +56,11 @@ class DeltaStream:
         self._final[index] = text
         return self._advance()
 
+    def sent(self, index: int) -> bool:
+        """Whether some of segment `index`'s text went out before it finished (only the head streams)."""
+        head = self._seg.get(self._cursor) if self._cursor < len(self.plan.pieces) else None
+        return head == index and bool(self._head_sent)
+
     def _check(self, index: int) -> None:
         if not 0 <= index < len(self._seg):
             raise IndexError(f"segment {index} of a plan with {len(self._seg)} segments")

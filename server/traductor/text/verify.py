@@ -162,9 +162,7 @@ def streamable(source: str, partial: str) -> str:
     held back until something follows them (they may begin such a run). Each call's result begins
     with the one before it, as its partial grows; the verifier's repair of the whole output, with
     STREAM_REPAIRS, begins with every one of them."""
-    if "  " in source:
-        return partial
-    return _SPACE_RUN.sub(" ", partial.rstrip(" "))
+    return partial if "  " in source else _doublespacing(source, partial.rstrip(" "))[0]
 
 
 def _markup(source: str, text: str) -> tuple[str, bool]:

@@ -9,8 +9,9 @@ often "" for a segment behind the head); then the text's FinishEvent (join.py), 
 from the memory is sent when it becomes the head; a segment the verifier may repair (its source
 holds a span, a tag or a special space: `verify.held`), or that decode holds (glossary terms,
 markup pairs), comes whole when it is done. Any other is sent as the verifier will leave it
-(`verify.streamable`: no run of spaces its source lacks, its last spaces held until a word follows),
-so a stream repairs what a unary call repairs there."""
+(`verify.streamable`: no run of spaces its source lacks, its last spaces held until a word follows).
+A segment none of whose text went out before it finished is repaired as a unary call repairs it;
+one that was partly sent, only where that sent text allows (STREAM_REPAIRS)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ async def stream(
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 event = restore.restored(group, j, event)
-                finished[j] = verify.checked(engine, prepared, j, event, True if held[j] else STREAM_REPAIRS)
+                repair = STREAM_REPAIRS if deltas.sent(segments[j]) else True  # what went out stays
+                finished[j] = verify.checked(engine, prepared, j, event, repair)
                 ready += deltas.finish(segments[j], finished[j].text)
                 continue
             if not held[j] and event.text_delta:
