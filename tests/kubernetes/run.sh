@@ -72,6 +72,8 @@ PODMAN_COMPOSE_VERSION=""
 # shellcheck source=tests/compose/podman.sh
 source "$ROOT/tests/compose/podman.sh"
 mkdir -p "$WORK"
+# the checks call the client on this machine: without it every probe would wait until its timeout
+command -v traductor-client > /dev/null || { echo "run.sh: traductor-client is not on PATH (source .venv/bin/activate)" >&2; exit 2; }
 
 # 2. The images, tagged as the kustomization names them.
 image_tag() { python3 -c 'import sys, yaml; print({i["name"]: i["newTag"] for i in yaml.safe_load(open(sys.argv[1]))["images"]}[sys.argv[2]])' deploy/kubernetes/kustomization.yaml "$1"; }
