@@ -32,6 +32,7 @@ from typing import List, Optional, Sequence
 
 from traductor_client.files import placeholders
 from traductor_client.files.errors import FileError
+from traductor_client.files.language import tag
 
 _TWO = "nplurals=2; plural=(n != 1);"
 _RUSSIAN = "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);"
@@ -61,12 +62,8 @@ CATEGORIES = ("zero", "one", "two", "few", "many", "other")  # CLDR's order, the
 def language(code: str) -> Optional[Language]:
     """The table's entry for a code as files and services spell it ("ru", "ru_RU", "pt-BR",
     "PT-BR"): the language and region first, then the language alone; None when not in it."""
-    parts = re.findall(r"[A-Za-z0-9]+", code or "")
-    if not parts:
-        return None
-    base = parts[0].lower()
-    region = next((p.upper() for p in parts[1:] if len(p) == 2 and p.isalpha()), "")
-    return LANGUAGES.get(f"{base}_{region}") or LANGUAGES.get(base)
+    full = tag(code, "_")  # files/language.py reads every spelling
+    return (LANGUAGES.get(full) or LANGUAGES.get(full.split("_")[0])) if full else None
 
 
 @dataclass(frozen=True)
