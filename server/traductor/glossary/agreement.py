@@ -1,86 +1,85 @@
-"""Spanish determiners made to agree with a glossary term that replaced a word of another gender.
+"""Determiners made to agree with a glossary term that replaced a word of another gender (Spanish,
+Italian, Portuguese; the tables are determiners.py's).
 
 Pass 1 (substitute.py) replaces the model's own word, and the model chose the words around it
 for its own word: "la carpeta" with "folder -> directorio" would become "la directorio". When
 the word right before the replaced one is a determiner of the replaced word's gender, and the
 two nouns' genders, as their endings say, differ, the determiner takes the other gender:
-"la carpeta" -> "el directorio", "de la carpeta" -> "del directorio", "una contraseña" ->
-"un PIN" is left alone (no ending says PIN's gender).
+"la carpeta" -> "el directorio", "de la carpeta" -> "del directorio", "a pasta" -> "o
+diretório", "la cartella" -> "l'archivio"; "una contraseña" -> "un PIN" is left alone (no
+ending says PIN's gender). In Italian and Portuguese, whose interface text keeps many English
+words ("il file", "o mouse"), the determiner's gender is taken for the replaced word's when its
+ending says none ("il file" -> "la cartella"); Spanish asks both endings. A determiner that names
+no gender (Italian "l'") is taken to be the replaced word's.
 
-Genders by ending (of a term's first word: the head of a Spanish noun phrase): -a, -ción, -sión,
--dad, -tad, -tud, -umbre feminine; -o, -or, -aje, -ón (not -ción/-sión) masculine; any other
-ending (-e, -ma, -is, consonants) unknown, and nothing changes. Adjectives between the
-determiner and the noun, and words after it, are not touched. Spanish only: other languages'
-texts are returned as they are (docs/glossary.md says so).
+Genders by ending, of a term's first word (the head of a Romance noun phrase; determiners.py has
+the lists): Spanish -a, -ción, -sión, -dad, -tad, -tud, -umbre feminine, -o, -or, -aje, -ón
+masculine; Italian -a, -zione, -sione, -tà, -trice, -ie feminine, -o, -ore masculine, masculine
+-a ("sistema", "programma"); Portuguese -a, -ção, -são, -dade, -tude, -gem feminine, -o, -or, -ão
+masculine, masculine -a ("sistema", "mapa"). Any other ending (-e, -ista, consonants: English
+words) is unknown, and the gender does not change; the entry's singular is read when its plural
+says nothing ("archivi": "archivio", masculine). Italian writes a determiner by the sound of the
+next word: "il" -> "l'" before a vowel, "lo" before s + consonant or z, "i" -> "gli", "una" ->
+"un'", "del" -> "dello"/"dell'": the form is chosen for the term whenever the determiner is
+rewritten or its form no longer fits ("il file" -> "l'archivio").
+
+Number (Spanish, Portuguese: a plural reads -s): a singular determiner of the model's singular
+word before a plural term ("la configuración" -> "ajustes") cannot say the term's gender when its
+ending does not: it is dropped ("Guardar ajustes"), as interface text often has none, leaving a
+contraction's preposition ("de la configuración" -> "de ajustes"); with a gender, it becomes
+plural ("las opciones"). Italian plurals do not say their number by ending (-e, -i): no number
+change. Adjectives between the determiner and the noun, and words after it, are not touched.
+Other languages' texts (French, German, Dutch, Russian...) are returned as they are.
 """
 
 from __future__ import annotations
 
-import re
+from .determiners import RULES
 
-_FEMININE = ("ción", "sión", "dad", "tad", "tud", "umbre", "a")
-_MASCULINE = ("aje", "or", "ón", "o")
-_SWAP = {
-    "el": "la", "los": "las", "un": "una", "unos": "unas", "este": "esta", "estos": "estas",
-    "ese": "esa", "esos": "esas", "aquel": "aquella", "aquellos": "aquellas", "del": "de la", "al": "a la",
-}  # fmt: skip
-_SWAP |= {f: m for m, f in _SWAP.items()}
-_MALE = {"el", "los", "un", "unos", "este", "estos", "ese", "esos", "aquel", "aquellos", "del", "al"}
-DETERMINER = re.compile(r"(?<!\w)(" + "|".join(sorted(_SWAP, key=len, reverse=True)) + r")(\s+)$", re.IGNORECASE)
-
-
-def gender(phrase: str) -> str | None:
-    """ "m", "f" or None, by the ending of the phrase's first word (singular or plural)."""
-    words = phrase.split()
-    if not words:
-        return None
-    word = words[0].lower()
-    for form in (word, word[:-2] if word.endswith("es") else None, word[:-1] if word.endswith("s") else None):
-        if form and form.endswith(("ción", "sión", "cion", "sion")):  # plurals lose the accent
-            return "f"
-        if form and form.endswith(_FEMININE):
-            return "f"
-        if form and form.endswith(_MASCULINE):
-            return "m"
-    return None
+_APOSTROPHES = ("'", "’")
 
 
 def _cased(word: str, like: str) -> str:
-    if like.isupper() and len(like) > 1:
+    letters = [c for c in like if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
         return word.upper()
     return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
-_PLURAL_DETERMINERS = {"los", "las", "unos", "unas", "estos", "estas", "esos", "esas", "aquellos", "aquellas"}
-
-
-def plural(phrase: str) -> bool:
-    """Whether a Spanish noun phrase's first word reads as a plural (-s after a vowel, -es; not
-    -is, -us: "análisis", "virus")."""
-    word = (phrase.split() or [""])[0].lower()
-    return len(word) > 2 and word.endswith("s") and not word.endswith(("is", "us"))
-
-
-def agree(before: str, own: str, target: str, language: str) -> tuple[str, bool]:
-    """`before` (the text up to the replaced word) with its last determiner agreeing with `target`,
-    and whether the term takes the capital of a determiner that was dropped. A singular determiner
-    of the model's singular word before a plural term ("la configuración" -> "ajustes") cannot
-    say the term's gender when its ending does not: it is dropped ("Guardar ajustes"), as Spanish
-    interface text often has none; with a gender, it becomes plural."""
-    if language.replace("_", "-").split("-")[0].lower() != "es":
+def _put(before: str, m, new: str | None) -> tuple[str, bool]:
+    """`before` with the determiner `m` found written as `new` (None: left as it is)."""
+    word, spaces = m.group(1), m.group(2)
+    if new is None or new == word.lower().replace("’", "'"):
         return before, False
-    had, wants = gender(own), gender(target)
-    m = DETERMINER.search(before)
-    if not m:
+    if word.endswith("’"):
+        new = new.replace("'", "’")
+    after = "" if new.endswith(_APOSTROPHES) else spaces or " "
+    return before[: m.start()] + _cased(new, word) + after, False
+
+
+def agree(before: str, own: str, target: str, language: str, singular: str = "") -> tuple[str, bool]:
+    """`before` (the text up to the replaced word `own`) with its last determiner agreeing with
+    `target` (the term as it replaces `own`; `singular`: the entry's target, when the caller has
+    it), and whether the term takes the capital of a determiner that was dropped (see the module
+    docstring)."""
+    rules = RULES.get(language.replace("_", "-").split("-")[0].lower())
+    m = rules.pattern.search(before) if rules else None
+    if not m or not (m.group(2) or m.group(1).endswith(_APOSTROPHES)):
         return before, False
     word = m.group(1)
-    if plural(target) and not plural(own) and word.lower() not in _PLURAL_DETERMINERS | {"del", "al"}:
+    kind, said, number = rules.determiners[word.lower().replace("’", "'")]
+    had = rules.gender(own, number == "pl") or (said if rules.trusted else None)
+    wants = rules.gender(target, None) or (rules.gender(singular, None) if singular else None)
+    plural = rules.plural
+    if plural and number == "sg" and (kind, "m", "pl") in rules.forms and plural(target) and not plural(own):
         if wants is None:
-            return before[: m.start()], word[:1].isupper()
-        singular = _SWAP[word.lower()] if (word.lower() in _MALE) != (wants == "m") else word.lower()
-        plural_form = {"el": "los", "la": "las", "un": "unos", "una": "unas", "este": "estos", "esta": "estas",
-                       "ese": "esos", "esa": "esas", "aquel": "aquellos", "aquella": "aquellas"}[singular]  # fmt: skip
-        return before[: m.start()] + _cased(plural_form, word) + m.group(2), False
-    if had is None or wants is None or had == wants or (word.lower() in _MALE) != (had == "m"):
+            bare = rules.bare.get(kind)
+            if bare is None:
+                return before[: m.start()], word[:1].isupper()
+            return before[: m.start()] + _cased(bare, word) + (m.group(2) or " "), False
+        return _put(before, m, rules.form(kind, wants, "pl", target))
+    said = said or had or wants
+    if said is None:
         return before, False
-    return before[: m.start()] + _cased(_SWAP[word.lower()], word) + m.group(2), False
+    gender = wants if had and wants and had != wants and said == had else said
+    return _put(before, m, rules.form(kind, gender, number, target))

@@ -6,9 +6,9 @@ model (singular and plural: "file" -> "archivo", "files" -> "archivos"), and the
 replaced in the translation by the glossary's ("archivos" -> "ficheros"; a plural occurrence also
 finds the target-language plural of the model's singular, "equipo" -> "equipos"), whole words,
 case-insensitive, in the case of the word it replaces. The model chose the sentence around its
-own word, so its number agrees and its order is natural; a Spanish determiner right before it
-takes the glossary term's gender where the endings say the two differ ("la carpeta" -> "el
-directorio": agreement.py).
+own word, so its number agrees and its order is natural; a Spanish, Italian or Portuguese
+determiner right before it takes the glossary term's gender where the endings say the two differ
+("la carpeta" -> "el directorio", "la cartella" -> "l'archivio": agreement.py).
 
 `substitute` answers None when a term's own word is not in the translation (the model put it
 another way): that segment is translated again with the terms masked (masking.py).
@@ -63,11 +63,12 @@ def _cased(target: str, like: str) -> str:
     return target
 
 
-def _replace(text: str, word: str, form: str, language: str) -> str:
-    """Each whole-word occurrence of `word` in `text` as `form`, its determiner agreeing."""
+def _replace(text: str, word: str, form: str, language: str, singular: str = "") -> str:
+    """Each whole-word occurrence of `word` in `text` as `form` (of the entry's target `singular`),
+    its determiner agreeing."""
     out, at = [], 0
     for m in _whole(word).finditer(text):
-        before, capital = agree(text[at : m.start()], m.group(0), form, language)
+        before, capital = agree(text[at : m.start()], m.group(0), form, language, singular)
         out.append(before)
         out.append(_cased(form, m.group(0).capitalize() if capital else m.group(0)))
         at = m.end()
@@ -84,7 +85,7 @@ def substitute(text: str, found: list[tuple[Found, str]], own: dict[str, str], l
         for word, form in _candidates(f, own, language):
             if not word or len(word.split()) > MAX_WORDS or not _whole(word).search(text):
                 continue
-            text = _replace(text, word, form, language)
+            text = _replace(text, word, form, language, f.target)
             break
         else:
             return None
