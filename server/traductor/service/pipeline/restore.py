@@ -3,7 +3,7 @@ fourth stage). A placeholder's or protected span's value is put back by the engi
 (engine/request.py) already; here:
 
     glossary   round 1: the model's own word for each term (its translation alone) replaced by the
-               glossary's (`glossary.substitute`: number, capitals, a Spanish determiner agreeing;
+               glossary's (`glossary.substitute`: number, capitals, a determiner agreeing (es, it, pt);
                decode asked it once and hands its answer on, `Group.substituted`);
                a model trained with term annotations keeps the source's lower-case start
                (`masking.starts_lower`). Round 2: the masked terms unmarked (`masking.unmark`). A
