@@ -94,7 +94,8 @@ def _replace(text: str, table: dict[str, str]) -> str:
     for m in re.finditer(rf"(?<!\w)({words})(?!\w)", text, re.I):
         new = table[m.group(0).lower()]
         cased = new[:1].upper() + new[1:] if m.group(0)[:1].isupper() else new
-        out += [agree(text[at : m.start()], m.group(0), new, "es"), cased]
+        before, capital = agree(text[at : m.start()], m.group(0), new, "es")
+        out += [before, cased[:1].upper() + cased[1:] if capital else cased]
         at = m.end()
     return "".join(out) + text[at:]
 
