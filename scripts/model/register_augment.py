@@ -1,0 +1,102 @@
+"""Informal training pairs made from formal ones (issue 55; docs/register-augment.md):
+
+    python scripts/model/register_augment.py --lang ru work/corpus-ru-t/train.tsv work/augment-ru.tsv
+
+Reads IN_TSV (source<TAB>target per line), keeps the pairs whose target the register reader
+(traductor.text.address.read) reads as formal, and writes to OUT_TSV each one whose target the
+rules of traductor.text.register_convert rewrite into the informal register (вы -> ты, u -> je),
+the source unchanged: only where every formal word is one the rules convert with certainty and
+the reader then reads the rewrite as informal. A summary (pairs read, formal, converted, skipped
+by reason; what training's own register reading, training/augment.register, makes of the
+rewrites: Russian imperatives alone get no tag there; --training-tag-only keeps only the tagged
+ones) goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+from tqdm import tqdm
+
+from traductor.text import register_convert as rc
+from traductor.training.augment import register as training_register
+
+
+def _lines(path: Path):
+    with path.open(encoding="utf-8", newline="") as f:
+        yield from f
+
+
+def augment(
+    in_path: Path, out_path: Path, language: str, limit: int | None, progress: bool = True, tagged_only: bool = False
+) -> Counter:
+    """Write the informal rewrites of `in_path`'s formal pairs to `out_path`; the counts. With
+    `tagged_only`, only those that training's register reading tags informal."""
+    counts: Counter = Counter()
+    total = None if limit else sum(1 for _ in _lines(in_path))
+    with out_path.open("w", encoding="utf-8", newline="") as out:
+        lines = tqdm(_lines(in_path), total=limit or total, unit=" pairs", disable=not progress, file=sys.stderr)
+        for line in lines:
+            if limit is not None and counts["read"] >= limit:
+                break
+            counts["read"] += 1
+            row = line.rstrip("\r\n").split("\t")
+            if len(row) < 2 or not row[1].strip():
+                counts["line without source<TAB>target"] += 1
+                continue
+            source, target = row[0], row[1]
+            text, reason = rc.informal(target, language, source)
+            if reason == rc.NOT_FORMAL:
+                continue
+            counts["formal"] += 1
+            if text is None:
+                counts[f"skipped: {reason}"] += 1
+                continue
+            counts["converted"] += 1
+            tag = training_register(text, language, source)
+            counts[f"training tag (augment.register): {tag}"] += 1
+            if tag == "informal" or not tagged_only:
+                counts["written"] += 1
+                out.write(f"{source}\t{text}\n")
+    return counts
+
+
+def summary(counts: Counter) -> str:
+    order = ["read", "formal", "converted", "written"]
+    rest = sorted((k for k in counts if k not in order), key=lambda k: (not k.startswith("skipped"), -counts[k]))
+    return "\n".join(f"{counts[k]:>9,}  {k}" for k in order + rest)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lang", required=True, choices=("ru", "nl"), help="the target language of the corpus")
+    ap.add_argument("in_tsv", type=Path, help="source<TAB>target per line")
+    ap.add_argument("out_tsv", type=Path, help="the informal pairs, source<TAB>target")
+    ap.add_argument("--limit", type=int, help="read only the first N pairs")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument(
+        "--training-tag-only",
+        action="store_true",
+        help="write only the rewrites that training/augment.register tags informal (Russian reads pronouns only)",
+    )
+    args = ap.parse_args(argv)
+    if not args.in_tsv.is_file():
+        ap.error(f"input corpus not found: {args.in_tsv}")
+    if args.limit is not None and args.limit < 1:
+        ap.error("--limit must be at least 1")
+    if args.in_tsv.resolve() == args.out_tsv.resolve():
+        ap.error("OUT_TSV must differ from IN_TSV")
+    try:
+        counts = augment(args.in_tsv, args.out_tsv, args.lang, args.limit, not args.no_progress, args.training_tag_only)
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"register_augment: {e}", file=sys.stderr)
+        return 1
+    print(summary(counts), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The word tables of text/register_convert.py (formal -> informal rewrites of Russian and Dutch
+interface messages). Russian words are written with е for ё (the rules compare them so) unless
+said otherwise; Dutch in lower case.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import address_more_words as reader
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# ---- Russian
+RU_PRONOUNS = {"вы": "ты", "вас": "тебя", "вам": "тебе", "вами": "тобой"}  # вас after о/об/при: тебе
+RU_POSSESSIVES = {
+    "ваш": "твой", "ваша": "твоя", "ваше": "твоё", "ваши": "твои", "вашего": "твоего", "вашей": "твоей",
+    "вашему": "твоему", "вашим": "твоим", "вашими": "твоими", "ваших": "твоих", "вашу": "твою", "вашем": "твоём",
+}  # fmt: skip
+RU_GROUP = _words("все всех всем всеми")  # "вы все", "вам всем": a group, no one reader
+# 2nd plural present/future -> 2nd singular: the irregular ones, then the endings (ё kept as written)
+RU_IRREGULAR_2SG = (
+    ("хотите", "хочешь"), ("захотите", "захочешь"), ("едите", "ешь"), ("съедите", "съешь"),
+    ("дадите", "дашь"),  # and its compounds: передадите, создадите, зададите...
+)  # fmt: skip
+RU_2SG_ENDINGS = (
+    ("ётесь", "ёшься"), ("етесь", "ешься"), ("итесь", "ишься"), ("ёте", "ёшь"), ("ете", "ешь"), ("ите", "ишь"),
+)  # fmt: skip
+RU_2PL_ENDINGS = ("ете", "ите", "етесь", "итесь")  # ё read as е
+# -ите -> -ишь only for verbs of the 2nd conjugation (сохраните -> сохранишь): after вы an -ите
+# form of the 1st is an imperative written for the verb ("вы выберите", "вы щёлкните": выберешь?)
+RU_SECOND_CONJUGATION = _words(
+    "сохраните увидите получите продолжите находитесь удалите видите решите перезапустите заметите "
+    "добавите отправите измените закончите просите заплатите завершите проверите переходите сохранитесь "
+    "подтвердите помните пропустите отпустите замените предложите победите устраните перезагрузите "
+    "переключитесь говорите включите опустите ходите подключите присоединитесь настроите слышите услышите "
+    "сбросите подключитесь загрузите поверите ответите ступите выключите держитесь установите выделите "
+    "поступите расставите очистите изучите провалитесь выполните позвоните вспомните запомните отмените "
+    "смотрите посмотрите купите стоите сидите любите курите платите служите отключите запустите"
+)
+RU_IMPERATIVE_ENDINGS = ("ите", "йте", "ьте", "итесь", "йтесь", "ьтесь")
+RU_ONLY_IMPERATIVE = ("йте", "ьте", "йтесь", "ьтесь")  # no verb's other form ends so (nouns: RU_NOT_VERBS)
+# 2nd plural verbs that are no imperative where they stand ("Хотите сохранить?"); the reader's
+# list less "получите" (also "get it!")
+RU_VY_VERBS = _words("можете хотите желаете сможете будете знаете имеете увидите найдете потеряете")
+RU_VY_IMPERATIVES = frozenset(w.replace("ё", "е") for w in reader.RU_VY_IMPERATIVES) - RU_VY_VERBS
+RU_IMPERATIVE_OPENERS = reader.RU_IMPERATIVE_OPENERS
+# between вы and its verb: "вы также можете", "вы действительно хотите", "Вы не можете"
+RU_TRANSPARENT = _words(
+    "не ни ли же также тоже уже еще действительно точно сейчас теперь всегда сразу больше никогда "
+    "обязательно только именно просто легко снова затем потом здесь тут там"
+)
+# short forms that agree with вы in gender and number: "Вы уверены" (уверен or уверена?)
+RU_SHORT = _words(
+    "уверены должны готовы согласны правы обязаны рады способны свободны довольны вынуждены заинтересованы знакомы"
+)
+RU_NOT_PAST = _words("если или ли либо земли роли цели модели мысли сети дали")
+RU_CLAUSE_OPENERS = _words("если что когда раз как чтобы уже не")
+RU_PREPOSITIONS = _words("в во на о об обо при по")  # before a prepositional noun: "в пакете", "на сайте"
+RU_NOT_VERBS = _words("сайте пакете интернете ответе кабинете совете бюджете предмете комплекте билете")
+
+# ---- Dutch
+NL_WORDS = {"u": "je", "uw": "je", "uwe": "jouwe", "uzelf": "jezelf"}
+# "a.u.b." (its last dot kept where it ends the sentence) and "alstublieft"
+NL_PLEASE = re.compile(r"(?<![\w.])[Aa]\.[Uu]\.[Bb](?:\.(?!\s*$|\s*\n|\s+[A-Z<]))?|(?<![\w.])[Aa]lstublieft\b")
+NL_NOT_PRONOUN_NEXT = frozenset("/\\'\"`’‘_=0123456789")  # "km/u", "'u'", "5u", "\\u": a letter or a unit
+# the je form of a verb before an inverted u: "kunt u" -> "kun je", "heeft u" -> "heb je"
+NL_INVERTED = {
+    "kunt": "kun", "wilt": "wil", "zult": "zul", "hebt": "heb", "heeft": "heb", "bent": "ben", "gaat": "ga",
+    "staat": "sta", "slaat": "sla", "ziet": "zie", "doet": "doe", "zegt": "zeg", "gelooft": "geloof",
+}  # fmt: skip
+NL_SECOND_ONLY = _words("kunt wilt zult hebt bent")  # never a 3rd singular: u is their subject
+# verbs whose stem ends in t: the same form with je ("moet u" -> "moet je", "weet u zeker")
+NL_KEEP_T = _words(
+    "moet weet laat zet start wacht test print post kost rust zit let eet vergeet praat sluit schiet "
+    "verwacht richt bericht verricht vecht acht haast ontmoet groet bijt wist moest herstart opstart"
+)
+# words before u that are no inverted verb: conjunctions, relatives, prepositions, pronouns
+NL_NOT_VERBS = _words(
+    "dat wat met tot niet omdat want zodat totdat nadat doordat opdat het dit iets echt ooit eerst best "
+    "alsof terwijl voordat vooraleer zodra zolang tenzij indien wanneer als of die waar hoe wie welke "
+    "toen dus maar en om voor van aan naar bij op door over uit zonder tegen onder na sinds ik wij we hij "
+    "zij ze men dat geval alvorens mits zoals waarin waarmee waarvan waarop waarnaar waarvoor waaruit waarbij "
+    "waardoor waaraan waaronder waarom net slechts alsjeblieft"
+)
+# what may stand before a 3rd-singular-like verb whose subject is u ("Hier geeft u ... in"); after
+# anything else u may be the object ("Dit geeft u de keuze"), and the pair is skipped
+NL_ADVERBS = _words(
+    "hier nu dan daar daarna vervolgens eerst ook hiermee daarmee hierdoor zo soms altijd nog toen "
+    "hoe waar wanneer waarom straks hierna daarom dus eventueel voortaan verder daarbij hierbij"
+)
