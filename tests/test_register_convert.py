@@ -57,10 +57,13 @@ RUSSIAN_SKIPS = [
     ("Уверены ли вы?", "ru: short adjective with вы (gender)"),
     ("Вы — модератор.", "ru: вы without a verb the rules convert"),
     ("Вы все умрёте!", "ru: вы + все (a group)"),
+    ("Будьте внимательны: враги рядом.", "ru: short adjective with вы (gender)"),
+    ("Вы будете счастливы.", "ru: short adjective with вы (gender)"),
     ("Мы надеемся на вас.", "ru: вас after в/на (case)"),
     ("Если вы выберите файл, нажмите OK.", "ru: -ите verb after вы of no known conjugation"),
     ("Если вы откроете файл и измените его, нажмите OK.", "ru: imperative or verb after вы (uncertain)"),
     ("Если позволите, вы ошибаетесь.", "ru: 2nd plural form inside a sentence (uncertain)"),
+    ("Если вы ступите... или выползете... на землю", "ru: 2nd plural form inside a sentence (uncertain)"),
     ("Вы_брать приложение", "accelerator or escape inside a word"),
     ("Введите ваш па&роль", "accelerator or escape inside a word"),
     # the rules convert it, but the reader does not know "установи" inside a sentence

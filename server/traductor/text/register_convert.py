@@ -10,9 +10,10 @@ does not read the result as informal. Word tables: register_convert_words.py.
 
 - Russian: вы/вас/вам/вами and ваш... (ваш -> твой, вашем -> твоём), imperatives where they
   stand (Нажмите -> Нажми, Убедитесь -> Убедись), 2nd plural verbs that agree with вы (вы можете
-  -> ты можешь, Хотите -> Хочешь). Skipped: past tense and short adjectives (вы выбрали,
-  Вы уверены: gender), вас after в/на (case), вы + все (a group), a 2nd plural form whose use
-  is uncertain (an -ите word inside a sentence: imperative, verb or noun).
+  -> ты можешь, Хотите -> Хочешь; -ите -> -ишь only for listed 2nd-conjugation verbs). Skipped:
+  past tense and short adjectives (вы выбрали, Вы уверены, Будьте внимательны: gender), вас after
+  в/на (case), вы + все (a group), a 2nd plural form whose use is uncertain (an -ите word inside
+  a sentence: imperative, verb or noun).
 - Dutch: u/uw/uzelf -> je/je/jezelf, "a.u.b."/"alstublieft" -> "alsjeblieft", "u heeft" ->
   "je hebt", the verb before an inverted subject without its -t (kunt u -> kun je, heeft u ->
   heb je). Skipped: "u zelf", "zich", "heeft" away from u, "u" as a letter or unit (km/u), an
@@ -182,6 +183,8 @@ def _russian(text: str) -> str:
             if x in W.RU_POSSESSIVES and lower[i - 1] == "по":
                 changes[i] = _case(word, W.RU_POSSESSIVES[x].replace("ё", "е"), False)  # по-вашему
             continue  # a compound's part, as the reader has it
+        if x in W.RU_COPULAS and w.next_lower(i).endswith(("ы", "ыми", "ими")) and w.inside_sentence(i + 1):
+            raise Skip("ru: short adjective with вы (gender)")  # "Будьте внимательны", "Станьте первыми"
         if x in W.RU_PRONOUNS or x in W.RU_POSSESSIVES:
             if w.next_lower(i) in W.RU_GROUP:
                 raise Skip("ru: вы + все (a group)")
@@ -195,10 +198,10 @@ def _russian(text: str) -> str:
             if x == "вы":
                 k = _ru_agreeing(w, i)
                 changes[k] = _ru_second_singular(w.words[k])
-        elif x in W.RU_SHORT and sentence[i] in with_vy:
+        elif x in W.RU_SHORT and with_vy:
             raise Skip("ru: short adjective with вы (gender)")
         elif x.endswith(("ли", "лись")) and len(x) >= 4 and x not in W.RU_NOT_PAST:
-            if sentence[i] in with_vy or _ru_imperative_place(w, i) or prev in W.RU_CLAUSE_OPENERS:
+            if with_vy or _ru_imperative_place(w, i) or prev in W.RU_CLAUSE_OPENERS:
                 raise Skip("ru: past tense with вы (gender)")
     for i, word in enumerate(w.words):
         x, prev = lower[i], (lower[i - 1] if i and w.inside_sentence(i) else "")
@@ -215,8 +218,8 @@ def _russian(text: str) -> str:
             changes[i] = _ru_imperative(word)
         elif x.endswith(W.RU_ONLY_IMPERATIVE) and word.islower() and sentence[i] not in with_vy:
             changes[i] = _ru_imperative(word)  # "Просто позвольте...", "– удостоверьтесь"
-        elif x.endswith(W.RU_ONLY_IMPERATIVE + ("итесь",)) or sentence[i] in with_vy:
-            raise Skip("ru: 2nd plural form inside a sentence (uncertain)")
+        elif x.endswith(W.RU_ONLY_IMPERATIVE + ("итесь",)) or (with_vy and not prev.endswith(W.RU_ADJECTIVE_ENDS)):
+            raise Skip("ru: 2nd plural form inside a sentence (uncertain)")  # "Если вы ступите... или выползете"
     return _apply(text, w, changes)
 
 
