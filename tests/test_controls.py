@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import torch
 from sentencepiece import sentencepiece_model_pb2
 from test_training import small_corpus, tiny_config  # noqa: F401  (the module's fixture)
 
 from traductor.model import checkpoint, controls
 from traductor.model.tokenizer import Tokenizer, with_symbols
+from traductor.text import address
+from traductor.training import augment
 from traductor.training import train as train_module
 from traductor.training.augment import Augmenter, register, term_dictionary
 from traductor.training.corpus import Pair
@@ -64,8 +67,11 @@ def test_register_is_read_from_the_pronouns_and_mixed_says_nothing():
 def test_the_register_is_read_from_the_words_the_decoders_ban():
     """One table (controls.ADDRESS) for both uses: each word a decoder may not write in the other
     register is what training reads as this register, the READ_INSIDE_SENTENCE ones only inside a
-    sentence ("Sie ist leer": she); a keyboard accelerator inside a word makes no word of it."""
+    sentence ("Sie ist leer": she); a keyboard accelerator inside a word makes no word of it.
+    (The languages read by the text layer's reader: the next test.)"""
     for language, registers in controls.ADDRESS.items():
+        if language in augment._READ_BY_TEXT_LAYER:
+            continue
         for wanted, words in registers.items():
             inside = controls.READ_INSIDE_SENTENCE.get((language, wanted), ())
             for word in words:
@@ -79,6 +85,28 @@ def test_the_register_is_read_from_the_words_the_decoders_ban():
     assert register("Hô&te :", "fr") is None and register("Durée du te&mps", "fr") is None
     assert register("Di&spositivo:", "es") is None
     assert register("Ob ihr Projekt baut, sagt Ihr Werkzeug", "de") == "formal"
+
+
+@pytest.mark.parametrize(
+    ("language", "reference", "source", "wanted"),
+    [
+        ("ru", "Выбери клип для воспроизведения", "Select a clip to play", "informal"),  # an imperative alone
+        ("ru", "Выберите клип для воспроизведения", "Select a clip to play", "formal"),
+        ("ru", "Ты уверен? Вы уверены?", "", None),  # both: mixed, no tag
+        ("ru", "Вы&ход из программы", "", None),  # an accelerator inside "Выход": no "вы"
+        ("nl", "Wil je de bijlage verwijderen?", "Do you want to delete the attachment?", "informal"),
+        ("nl", "Wilt u de bijlage verwijderen?", "Do you want to delete the attachment?", "formal"),
+        ("it", "Vuoi salvare il tuo file?", "Do you want to save your file?", "informal"),
+        ("pt-BR", "O senhor deseja salvar o arquivo?", "Do you want to save the file?", "formal"),
+    ],
+)
+def test_the_new_languages_are_read_as_their_formality_is_measured(language, reference, source, wanted):
+    """Italian, Brazilian Portuguese, Dutch and Russian references are read by text/address.py,
+    the reader of scripts/measure/formality_eval.py: imperatives and verb forms count, not only
+    the pronouns of controls.ADDRESS."""
+    assert register(reference, language, source) == wanted
+    read = address.read(reference.replace("&", ""), language, source)
+    assert register(reference, language, source) == (read if read in ("formal", "informal") else None)
 
 
 def test_spanish_register_is_read_from_verb_forms_when_the_english_addresses_the_reader():

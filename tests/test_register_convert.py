@@ -174,19 +174,16 @@ def test_script_writes_rewrites_and_counts_skips(tmp_path, capsys):
     assert report["read"] == 5 and report["formal"] == 3 and report["converted"] == 2 and report["written"] == 2
     assert report["skipped: ru: past tense with вы (gender)"] == 1
     assert report["line without source<TAB>target"] == 1
-    # training's own reading tags the pronoun, not the imperative alone
-    assert report["training tag (augment.register): informal"] == 1
-    assert report["training tag (augment.register): None"] == 1
+    # training reads these languages with the same reader: every rewrite is tagged informal
+    assert report["training tag (augment.register): informal"] == 2
 
 
-def test_script_training_tag_only_and_limit(tmp_path, capsys):
+def test_script_limit(tmp_path, capsys):
     corpus = tmp_path / "train.tsv"
     pairs = "Press OK\tНажмите OK\nDo you want to quit?\tВы хотите выйти?\nPress\tНажмите\n"
     corpus.write_text(pairs, encoding="utf-8")
     out = tmp_path / "augment.tsv"
     script = _script()
-    assert script.main(["--lang", "ru", str(corpus), str(out), "--no-progress", "--training-tag-only"]) == 0
-    assert out.read_text(encoding="utf-8").splitlines() == ["Do you want to quit?\tТы хочешь выйти?"]
     assert script.main(["--lang", "ru", str(corpus), str(out), "--no-progress", "--limit", "1"]) == 0
     assert out.read_text(encoding="utf-8").splitlines() == ["Press OK\tНажми OK"]
 

@@ -7,9 +7,8 @@ Reads IN_TSV (source<TAB>target per line), keeps the pairs whose target the regi
 rules of traductor.text.register_convert rewrite into the informal register (вы -> ты, u -> je),
 the source unchanged: only where every formal word is one the rules convert with certainty and
 the reader then reads the rewrite as informal. A summary (pairs read, formal, converted, skipped
-by reason; what training's own register reading, training/augment.register, makes of the
-rewrites: Russian imperatives alone get no tag there; --training-tag-only keeps only the tagged
-ones) goes to stderr.
+by reason; the tag training gives each rewrite, training/augment.register, which reads these
+languages with the same reader: every rewrite written is tagged informal) goes to stderr.
 """
 
 from __future__ import annotations
@@ -30,11 +29,8 @@ def _lines(path: Path):
         yield from f
 
 
-def augment(
-    in_path: Path, out_path: Path, language: str, limit: int | None, progress: bool = True, tagged_only: bool = False
-) -> Counter:
-    """Write the informal rewrites of `in_path`'s formal pairs to `out_path`; the counts. With
-    `tagged_only`, only those that training's register reading tags informal."""
+def augment(in_path: Path, out_path: Path, language: str, limit: int | None, progress: bool = True) -> Counter:
+    """Write the informal rewrites of `in_path`'s formal pairs to `out_path`; the counts."""
     counts: Counter = Counter()
     total = None if limit else sum(1 for _ in _lines(in_path))
     with out_path.open("w", encoding="utf-8", newline="") as out:
@@ -58,9 +54,8 @@ def augment(
             counts["converted"] += 1
             tag = training_register(text, language, source)
             counts[f"training tag (augment.register): {tag}"] += 1
-            if tag == "informal" or not tagged_only:
-                counts["written"] += 1
-                out.write(f"{source}\t{text}\n")
+            counts["written"] += 1
+            out.write(f"{source}\t{text}\n")
     return counts
 
 
@@ -77,11 +72,6 @@ def main(argv=None) -> int:
     ap.add_argument("out_tsv", type=Path, help="the informal pairs, source<TAB>target")
     ap.add_argument("--limit", type=int, help="read only the first N pairs")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ap.add_argument(
-        "--training-tag-only",
-        action="store_true",
-        help="write only the rewrites that training/augment.register tags informal (Russian reads pronouns only)",
-    )
     args = ap.parse_args(argv)
     if not args.in_tsv.is_file():
         ap.error(f"input corpus not found: {args.in_tsv}")
@@ -90,7 +80,7 @@ def main(argv=None) -> int:
     if args.in_tsv.resolve() == args.out_tsv.resolve():
         ap.error("OUT_TSV must differ from IN_TSV")
     try:
-        counts = augment(args.in_tsv, args.out_tsv, args.lang, args.limit, not args.no_progress, args.training_tag_only)
+        counts = augment(args.in_tsv, args.out_tsv, args.lang, args.limit, not args.no_progress)
     except (OSError, UnicodeDecodeError) as e:
         print(f"register_augment: {e}", file=sys.stderr)
         return 1

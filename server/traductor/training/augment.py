@@ -13,7 +13,10 @@ sources whose reference uses a known translation of them.
                (Pulsa/Pulse, Elige/Elija, asegúrate/asegúrese),
                when the English opens with an imperative too ("Selects all" is described, and
                "Selecciona todo" then says nothing); and with "you" in the English, su/sus or a
-               third-person form of desear/poder/querer/deber/tener/necesitar is formal. A
+               third-person form of desear/poder/querer/deber/tener/necesitar is formal.
+               Italian, Brazilian Portuguese, Dutch and Russian references are read by
+               text/address.py, the reader their formality is measured with (imperatives and
+               verb forms too: "Выбери клип" is informal). A
                reference with both, or neither, says nothing and gets no tag, so no tag keeps
                meaning "the register catalogs use".
     terms      a dictionary made from the corpus itself: short messages ("Folder" -> "Carpeta",
@@ -41,6 +44,7 @@ import re
 from collections import Counter, defaultdict
 
 from ..model import controls
+from ..text import address
 
 
 def _address(language: str, register: str) -> re.Pattern:
@@ -82,9 +86,19 @@ _ES_FORMAL_WITH_YOU = re.compile(r"\b(?:su|sus|desea|puede|quiere|debe|tiene|nec
 _YOU = re.compile(r"\byou(?:r|rs)?\b", re.IGNORECASE)
 
 
+# The languages packaged after Spanish, French and German: their references are read by the text
+# layer's reader (text/address.py: pronouns, imperatives and verb forms), the one that measures
+# the models' formality (scripts/measure/formality_eval.py), so that a run is taught what is
+# measured. Its readers of es/fr/de are not used here: those runs' recipes stay as they were.
+_READ_BY_TEXT_LAYER = ("it", "pt-BR", "nl", "ru")
+
+
 def register(target: str, language: str, source: str = "") -> str | None:
     """ "formal", "informal" or None (both, neither, or a language without rules) for a reference;
     the English source, where given, lets Spanish verb forms count (the module's docstring)."""
+    if language in _READ_BY_TEXT_LAYER:
+        read = address.read(_ACCELERATOR.sub("", target), language, source)
+        return read if read in (address.FORMAL, address.INFORMAL) else None
     informal, formal = _INFORMAL.get(language), _FORMAL.get(language)
     if informal is None:
         return None
