@@ -7,9 +7,10 @@
 #   2. the int8 bundle with the reversed corpus's translation memory, parity checked on 200 dev
 #      sources -> work/ship-LANG-en/int8 (what `traductor serve` loads, once copied to models/)
 #
-#   scripts/model/ship_into_english.sh LANG      (reads work/LANG-en and work/corpus-LANG-en)
+#   scripts/model/ship_into_english.sh LANG [CHECKPOINT]   (reads work/LANG-en, or CHECKPOINT: an averaged
+#                                                           one, and work/corpus-LANG-en)
 set -euo pipefail
-l=$1; ckpt=work/$l-en; corpus=work/corpus-$l-en; out=work/ship-$l-en; name=$l-en
+l=$1; ckpt=${2:-work/$l-en}; corpus=work/corpus-$l-en; out=work/ship-$l-en; name=$l-en
 export PATH=$PWD/.venv/bin:$PATH
 rm -rf $out; mkdir -p $out
 python - "$ckpt" "$out/$name" <<'PY'
