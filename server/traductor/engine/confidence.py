@@ -36,7 +36,7 @@ LOW = 0.75  # under it, a translation needs review: the threshold that told bad 
 # threshold falls on LOW: for every model, under LOW means under its own threshold, and every
 # interface flags with LOW alone. A model not listed (imported, retrained, a pair added later) keeps
 # the en-es fit as it is until it is measured.
-THRESHOLDS = {  # measured 28 Nov 2026 (de-en, en-it, en-pt-BR, en-nl: 29 Nov)
+THRESHOLDS = {  # measured 28 Nov 2026 (de-en, en-it, en-pt-BR, en-nl: 29 Nov; de-en again after its retraining)
     "en-es": 0.81,
     "en-fr": 0.81,
     "en-de": 0.73,
@@ -45,7 +45,7 @@ THRESHOLDS = {  # measured 28 Nov 2026 (de-en, en-it, en-pt-BR, en-nl: 29 Nov)
     "en-nl": 0.63,
     "es-en": 0.61,
     "fr-en": 0.37,
-    "de-en": 0.56,
+    "de-en": 0.69,
 }
 
 
