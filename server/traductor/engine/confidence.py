@@ -36,15 +36,17 @@ LOW = 0.75  # under it, a translation needs review: the threshold that told bad 
 # threshold falls on LOW: for every model, under LOW means under its own threshold, and every
 # interface flags with LOW alone. A model not listed (imported, retrained, a pair added later) keeps
 # the en-es fit as it is until it is measured.
-THRESHOLDS = {  # measured 28 Nov 2026 (de-en, en-it, en-pt-BR, en-nl: 29 Nov; de-en again after its retraining)
+# measured 28 Nov 2026; de-en, en-it, en-pt-BR, en-nl, en-ru on 29 Nov (de-en and fr-en again after their retraining)
+THRESHOLDS = {
     "en-es": 0.81,
     "en-fr": 0.81,
     "en-de": 0.73,
     "en-it": 0.62,
     "en-pt-BR": 0.61,
     "en-nl": 0.63,
+    "en-ru": 0.64,
     "es-en": 0.61,
-    "fr-en": 0.37,
+    "fr-en": 0.50,
     "de-en": 0.69,
 }
 
