@@ -77,7 +77,7 @@ def _gender_es(phrase: str, plural: bool | None = None) -> str | None:
     return None
 
 
-def _plural_es(phrase: str) -> bool:
+def _reads_plural_es(phrase: str) -> bool:
     """A Spanish noun phrase's first word reads as a plural (-s after a vowel, -es; not -is, -us:
     "análisis", "virus")."""
     word = _first(phrase)
@@ -98,7 +98,7 @@ SPANISH = Rules(
         }
     ),
     bare={"del": "de", "al": "a"},
-    plural=_plural_es,
+    plural=_reads_plural_es,
 )
 
 # Italian: -a (not "sistema", "programma"), -zione, -sione, -gione, -tà, -tù, -trice, -ie feminine;
@@ -202,7 +202,7 @@ def _gender_pt(phrase: str, plural: bool | None = None) -> str | None:
     return None
 
 
-def _plural_pt(phrase: str) -> bool:
+def _reads_plural_pt(phrase: str) -> bool:
     """A Portuguese noun phrase's first word reads as a plural: -s, not -us, -ês, -ás, -ís and
     not -is unless -ais, -éis, -óis, -eis ("lápis", "vírus", "mês" are singular)."""
     word = _first(phrase)
@@ -228,7 +228,7 @@ PORTUGUESE = Rules(
     _table(_PT_KINDS),
     bare={"do": "de", "no": "em", "ao": "a", "pelo": "por", "dum": "de", "num": "em"}
     | {p + d: {"d": "de", "n": "em"}[p] for p in ("d", "n") for d in ("este", "esse", "aquele")},
-    plural=_plural_pt,
+    plural=_reads_plural_pt,
     trusted=True,
 )
 
