@@ -68,6 +68,7 @@ def bundle_config(
     tokenizer: TokenizerConfig | None = None,
     generation: GenerationConfig | None = None,
     registers: tuple[str, ...] | None = None,
+    default_register: str = "",
 ) -> BundleConfig:
     """The bundle's config.json (without parity, which is measured once the bundle can run)."""
     return BundleConfig(
@@ -83,6 +84,7 @@ def bundle_config(
         tokenizer=tokenizer,
         generation=generation,
         registers=registers,
+        default_register=default_register,
     )
 
 
@@ -117,6 +119,7 @@ def export(
             {TOKENIZER_FILE: source_dir / TOKENIZER_FILE},
             _model_name(source_dir),
             registers=checkpoint.registers(ckpt_config),
+            default_register=checkpoint.default_register(ckpt_config),
         ),
         out,
         quantize,
@@ -133,7 +136,8 @@ def export(
 class Source:
     """What a bundle is made from besides the model: the tokenizer (for the parity proof), the
     files it reads (bundle name -> where they are now), the weights' name, an imported model's
-    tokenizer section and decoding rules, and the registers a checkpoint says its model delivers."""
+    tokenizer section and decoding rules, and the registers a checkpoint says its model delivers
+    (and the one a call asking none gets)."""
 
     tokenizer: object
     files: dict[str, Path]
@@ -141,6 +145,7 @@ class Source:
     tokenizer_config: TokenizerConfig | None = None
     generation: GenerationConfig | None = None
     registers: tuple[str, ...] | None = None
+    default_register: str = ""
 
 
 def export_model(
@@ -182,6 +187,7 @@ def export_model(
         source.tokenizer_config,
         source.generation,
         source.registers,
+        source.default_register,
     )
     config = config.to_dict()
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")

@@ -269,3 +269,62 @@ def test_the_registers_field_travels_from_checkpoint_to_bundle_and_is_checked(co
     (tmp_path / "bundle" / "config.json").write_text(json.dumps({**bundle_config, "registers": "informal"}))
     with pytest.raises(BundleError, match="registers"):
         load_bundle(tmp_path / "bundle")
+
+
+def test_a_default_register_tags_a_call_that_asks_none_and_travels_into_the_bundle(controls_checkpoint, tmp_path):
+    """A checkpoint's config.json "default_register" goes into the bundle; both tokenizers then put
+    that tag before a source whose call asks no register (the Russian model's case: its untagged
+    output mixes ты and вы), the other register is still taken when asked, and a default the model
+    does not deliver is refused by both loaders, naming the field."""
+    from traductor.engine.bundle import load_bundle
+    from traductor.errors import BundleError, ModelDirError
+    from traductor.model import checkpoint
+    from traductor_export.convert import export
+
+    model = tmp_path / "model"
+    shutil.copytree(controls_checkpoint, model)
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "registers": BOTH_LIST, "default_register": "formal"}))
+    export(model, tmp_path / "bundle", progress=lambda *_: None)
+    written = json.loads((tmp_path / "bundle" / "config.json").read_text())
+    assert written["default_register"] == "formal"
+    plain = Tokenizer(model / "tokenizer.model")  # no config: no default
+    formal_id = plain.sp.piece_to_id(controls.FORMAL)
+    for tokenizer in (load_bundle(tmp_path / "bundle").tokenizer(), checkpoint.load(model)[1]):
+        assert tokenizer.encode("one two")[0] == plain.encode("one two", register="formal")[0]
+        assert formal_id in tokenizer.encode("one two")[0][:2]
+        assert tokenizer.encode("one two", register="informal")[0] == plain.encode("one two", register="informal")[0]
+        assert tokenizer.encode_input("<ph0> two") == plain.encode_input("<ph0> two", "formal")
+    assert formal_id not in plain.encode("one two")[0]
+    (model / "config.json").write_text(json.dumps({**config, "registers": ["informal"], "default_register": "formal"}))
+    with pytest.raises(ModelDirError, match="default_register"):
+        checkpoint.load(model)
+    (tmp_path / "bundle" / "config.json").write_text(json.dumps({**written, "registers": ["informal"]}))
+    with pytest.raises(BundleError, match="default_register"):
+        load_bundle(tmp_path / "bundle")
+
+
+def test_the_glossary_second_pass_keeps_the_register_asked(controls_bundle):
+    """A glossary segment's fallback input (its terms behind placeholder tokens, decoded when the
+    first pass misses a term) carries the call's register tag as the first pass does; before, the
+    fallback went in untagged and could answer a `more` call in the other register."""
+    from traductor.engine.bundle import load_bundle
+    from traductor.glossary import Glossary, masking
+    from traductor.model import placeholders
+    from traductor.options import DecodingOptions, Limits
+    from traductor.service.pipeline.protect import segment_terms
+
+    class Engine:  # what segment_terms reads of an engine
+        tokenizer = load_bundle(controls_bundle).tokenizer()
+        limits = Limits()
+
+    text = "one two three"
+    glossary = Glossary.from_pairs("en", "de", [("two", "ZWEI")])
+    held = masking.protect(glossary, text, list(placeholders.finditer(text)), True, True)
+    tags = {Engine.tokenizer.sp.piece_to_id(t): r for r, t in controls.REGISTERS.items()}
+    for register in ("formal", "informal"):
+        options = DecodingOptions(register=register)
+        ids = segment_terms(Engine, held, options, "de", text).fallback[0]
+        assert [tags[i] for i in ids if i in tags] == [register], ids
+    untagged = segment_terms(Engine, held, DecodingOptions(), "de", text).fallback[0]
+    assert not set(untagged) & set(tags)

@@ -107,7 +107,9 @@ def test_each_hop_is_counted_in_its_own_models_metrics(server):
 def test_a_glossary_of_the_pivoted_pair_reaches_the_output(server):
     request = pb.TranslateRequest(text="uno dos tres", source_language="es", target_language="fr")
     request.glossary.add(source="dos", target="deux")
-    assert "deux" in server.stub.Translate(request, timeout=30).text
+    # (case-insensitive: the term's case follows the tiny model's output around it, which is
+    # written in capitals and differs between CPUs: "DEUX B" on an AMD EPYC)
+    assert "deux" in server.stub.Translate(request, timeout=30).text.lower()
 
 
 def test_deepl_makes_and_uses_a_glossary_between_two_languages_no_model_joins(server):
@@ -120,4 +122,4 @@ def test_deepl_makes_and_uses_a_glossary_between_two_languages_no_model_joins(se
     glossary_id = made.json()["glossary_id"]
     use = {"text": ["uno dos tres"], "source_lang": "ES", "target_lang": "FR", "glossary_id": glossary_id}
     answer = call(server.url + "v2/translate", "POST", json_body=use)
-    assert answer.status == 200 and "deux" in answer.json()["translations"][0]["text"]
+    assert answer.status == 200 and "deux" in answer.json()["translations"][0]["text"].lower()  # (case: above)

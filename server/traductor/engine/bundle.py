@@ -102,7 +102,12 @@ class Bundle:
         try:
             config = self.config
             return open_tokenizer(
-                self.path, config.tokenizer, self.vocab_size, config.languages.target, config.registers
+                self.path,
+                config.tokenizer,
+                self.vocab_size,
+                config.languages.target,
+                config.registers,
+                config.default_register,
             )
         except (OSError, RuntimeError, ValueError) as e:
             raise BundleError(f"{self.path}: cannot open the tokenizer ({e})") from e

@@ -5,7 +5,8 @@
                         figures, and the optional sections: memory (engine/memory.py: MemoryFile),
                         tokenizer (model/tokenizer.TokenizerConfig), generation
                         (model/generation.GenerationConfig), registers (the formality registers
-                        the model delivers: model/controls.checked_registers)
+                        the model delivers: model/controls.checked_registers) and the default
+                        one, for a call that asks none (controls.checked_default_register)
     Languages           a source -> target pair; `BundleConfig.pairs` are every pair a model
                         translates, `own_pair` / `shown_pairs` the codes a caller sends and is shown
 
@@ -63,6 +64,7 @@ class BundleConfig:
     tokenizer: TokenizerConfig | None = None  # an imported model's tokenizer (none: tokenizer.model)
     generation: GenerationConfig | None = None  # an imported model's decoding rules
     registers: tuple[str, ...] | None = None  # the registers it delivers, as measured; None: every one it has tags for
+    default_register: str = ""  # the register a call asking none gets; "": none (untagged input)
 
     def to_dict(self) -> dict:
         out = {"format": self.format, **asdict(self)}
@@ -72,6 +74,8 @@ class BundleConfig:
         for key in ("parity", "memory", "tokenizer", "generation", "registers"):
             if out[key] is None:
                 del out[key]
+        if not self.default_register:
+            del out["default_register"]
         if self.registers is not None:
             out["registers"] = list(self.registers)
         return out
@@ -155,6 +159,7 @@ class BundleConfig:
             raise BundleError("parity: must be an object")
         try:
             registers = controls.checked_registers(data.get("registers"))
+            default_register = controls.checked_default_register(data.get("default_register"), registers)
         except ValueError as e:
             raise BundleError(str(e)) from e
         return cls(
@@ -171,6 +176,7 @@ class BundleConfig:
             tokenizer=_section(data, "tokenizer", TokenizerConfig),
             generation=_section(data, "generation", GenerationConfig),
             registers=registers,
+            default_register=default_register,
         )
 
 

@@ -74,6 +74,12 @@ def registers(config: dict) -> tuple[str, ...] | None:
     return controls.checked_registers(config.get("registers"))
 
 
+def default_register(config: dict) -> str:
+    """The register a checkpoint's config.json gives a call that asks none ("": none;
+    controls.checked_default_register); ValueError when the field is wrong."""
+    return controls.checked_default_register(config.get("default_register"), registers(config))
+
+
 def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
     """Rebuild the model from its config, load the weights, open the tokenizer (eval mode)."""
     model_dir = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
@@ -94,12 +100,12 @@ def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
     except (SafetensorError, RuntimeError, OSError) as e:
         raise ModelDirError(f"{weights}: corrupt or mismatched weights ({str(e).splitlines()[0]})") from e
     try:
-        known = registers(config)
+        known, default = registers(config), default_register(config)
     except ValueError as e:
         raise ModelDirError(f"{model_dir / CONFIG_FILE}: {e}") from e
     try:
-        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE, languages(config)["target"], known)
-    except (OSError, RuntimeError) as e:
+        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE, languages(config)["target"], known, default)
+    except (OSError, RuntimeError, ValueError) as e:
         raise ModelDirError(f"{model_dir}: cannot open the tokenizer ({e})") from e
     if tokenizer.vocab_size != cfg.vocab_size:
         raise ModelDirError(f"{model_dir}: tokenizer has {tokenizer.vocab_size} pieces, model expects {cfg.vocab_size}")

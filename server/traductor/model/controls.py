@@ -13,9 +13,11 @@ existed, and imported models, do not, and callers are told so rather than served
 in it. A model that knows the tags may still deliver only one register (the Italian model writes
 "tu" when asked, but "Lei" is too rare in its catalogs for `<formal>` to work): its config.json
 then lists the registers that do (`checked_registers`; scripts/measure/formality_eval.py measures
-them), and a call asking another is refused. This module knows the tokens and how to write them;
-not how a reference's register is recognised (training/augment.py) nor which requests ask for what
-(service/).
+them), and a call asking another is refused. A model whose untagged output mixes the registers (the
+Russian model's does: docs/model-card.md) may name the register that a call asking none gets
+(`checked_default_register`): the tag then goes in as if asked. This module knows the tokens and
+how to write them; not how a reference's register is recognised (training/augment.py) nor which
+requests ask for what (service/).
 """
 
 from __future__ import annotations
@@ -51,6 +53,18 @@ def checked_registers(value) -> tuple[str, ...] | None:
     if not isinstance(value, list) or not all(isinstance(r, str) and r in REGISTERS for r in value):
         raise ValueError(f"registers: expected a list of {', '.join(REGISTERS)}, got {value!r}")
     return tuple(r for r in REGISTERS if r in value)
+
+
+def checked_default_register(value, registers: tuple[str, ...] | None) -> str:
+    """A config.json's `default_register` ("" when absent: untagged input, the model's own choice),
+    which must be one of the model's `registers` (checked_registers'; None: any); ValueError names
+    what is wrong."""
+    if value is None or value == "":
+        return ""
+    allowed = registers if registers is not None else tuple(REGISTERS)
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"default_register: expected one of {', '.join(allowed) or 'no register'}, got {value!r}")
+    return value
 
 
 def supported(piece_to_id, unk_id: int) -> bool:

@@ -98,11 +98,18 @@ def without_symbols(model: bytes, symbols) -> bytes:
 
 
 class Tokenizer:
-    def __init__(self, model_file: str | Path, target_language: str = "", registers: tuple[str, ...] | None = None):
+    def __init__(
+        self,
+        model_file: str | Path,
+        target_language: str = "",
+        registers: tuple[str, ...] | None = None,
+        default_register: str = "",
+    ):
         """`target_language`: the model's target (its bundle's or checkpoint's), which says which
         words address the reader in each register (`register_bans`); "": none are known.
         `registers`: those a call may ask (config.json's, controls.checked_registers); None: every
-        register, where the vocabulary has the tags."""
+        register, where the vocabulary has the tags. `default_register`: the one a call asking
+        none gets (config.json's, controls.checked_default_register); "": no tag, the model's own."""
         model_file = Path(model_file)
         if not model_file.is_file():
             raise FileNotFoundError(f"no tokenizer at {model_file}")
@@ -112,6 +119,9 @@ class Tokenizer:
         self.controls = controls.supported(self.sp.piece_to_id, UNK_ID)
         known = tuple(controls.REGISTERS) if registers is None else registers
         self.registers = known if self.controls else ()
+        if default_register and default_register not in self.registers:
+            raise ValueError(f"default_register {default_register!r}: not a register this model delivers")
+        self.default_register = default_register
         # control tokens are input only: never rendered should a model produce one
         control_ids = {self.sp.piece_to_id(t) for t in controls.TOKENS} if self.controls else set()
         self.special_ids = {PAD_ID, BOS_ID, EOS_ID} | control_ids
@@ -173,18 +183,23 @@ class Tokenizer:
         return register
 
     def encode_masked(self, masked_text: str) -> list[int]:
-        """Ids of already-masked text, without BOS/EOS."""
+        """Ids of already-masked text, without BOS/EOS (no register tag: training writes its own)."""
         return self.sp.encode(masked_text)
+
+    def encode_input(self, masked_text: str, register: str = "") -> list[int]:
+        """A model input from already-masked text: the register tag (`register`, "formal" or
+        "informal", checked; "": the model's `default_register`), the text's ids, EOS."""
+        register = self.check_register(register) if register else self.default_register
+        return self.encode_masked(controls.with_register(masked_text, register)) + [EOS_ID]
 
     def encode(
         self, text: str, target_language: str | None = None, source_language: str | None = None, register: str = ""
     ) -> tuple[list[int], list[str]]:
         """Source text -> (ids ending with EOS, the placeholder values to restore); `register`:
-        "formal"/"informal" before it, for a model that knows the tags (else InvalidInput)."""
-        if register:
-            text = controls.with_register(text, self.check_register(register))
+        "formal"/"informal" before it, for a model that knows the tags (else InvalidInput); "": the
+        model's default register, if it names one."""
         m = placeholders.mask(text)
-        return self.encode_masked(m.text) + [EOS_ID], m.values
+        return self.encode_input(m.text, register), m.values
 
     def decode_masked(self, ids: Iterable[int]) -> str:
         """Ids -> text with <phK> tokens still in it; special ids (and ids outside the
@@ -201,11 +216,12 @@ def open_tokenizer(
     vocab_size: int,
     target_language: str = "",
     registers: tuple[str, ...] | None = None,
+    default_register: str = "",
 ) -> Tokenizer | PieceTokenizer:
     """The tokenizer a bundle's section describes (none: the project's, tokenizer.model);
-    `target_language` and `registers`: the bundle's (the project's tokenizer's register bans and
-    the registers a call may ask)."""
+    `target_language`, `registers` and `default_register`: the bundle's (the project's tokenizer's
+    register bans, the registers a call may ask, the one a call asking none gets)."""
     if config is None or config.placeholders:
         model_file = Path(directory) / (config.source_model if config else FILENAME)
-        return Tokenizer(model_file, target_language, registers)
+        return Tokenizer(model_file, target_language, registers, default_register)
     return PieceTokenizer(directory, config, vocab_size)

@@ -37,8 +37,6 @@ from ..engine.bundle import describe
 from ..engine.bundle_config import Languages
 from ..engine.request import FinishEvent, FinishReason, TokenEvent
 from ..languages import ENGLISH
-from ..model import controls
-from ..model.token_ids import EOS_ID
 from ..options import DecodingOptions, for_segment, resolve
 from .async_engine import AsyncEngine
 from .models import Model
@@ -65,7 +63,7 @@ class PivotEngine:
         self.memory: dict[str, str] = {}  # the first model's memory answers in English, not the target
         self.metrics = second.metrics  # a stream's messages carry the second hop's tokens
         # both tokenizers keep placeholders as tokens: the middle text stays masked
-        self.masked = all(hasattr(t, "encode_masked") and hasattr(t, "decode_masked") for t in self.tokenizers)
+        self.masked = all(hasattr(t, "encode_input") and hasattr(t, "decode_masked") for t in self.tokenizers)
 
     @property
     def tokenizers(self) -> tuple:
@@ -93,9 +91,7 @@ class PivotEngine:
         base = replace(options, max_new_tokens=0, source_language="")
         if self.masked:
             text = self.first.tokenizer.decode_masked(middle.token_ids)
-            if options.register:
-                text = controls.with_register(text, self.second.tokenizer.check_register(options.register))
-            ids = self.second.tokenizer.encode_masked(text) + [EOS_ID]
+            ids = self.second.tokenizer.encode_input(text, options.register)
         else:
             ids, values = self.second.encode(middle.text, base)
         limits = self.second.limits

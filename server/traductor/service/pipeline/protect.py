@@ -121,7 +121,7 @@ def segment_terms(engine: AsyncEngine, held: masking.Protected, options: Decodin
     tokens or, for a tokenizer without them (an imported model), written in their target form."""
     tokenizer = engine.tokenizer
     if tokenizer.placeholder_ids:
-        ids, values = tokenizer.encode_masked(held.second.text) + [tokenizer.eos_id], held.second.values
+        ids, values = tokenizer.encode_input(held.second.text, options.register), held.second.values
     else:
         ids, values = engine.encode(held.second.text, options)
     try:
