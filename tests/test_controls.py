@@ -200,3 +200,21 @@ def test_a_warm_start_grows_the_base_vocabulary_and_keeps_every_weight(small_cor
     n = base_tokenizer.vocab_size
     assert tokenizer.vocab_size == n + len(controls.TOKENS)
     assert torch.equal(model.embedding.weight[:n], base.embedding.weight)
+
+
+@pytest.mark.parametrize(
+    "source, addresses",
+    [
+        ("Do you want to save?", True),
+        ("Your changes are lost", True),
+        ("GAME OVER. YOU WON!", True),
+        ("Make it yourself", True),
+        ("Disable these plugins", False),  # an imperative without "you": a button, an infinitive in ru/de
+        ("Youth hostel", False),
+        ("bayou", False),
+        ("<ph0> your <ph1>", True),
+    ],
+)
+def test_a_source_addresses_its_reader_when_it_says_you(source, addresses):
+    """Where a model's default register applies (model/controls.addresses_reader)."""
+    assert controls.addresses_reader(source) is addresses

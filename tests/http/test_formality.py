@@ -273,8 +273,9 @@ def test_the_registers_field_travels_from_checkpoint_to_bundle_and_is_checked(co
 
 def test_a_default_register_tags_a_call_that_asks_none_and_travels_into_the_bundle(controls_checkpoint, tmp_path):
     """A checkpoint's config.json "default_register" goes into the bundle; both tokenizers then put
-    that tag before a source whose call asks no register (the Russian model's case: its untagged
-    output mixes ты and вы), the other register is still taken when asked, and a default the model
+    that tag before a source that says "you" whose call asks no register (the Russian model's case:
+    its untagged output mixes ты and вы), a source without "you" goes in untagged (a button's
+    infinitive stays one), the other register is still taken when asked, and a default the model
     does not deliver is refused by both loaders, naming the field."""
     from traductor.engine.bundle import load_bundle
     from traductor.errors import BundleError, ModelDirError
@@ -291,11 +292,14 @@ def test_a_default_register_tags_a_call_that_asks_none_and_travels_into_the_bund
     plain = Tokenizer(model / "tokenizer.model")  # no config: no default
     formal_id = plain.sp.piece_to_id(controls.FORMAL)
     for tokenizer in (load_bundle(tmp_path / "bundle").tokenizer(), checkpoint.load(model)[1]):
-        assert tokenizer.encode("one two")[0] == plain.encode("one two", register="formal")[0]
-        assert formal_id in tokenizer.encode("one two")[0][:2]
-        assert tokenizer.encode("one two", register="informal")[0] == plain.encode("one two", register="informal")[0]
-        assert tokenizer.encode_input("<ph0> two") == plain.encode_input("<ph0> two", "formal")
-    assert formal_id not in plain.encode("one two")[0]
+        for text in ("Do you want two?", "Check YOUR disk", "one yourself"):
+            assert tokenizer.encode(text)[0] == plain.encode(text, register="formal")[0], text
+            assert formal_id in tokenizer.encode(text)[0][:2]
+            assert tokenizer.encode(text, register="informal")[0] == plain.encode(text, register="informal")[0]
+        for text in ("one two", "Disable these plugins", "youth"):  # no "you" word
+            assert tokenizer.encode(text)[0] == plain.encode(text)[0], text
+        assert tokenizer.encode_input("<ph0> you") == plain.encode_input("<ph0> you", "formal")
+    assert formal_id not in plain.encode("Do you want two?")[0]
     (model / "config.json").write_text(json.dumps({**config, "registers": ["informal"], "default_register": "formal"}))
     with pytest.raises(ModelDirError, match="default_register"):
         checkpoint.load(model)

@@ -109,7 +109,8 @@ class Tokenizer:
         words address the reader in each register (`register_bans`); "": none are known.
         `registers`: those a call may ask (config.json's, controls.checked_registers); None: every
         register, where the vocabulary has the tags. `default_register`: the one a call asking
-        none gets (config.json's, controls.checked_default_register); "": no tag, the model's own."""
+        none gets where the source says "you" (config.json's, controls.checked_default_register);
+        "": no tag, the model's own."""
         model_file = Path(model_file)
         if not model_file.is_file():
             raise FileNotFoundError(f"no tokenizer at {model_file}")
@@ -188,8 +189,12 @@ class Tokenizer:
 
     def encode_input(self, masked_text: str, register: str = "") -> list[int]:
         """A model input from already-masked text: the register tag (`register`, "formal" or
-        "informal", checked; "": the model's `default_register`), the text's ids, EOS."""
-        register = self.check_register(register) if register else self.default_register
+        "informal", checked; "": the model's `default_register` where the text speaks to its
+        reader, controls.addresses_reader), the text's ids, EOS."""
+        if register:
+            register = self.check_register(register)
+        elif self.default_register and controls.addresses_reader(masked_text):
+            register = self.default_register
         return self.encode_masked(controls.with_register(masked_text, register)) + [EOS_ID]
 
     def encode(
@@ -197,7 +202,7 @@ class Tokenizer:
     ) -> tuple[list[int], list[str]]:
         """Source text -> (ids ending with EOS, the placeholder values to restore); `register`:
         "formal"/"informal" before it, for a model that knows the tags (else InvalidInput); "": the
-        model's default register, if it names one."""
+        model's default register, if it names one and the text says "you" (`encode_input`)."""
         m = placeholders.mask(text)
         return self.encode_input(m.text, register), m.values
 
