@@ -14,11 +14,10 @@ in it. A model that knows the tags may still deliver only one register (the Ital
 "tu" when asked, but "Lei" is too rare in its catalogs for `<formal>` to work): its config.json
 then lists the registers that do (`checked_registers`; scripts/measure/formality_eval.py measures
 them), and a call asking another is refused. A model whose untagged output mixes the registers (the
-Russian model's does: docs/model-card.md) may name the register that a call asking none gets
-where its source says "you" (`checked_default_register`, `addresses_reader`): the tag then goes in
-as if asked. This module knows the tokens and
-how to write them; not how a reference's register is recognised (training/augment.py) nor which
-requests ask for what (service/).
+Russian model's does: docs/model-card.md) may name the register that a call asking none gets where
+its source says "you" (`checked_default_register`, `addresses_reader`): the tag then goes in as if
+asked. This module knows the tokens and how to write them; not how a reference's register is
+recognised (training/augment.py) nor which requests ask for what (service/).
 """
 
 from __future__ import annotations
@@ -235,19 +234,17 @@ ADDRESSED = {
     }
 }
 SOURCE_YOU = ("you", "You", "your", "Your", "yours", "yourself")
-_YOU_WORDS = re.compile(r"\b(?:you|your|yours|yourself|yourselves)\b", re.IGNORECASE)
+SOURCE_OTHERS = ("his", "His", "her", "Her", "its", "Its", "their", "Their")
+VERBS_WHOLE_WORD = {"es"}
+_YOU_WORDS = re.compile(r"\b(?:" + "|".join(sorted({w.lower() for w in SOURCE_YOU})) + r")\b", re.IGNORECASE)
 
 
 def addresses_reader(source: str) -> bool:
-    """Whether an English source speaks to its reader with "you" or "your" (any case, whole
-    words): where a model's `default_register` applies. An imperative without them ("Disable
-    these plugins") is not read as addressing: Russian and German catalogs write such a button as
-    an infinitive, which the formal tag would turn into an imperative ("Отключите")."""
+    """Whether an English source speaks to its reader with one of SOURCE_YOU's words (any case,
+    whole words): where a model's `default_register` applies. An imperative without them ("Disable
+    these plugins") is not read as addressing: Russian catalogs write such a button as an
+    infinitive, which the formal tag would turn into an imperative ("Отключите")."""
     return _YOU_WORDS.search(source) is not None
-
-
-SOURCE_OTHERS = ("his", "His", "her", "Her", "its", "Its", "their", "Their")
-VERBS_WHOLE_WORD = {"es"}
 
 
 def address_words(language: str, register: str, table: dict | None = None) -> list[str]:
