@@ -47,7 +47,7 @@ THRESHOLDS = {
     "en-ru": 0.64,
     "es-en": 0.61,
     "fr-en": 0.50,
-    "de-en": 0.69,
+    "de-en": 0.74,
 }
 
 
