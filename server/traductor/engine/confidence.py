@@ -43,9 +43,9 @@ THRESHOLDS = {
     "en-de": 0.73,
     "en-it": 0.62,
     "en-pt-BR": 0.61,
-    "en-nl": 0.63,
+    "en-nl": 0.74,
     "en-ru": 0.64,
-    "es-en": 0.61,
+    "es-en": 0.75,
     "fr-en": 0.50,
     "de-en": 0.74,
 }
