@@ -103,3 +103,15 @@ def test_a_store_that_does_not_answer_is_key_store_down():
     with pytest.raises(KeyStoreDown) as e:
         secret_url.charge("alice", Limits(), 1, NOW)
     assert "hunter2" not in str(e.value)
+
+
+def test_a_refusal_waits_at_most_one_window_when_a_later_clock_reached_the_store_first(stores):
+    # Calls read the clock before they reach the store; a call that read it later can be counted
+    # first (a concurrent call, another replica). The one refused then waits at most the window
+    # (HTTP's Retry-After was 61 s in a CI run).
+    store, other = stores
+    limits = Limits(requests_per_minute=2)
+    assert store.charge("alice", limits, 0, NOW + 3) is None
+    assert other.charge("alice", limits, 0, NOW + 2.5) is None
+    refused = store.charge("alice", limits, 0, NOW)
+    assert refused.kind == "rate" and refused.retry_after == WINDOW

@@ -37,7 +37,8 @@ if rpm > 0 then
   local count = redis.call('ZCARD', KEYS[1])
   if count >= rpm then
     local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-    return {'rate', tostring(tonumber(oldest[2]) + window - now), rpm, count}
+    -- at most one window: a hit stamped by a clock read after `now` (another call, another replica)
+    return {'rate', tostring(math.min(window, tonumber(oldest[2]) + window - now)), rpm, count}
   end
 end
 local day = tonumber(redis.call('GET', KEYS[2]) or '0')

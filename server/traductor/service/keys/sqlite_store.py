@@ -122,7 +122,9 @@ class SqliteKeyStore:
                 db.execute("DELETE FROM hits WHERE name = ? AND at <= ?", (name, now - WINDOW))
                 count, oldest = db.execute("SELECT count(*), min(at) FROM hits WHERE name = ?", (name,)).fetchone()
                 if count >= rpm:
-                    return Refusal("rate", oldest + WINDOW - now, rpm, count)
+                    # at most one window: the oldest hit may carry a clock read after `now` (a
+                    # concurrent call that reached the store first, or another server)
+                    return Refusal("rate", min(WINDOW, oldest + WINDOW - now), rpm, count)
             used = dict(
                 db.execute(
                     "SELECT period, count FROM chars WHERE name = ? AND period IN (?, ?)", (name, day, month)
