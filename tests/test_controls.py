@@ -213,6 +213,10 @@ def test_a_warm_start_grows_the_base_vocabulary_and_keeps_every_weight(small_cor
         ("Youth hostel", False),
         ("bayou", False),
         ("<ph0> your <ph1>", True),
+        # a glossary annotation's target side is not the English source
+        ("Open the <term> file <to> you </term>", False),
+        ("Open your <term> file <to> Datei </term>", True),
+        ("Save the <term> you <to> Sie </term> entry", True),
     ],
 )
 def test_a_source_addresses_its_reader_when_it_says_you(source, addresses):

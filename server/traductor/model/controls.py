@@ -237,14 +237,16 @@ SOURCE_YOU = ("you", "You", "your", "Your", "yours", "yourself")
 SOURCE_OTHERS = ("his", "His", "her", "Her", "its", "Its", "their", "Their")
 VERBS_WHOLE_WORD = {"es"}
 _YOU_WORDS = re.compile(r"\b(?:" + "|".join(sorted({w.lower() for w in SOURCE_YOU})) + r")\b", re.IGNORECASE)
+_ANNOTATED_TARGETS = re.compile(re.escape(TERM_TO) + r".*?" + re.escape(TERM_END), re.DOTALL)
 
 
 def addresses_reader(source: str) -> bool:
     """Whether an English source speaks to its reader with one of SOURCE_YOU's words (any case,
     whole words): where a model's `default_register` applies. An imperative without them ("Disable
     these plugins") is not read as addressing: Russian catalogs write such a button as an
-    infinitive, which the formal tag would turn into an imperative ("Отключите")."""
-    return _YOU_WORDS.search(source) is not None
+    infinitive, which the formal tag would turn into an imperative ("Отключите"). The target side
+    of a glossary annotation (`<to> … </term>`) is not the source's English and is not read."""
+    return _YOU_WORDS.search(_ANNOTATED_TARGETS.sub(" ", source)) is not None
 
 
 def address_words(language: str, register: str, table: dict | None = None) -> list[str]:
