@@ -42,12 +42,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
     ap.add_argument("--split", action="append", required=True, help="NAME=TSV")
+    ap.add_argument("--threads", type=int, default=0, help="onnxruntime threads (0: its default, one a core)")
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--formality", default="")
     ap.add_argument("--beam", type=int, default=1, help="beam size (1: greedy, as served by default)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    translator = OnnxTranslator.load(args.model)
+    translator = OnnxTranslator.load(args.model, threads=args.threads)
     target = {"register": args.formality} if args.formality else {}
     out: dict = {"model": args.model, "formality": args.formality, "beam": args.beam, "splits": {}}
     for spec in args.split:
