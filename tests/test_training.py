@@ -339,3 +339,32 @@ def test_cli_average_writes_the_mean_of_the_states_weights(small_corpus, tmp_pat
     for name, weight in model.state_dict().items():
         torch.testing.assert_close(weight, state["model"][name] * 2)  # the mean of 1x and 3x
     assert tokenizer.vocab_size == model.cfg.vocab_size
+
+
+def test_cli_average_weights_a_state_against_a_checkpoint_directory(small_corpus, tmp_path, capsys):
+    """`--weights 3,1` with a state and a checkpoint directory (a fine-tune mixed back with the model
+    it started from): 3/4 of the state's weights and 1/4 of the directory's, recorded as such."""
+    run = tmp_path / "m"
+    train(small_corpus, run, tiny_config(3), quiet=True)
+    start, _, _ = checkpoint.load(run)  # the run's own checkpoint: the "model it started from"
+    state = torch.load(run / STATE_FILE, weights_only=True)
+    later = {**state, "model": {k: v + 4 for k, v in state["model"].items()}}
+    torch.save(later, tmp_path / "later.pt")
+    capsys.readouterr()
+    argv = ["average", "--checkpoint", str(run), "--out", str(tmp_path / "mix"), "--weights", "3,1"]
+    assert main([*argv, str(tmp_path / "later.pt"), str(run)]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "out": str(tmp_path / "mix"),
+        "averaged_steps": [3],
+        "averaged_checkpoints": [str(run)],
+        "weights": [0.75, 0.25],
+    }
+    model, _, config = checkpoint.load(tmp_path / "mix")
+    assert config["training"]["averaged_weights"] == [0.75, 0.25]
+    start_weights = start.state_dict()
+    for name, weight in model.state_dict().items():
+        torch.testing.assert_close(weight, 0.75 * (state["model"][name] + 4) + 0.25 * start_weights[name])
+    run_error([*argv, str(tmp_path / "later.pt")], capsys, "--weights", "1 states, 2 weights")
+    with pytest.raises(SystemExit):  # argparse's own refusal, with the usage
+        main([*argv[:-1], "0.7,x", str(run)])
+    assert "--weights: '0.7,x': numbers separated by commas" in capsys.readouterr().err
