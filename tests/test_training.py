@@ -357,7 +357,7 @@ def test_cli_average_weights_a_state_against_a_checkpoint_directory(small_corpus
         "out": str(tmp_path / "mix"),
         "averaged_steps": [3],
         "averaged_checkpoints": [str(run)],
-        "weights": [0.75, 0.25],
+        "averaged_weights": [0.75, 0.25],
     }
     model, _, config = checkpoint.load(tmp_path / "mix")
     assert config["training"]["averaged_weights"] == [0.75, 0.25]

@@ -67,20 +67,15 @@ def average(checkpoint_dir: Path, states: list[Path], out: Path, weights: list[f
         raise CommandError(f"the states are not {checkpoint_dir}'s model ({str(e).splitlines()[0]})") from e
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    training = dict(config.get("training", {}))
-    training["averaged_steps"] = steps
+    record = {"averaged_steps": steps}  # in the checkpoint's training section, and printed
     if directories:
-        training["averaged_checkpoints"] = directories
+        record["averaged_checkpoints"] = directories
     if weights:
-        training["averaged_weights"] = shares
+        record["averaged_weights"] = shares
+    training = {**config.get("training", {}), **record}
     tokenizer_file = Path(checkpoint_dir) / "tokenizer.model"
     checkpoint.save(model, out, tokenizer_file, {"training": training}, checkpoint.languages(config))
-    result = {"out": str(out), "averaged_steps": steps}
-    if directories:
-        result["averaged_checkpoints"] = directories
-    if weights:
-        result["weights"] = [round(w, 6) for w in shares]
-    return result
+    return {"out": str(out), **record}
 
 
 def _weight_list(text: str) -> list[float]:
