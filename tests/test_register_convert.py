@@ -1,7 +1,8 @@
 """text/register_convert.py: formal -> informal rewrites of Russian and Dutch messages (вы -> ты,
-u -> je) for data augmentation, exact outputs; the pairs skipped, with their reason, where a
-formal word is one the rules do not convert with certainty; every rewrite read as informal by
-text/address.read; and scripts/model/register_augment.py over a small TSV."""
+u -> je) and informal -> formal ones of Italian (tu -> Lei) for data augmentation, exact outputs;
+the pairs skipped, with their reason, where a word of the register left is one the rules do not
+convert with certainty; every rewrite read in its new register by text/address.read; and
+scripts/model/register_augment.py over a small TSV."""
 
 from __future__ import annotations
 
@@ -110,6 +111,81 @@ DUTCH_SKIPS = [
 ]
 
 
+ITALIAN = [
+    # possessives take the polite capital; imperatives where they stand, their pronoun first
+    ("Inserisci il tuo nome.", "Enter your name.", "Inserisca il Suo nome."),
+    ("Fai clic qui per accedere al tuo account.", "Click here to access your account.",
+     "Faccia clic qui per accedere al Suo account."),
+    ("Per continuare, premi Invio e seleziona il tuo file.", "To continue, press Enter and select your file.",
+     "Per continuare, prema Invio e selezioni il Suo file."),
+    ("Assicurati che il tuo computer sia connesso.", "Make sure your computer is connected.",
+     "Si assicuri che il Suo computer sia connesso."),
+    ("Salvalo nella tua cartella.", "Save it in your folder.", "Lo salvi nella Sua cartella."),
+    ("Contattaci per aiutarti.", "Contact us so we can help you.", "Ci contatti per aiutarla."),
+    ("Non spegnere il tuo computer.", "Do not turn off your computer.", "Non spenga il Suo computer."),
+    ("Non preoccuparti, il tuo file è salvo.", "Don't worry, your file is safe.",
+     "Non si preoccupi, il Suo file è salvo."),
+    ("Per favore, inserisci la tua password.", "Please enter your password.", "Per favore, inserisca la Sua password."),
+    # second-person verbs -> third; "sei" only where it is "you are"
+    ("Vuoi salvare le tue modifiche?", "Do you want to save your changes?", "Vuole salvare le Sue modifiche?"),
+    ("Sei sicuro di voler uscire?", "Are you sure you want to quit?", "È sicuro di voler uscire?"),
+    ("Hai dimenticato la password?", "Did you forget your password?", "Ha dimenticato la password?"),
+    ("Se selezioni questa opzione, potrai modificare il tuo profilo.",
+     "If you select this option, you will be able to edit your profile.",
+     "Se seleziona questa opzione, potrà modificare il Suo profilo."),
+    ("Potresti perdere i tuoi dati.", "You could lose your data.", "Potrebbe perdere i Suoi dati."),
+    ("Puoi registrarti qui per ricevere il tuo codice.", "You can register here to get your code.",
+     "Può registrarsi qui per ricevere il Suo codice."),
+    ("Hai sei file nella tua cartella.", "You have six files in your folder.", "Ha sei file nella Sua cartella."),
+    # ti -> La (object) or Le (to you) by the verb; te -> Lei
+    ("Ti preghiamo di riprovare.", "Please try again.", "La preghiamo di riprovare."),
+    ("Ti consigliamo di riavviare il tuo computer.", "We recommend that you restart your computer.",
+     "Le consigliamo di riavviare il Suo computer."),
+    ("Questo file è per te.", "This file is for you.", "Questo file è per Lei."),
+    ("Non dimenticarti il tuo ombrello.", "Don't forget your umbrella.", "Non si dimentichi il Suo ombrello."),
+    ("Il file che chiudi è il tuo.", "The file you close is yours.", "Il file che chiude è il Suo."),
+    ("Poi chiudi il tuo file.", "Then close your file.", "Poi chiuda il Suo file."),
+    # a noun that is also an imperative stays; a third person stays
+    ("Prova gratuita del tuo abbonamento", "Free trial of your subscription", "Prova gratuita del Suo abbonamento"),
+    ("Il programma seleziona il tuo file.", "The program selects your file.", "Il programma seleziona il Suo file."),
+    ("SALVA IL TUO FILE", "SAVE YOUR FILE", "SALVI IL SUO FILE"),
+]  # fmt: skip
+
+ITALIAN_SKIPS = [
+    ("Vuoi che ti avvisi?", "Do you want me to notify you?", "it: ti before a verb the rules do not know"),
+    ("Te lo mostriamo subito, tu aspetta.", "We show it to you now, you wait.", "it: te + pronoun (glielo)"),
+    ("Non lamentarti del tuo computer.", "Don't complain about your computer.",
+     "it: non + an infinitive the rules do not know"),
+    ("Vuoi abbracciarti?", "Do you want to hug yourself?", "it: ti joined to a verb the rules do not know"),
+    ("I file aperti li chiudi tu.", "You close the open files.", "it: a tu verb where the rules do not know its use"),
+    ("Inserisci il t&uo nome", "Enter your name", "accelerator or escape inside a word"),
+    # converted, but nothing the reader reads as formal is left: "Ha" opens no question, an
+    # opening "Sua" is hers where the English says no "your"
+    ("Hai 6 nuovi messaggi.", "You have 6 new messages.", rc.NOT_FORMAL_RESULT),
+    ("Tua la scelta.", "The choice is hers.", rc.NOT_FORMAL_RESULT),
+    ("Salve, mondo", "Hello, world", rc.NOT_INFORMAL_TEXT),
+    ("Inserisca il Suo nome.", "Enter your name.", rc.NOT_INFORMAL_TEXT),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("informal, source, formal", ITALIAN)
+def test_italian_rewrites(informal, source, formal):
+    assert address.read(informal, "it", source) == address.INFORMAL
+    assert rc.formal(informal, "it", source) == (formal, rc.CONVERTED)
+    assert address.read(formal, "it", source) == address.FORMAL
+
+
+@pytest.mark.parametrize("informal, source, reason", ITALIAN_SKIPS)
+def test_italian_skips(informal, source, reason):
+    assert rc.formal(informal, "it", source) == (None, reason)
+
+
+def test_formal_rewrites_only_languages_with_rules():
+    with pytest.raises(ValueError, match="no conversion rules to the formal register for 'ru'"):
+        rc.formal("Нажми кнопку", "ru")
+    assert rc.FORMAL_LANGUAGES == {"it"} and rc.INFORMAL_LANGUAGES == {"ru", "nl"}
+
+
 @pytest.mark.parametrize("formal, informal", RUSSIAN)
 def test_russian_rewrites(formal, informal):
     assert address.read(formal, "ru") == address.FORMAL
@@ -200,3 +276,20 @@ def test_script_bad_input_is_a_clear_error(tmp_path, capsys):
         script.main(["--lang", "ru", str(corpus), str(corpus)])
     assert "OUT_TSV must differ" in capsys.readouterr().err
     assert corpus.read_text(encoding="utf-8") == "a\tb\n"
+
+
+def test_script_rewrites_italian_into_the_formal_register(tmp_path, capsys):
+    corpus = tmp_path / "train.tsv"
+    corpus.write_text(
+        "Enter your name.\tInserisci il tuo nome.\n"
+        "Enter the name.\tInserire il nome.\n"
+        "Do you want me to notify you?\tVuoi che ti avvisi?\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "augment.tsv"
+    assert _script().main(["--lang", "it", str(corpus), str(out), "--no-progress"]) == 0
+    assert out.read_text(encoding="utf-8").splitlines() == ["Enter your name.\tInserisca il Suo nome."]
+    report = {line[11:]: int(line[:9].replace(",", "")) for line in capsys.readouterr().err.splitlines()}
+    assert report["read"] == 3 and report["informal"] == 2 and report["converted"] == 1
+    assert report["skipped: it: ti before a verb the rules do not know"] == 1
+    assert report["training tag (augment.register): formal"] == 1

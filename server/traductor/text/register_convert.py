@@ -18,6 +18,21 @@ does not read the result as informal. Word tables: register_convert_words.py.
   "je hebt", the verb before an inverted subject without its -t (kunt u -> kun je, heeft u ->
   heb je). Skipped: "u zelf", "zich", "heeft" away from u, "u" as a letter or unit (km/u), an
   inverted verb the rules do not know or that may have u as its object ("Dit geeft u...").
+
+`formal(text, language)` is the other way, for Italian, whose catalogs address the reader with tu
+and almost never with Lei (tu -> Lei), with the same contract: (text, CONVERTED), or (None,
+reason) where a word of the informal register is one the rules do not cover, or the reader does
+not read the result as formal.
+
+- Italian: tuo/tua... -> Suo/Sua... (the polite capital), tu/te -> Lei, "ti" -> "La" or "Le" by
+  the verb after it ("La preghiamo", "Le consigliamo") or "si" with a second-person verb ("ti sei
+  registrato" -> "si è registrato"), tu imperatives where they stand -> Lei ("Inserisci" ->
+  "Inserisca", "Assicurati" -> "Si assicuri", "Salvalo" -> "Lo salvi", "Non spegnere" -> "Non
+  spenga"), second-person verbs -> third ("vuoi" -> "vuole", "se selezioni" -> "se seleziona",
+  "potrai" -> "potrà", "potresti" -> "potrebbe"), "ti" joined to an infinitive or a gerund
+  ("per registrarti" -> "per registrarsi", "aiutarti" -> "aiutarla"). Skipped: "ti" or a joined
+  "ti" before a verb the tables do not know, "te lo" (glielo), "non" + an unknown infinitive, a tu
+  verb the rules leave where they do not know its use.
 """
 
 from __future__ import annotations
@@ -33,6 +48,9 @@ NOT_FORMAL = "not read formal"
 ACCELERATOR = "accelerator or escape inside a word"
 LEFT_FORMAL = "formal word left after the rules"
 NOT_INFORMAL = "result not read informal"
+NOT_INFORMAL_TEXT = "not read informal"
+LEFT_INFORMAL = "informal word left after the rules"
+NOT_FORMAL_RESULT = "result not read formal"
 
 _ACCELERATOR = re.compile(r"(?<=\w)&(?=\w)")
 
@@ -60,15 +78,35 @@ def informal(text: str, language: str, source: str = "") -> tuple[str | None, st
     return out, CONVERTED
 
 
+def formal(text: str, language: str, source: str = "") -> tuple[str | None, str]:
+    """(the formal rewrite, CONVERTED) of a text the reader reads as informal, else (None, reason)."""
+    base = language.replace("_", "-").lower().split("-")[0]
+    if base not in _FORMAL_RULES:
+        raise ValueError(f"no conversion rules to the formal register for {language!r} (known: it)")
+    if address.read(text, language, source) != address.INFORMAL:
+        return None, NOT_INFORMAL_TEXT
+    if _ACCELERATOR.search(text) or _glued_formal(text, language, source, address.INFORMAL):
+        return None, ACCELERATOR
+    try:
+        out = _FORMAL_RULES[base](text)
+    except Skip as e:
+        return None, str(e)
+    found = address.read(out, language, source)
+    if found != address.FORMAL:
+        return None, LEFT_INFORMAL if found in (address.INFORMAL, address.MIXED) else NOT_FORMAL_RESULT
+    return out, CONVERTED
+
+
 def _glued(text: str, a: int, b: int) -> bool:
     """Whether the word at text[a:b] is glued to an accelerator or an escape ("Вы_брать", "\\nheeft")."""
     return text[a - 1 : a] in ("&", "_", "\\") or text[b : b + 1] in ("&", "_")
 
 
-def _glued_formal(text: str, language: str, source: str) -> bool:
-    formal = set(address.markers(text, language, source)[address.FORMAL])
+def _glued_formal(text: str, language: str, source: str, register: str = address.FORMAL) -> bool:
+    """Whether a word of `register` (formal by default) is glued to an accelerator or an escape."""
+    words = set(address.markers(text, language, source)[register])
     w = Words(text)
-    return any(word in formal and _glued(text, *w.spans[i]) for i, word in enumerate(w.words))
+    return any(word in words and _glued(text, *w.spans[i]) for i, word in enumerate(w.words))
 
 
 def _case(original: str, new: str, capital: bool) -> str:
@@ -275,3 +313,192 @@ def _dutch(text: str) -> str:
 
 
 _RULES = {"ru": _russian, "nl": _dutch}
+
+
+# ---- Italian (tu -> Lei)
+
+# "non" + infinitive -> Lei: the -are verbs of the imperatives by rule ("seleziona" -> "selezionare":
+# "selezioni"), the others by hand
+_IT_INFINITIVE_LEI = {
+    **{tu[:-1] + "are": lei for tu, lei in W.IT_IMPERATIVES.items() if tu.endswith("a") and tu.isalpha()},
+    **W.IT_INFINITIVE_LEI,
+}
+
+
+def _it_third(tu: str, lei: str) -> tuple[str, str] | None:
+    """(second-person present, third person) of a tu/Lei imperative pair: "seleziona/selezioni" ->
+    ("selezioni", "seleziona"); "premi/prema" -> ("premi", "preme"), "inserisci" -> "inserisce"."""
+    if not (tu.isalpha() and lei.isalpha()):
+        return None
+    if tu.endswith("a"):
+        return lei, tu
+    if tu.endswith("i"):
+        return tu, W.IT_THIRD_IRREGULAR.get(tu, tu[:-1] + "e")
+    return None
+
+
+_IT_PRESENT = {tu: third for tu, lei in W.IT_IMPERATIVES.items() if (p := _it_third(tu, lei)) for tu, third in [p]}
+_IT_PRESENT = {**_IT_PRESENT, **W.IT_2SG}
+del _IT_PRESENT["dai"]  # "dai file": from the files
+# a second-person present that is nothing else in an informal text ("premi", "scegli"): one the
+# rules leave makes the text skipped; "selezioni", "usi" are also nouns
+_IT_ONLY_VERB = (
+    frozenset(tu for tu in W.IT_IMPERATIVES if tu in _IT_PRESENT and tu.endswith("i"))
+    - frozenset(W.IT_THIRD_IRREGULAR)
+    - {"dai", "premi", "apri"}
+)
+_IT_CHAINS = frozenset("e ed o oppure poi quindi infine ora adesso allora semplicemente".split())
+_IT_CLAUSE_OPENERS = frozenset(
+    "per se quando dopo prima appena una nel nella ora adesso qui quindi poi infine allora".split()
+)
+_IT_AMBIGUOUS = W.reader.IT_ALSO_NOUNS | frozenset("modifica verifica conferma ricarica registra cerca scarica".split())
+
+
+def _it_clause_opened(w: Words, i: int) -> bool:
+    """Whether the sentence of word `i` opens with a clause that leads to a command ("Per
+    continuare, premi...", "Se vuoi, seleziona...")."""
+    s = i
+    while s > 0 and not w.starts_sentence(s):
+        s -= 1
+    return w.lower[s] in _IT_CLAUSE_OPENERS
+
+
+def _it_command_place(w: Words, i: int, commanded: bool) -> bool:
+    """Where a tu imperative stands: opening a sentence, after "per favore"/"prego", or after a
+    comma or "e"/"poi" once the sentence has a command or opens with a clause that leads to one;
+    never in a question."""
+    if w.in_question(i):
+        return False
+    if w.starts_sentence(i) or w.lower[i - 1] in W.reader.IT_IMPERATIVE_OPENERS:
+        return True
+    chained = w.after_comma(i) or (w.inside_sentence(i) and w.lower[i - 1] in _IT_CHAINS)
+    return chained and (commanded or _it_clause_opened(w, i))
+
+
+def _it_subject_before(w: Words, i: int) -> bool:
+    """Whether a second-person present at `i` follows "se", "quando", "che"... (pronouns and
+    "non" between): "se selezioni", "quando lo premi"."""
+    k = i - 1
+    while k >= 0 and w.lower[k] in W.IT_CLITICS and w.inside_sentence(k + 1):
+        k -= 1
+    return k >= 0 and w.inside_sentence(k + 1) and w.lower[k] in W.IT_SUBJECT_OPENERS
+
+
+def _it_joined_ti(word: str) -> str | None:
+    """An infinitive or gerund with "ti" joined, rewritten ("registrarti" -> "registrarsi",
+    "aiutarti" -> "aiutarla", "mostrarti" -> "mostrarle", "connettendoti" -> "connettendosi");
+    None for no such word; Skip where the verb is none the tables know."""
+    lower = word.lower()
+    if not lower.endswith(("rti", "ndoti")) or len(lower) < 6 or lower in W.IT_NOT_JOINED_TI:
+        return None
+    if lower.endswith("orti"):
+        return None  # "porti", "supporti", "importi": no infinitive in -orre here
+    stem = word[:-2]
+    if lower.endswith("rti"):
+        infinitives = [lower[:-2] + "e"]
+    else:
+        base = lower[: -len("ndoti")]  # "registra", "connette"
+        infinitives = [base + "re"] if base.endswith("a") else [base[:-1] + "ere", base[:-1] + "ire"]
+    for infinitive in infinitives:
+        for verbs, pronoun in ((W.IT_REFLEXIVE_VERBS, "si"), (W.IT_OBJECT_VERBS, "la"), (W.IT_TO_VERBS, "le")):
+            if infinitive in verbs:
+                return stem + (pronoun.upper() if word.isupper() else pronoun)
+    raise Skip("it: ti joined to a verb the rules do not know")
+
+
+def _it_ti(w: Words, i: int, changes: dict[int, str]) -> None:
+    """ "ti" -> "si" before a second-person verb (reflexive), "La" before a verb that takes an
+    object, "Le" before one that takes "to you"."""
+    following = w.next_lower(i) if i + 1 < len(w.words) and w.inside_sentence(i + 1) else ""
+    if following in W.IT_REFLEXIVE_2SG:
+        changes[i] = _case(w.words[i], "si", True)
+        changes[i + 1] = _case(w.words[i + 1], W.IT_REFLEXIVE_2SG[following], False)
+    elif following in W.IT_TI_OBJECT or following in W.IT_TI_TO:
+        changes[i] = _case(w.words[i], "La" if following in W.IT_TI_OBJECT else "Le", True)
+    else:
+        raise Skip("it: ti before a verb the rules do not know")
+
+
+def _it_command(w: Words, i: int) -> str | None:
+    """The Lei form of a tu imperative at `i`, its pronoun first ("Salvalo" -> "Lo salvi",
+    "Assicurati" -> "Si assicuri"); None where the word is none."""
+    x = w.lower[i]
+    if x in W.IT_JOINED:
+        return W.IT_JOINED[x]
+    if x in W.IT_IMPERATIVES:
+        following = w.next_lower(i) if i + 1 < len(w.words) else ""
+        if x in _IT_AMBIGUOUS and following not in W.reader.IT_VERB_OBJECTS:
+            return None  # "Prova gratuita", "Modifica del file": nouns
+        return W.IT_IMPERATIVES[x]
+    for e in W.IT_ENCLITICS:
+        if x.endswith(e) and x[: -len(e)] in W.IT_IMPERATIVES and x not in W.reader.IT_NOT_JOINED:
+            return f"{e} {W.IT_IMPERATIVES[x[: -len(e)]]}"
+    return None
+
+
+def _it_not_infinitive(w: Words, i: int, changes: dict[int, str]) -> None:
+    """ "Non" + infinitive, a tu command: "Non spegnere" -> "Non spenga", "Non preoccuparti" ->
+    "Non si preoccupi"."""
+    word = w.words[i + 1]
+    x = word.lower()
+    if x in _IT_INFINITIVE_LEI:
+        changes[i + 1] = _case(word, _IT_INFINITIVE_LEI[x], False)
+    elif x.endswith("rti") and x[:-2] + "e" in _IT_INFINITIVE_LEI and x[:-2] + "e" in W.IT_REFLEXIVE_VERBS:
+        changes[i + 1] = _case(word, "si " + _IT_INFINITIVE_LEI[x[:-2] + "e"], False)
+    elif x.endswith(("are", "ere", "ire", "rti")):
+        raise Skip("it: non + an infinitive the rules do not know")
+
+
+def _italian(text: str) -> str:
+    w = Words(text)
+    sentence = _sentences(w)
+    changes: dict[int, str] = {}
+    commanded: set[int] = set()  # the sentences with a command rewritten
+    for i, word in enumerate(w.words):
+        x = w.lower[i]
+        if i in changes:
+            continue
+        following = w.next_lower(i) if i + 1 < len(w.words) and w.inside_sentence(i + 1) else ""
+        if x in W.IT_POSSESSIVES:
+            changes[i] = _case(word, W.IT_POSSESSIVES[x], True)
+        elif x == "tu":
+            changes[i] = _case(word, "Lei", True)
+        elif x == "te":
+            if following in ("lo", "la", "li", "le", "ne"):
+                raise Skip("it: te + pronoun (glielo)")
+            changes[i] = _case(word, "Lei", True)
+        elif x == "ti":
+            _it_ti(w, i, changes)
+        elif x == "non" and following and _it_command_place(w, i, sentence[i] in commanded):
+            _it_not_infinitive(w, i, changes)
+        elif _it_command_place(w, i, sentence[i] in commanded) and (lei := _it_command(w, i)):
+            changes[i] = _case(word, lei, True)
+            commanded.add(sentence[i])
+        elif x in W.IT_2SG and (x != "sei" or _it_sei_is_verb(w, i, following)):
+            changes[i] = _case(word, W.IT_2SG[x], True)
+        elif x in _IT_PRESENT and (_it_subject_before(w, i) or (w.starts_sentence(i) and w.in_question(i))):
+            changes[i] = _case(word, _IT_PRESENT[x], True)  # "se selezioni" -> "se seleziona"
+        elif x.endswith("rai") and len(x) >= 6:
+            changes[i] = word[:-3] + ("RÀ" if word.isupper() else "rà")  # "potrai" -> "potrà"
+        elif x.endswith("resti") and len(x) >= 7 and x not in W.IT_NOT_CONDITIONAL:
+            changes[i] = word[:-5] + ("REBBE" if word.isupper() else "rebbe")  # "potresti" -> "potrebbe"
+        elif (joined := _it_joined_ti(word)) is not None:
+            changes[i] = joined
+        elif x in _IT_ONLY_VERB:
+            raise Skip("it: a tu verb where the rules do not know its use")
+    return _apply(text, w, changes)
+
+
+def _it_sei_is_verb(w: Words, i: int, following: str) -> bool:
+    """Whether "sei" is "you are" (not six): before a predicate or a participle, or after "tu",
+    "non", "se"... ("Sei sicuro", "sei stato", "se sei connesso")."""
+    before = w.lower[i - 1] if i and w.inside_sentence(i) else ""
+    return (
+        following in W.reader.IT_SEI_PREDICATES or following.endswith(W.IT_PARTICIPLE_ENDS) or before in W.IT_SEI_AFTER
+    )
+
+
+_FORMAL_RULES = {"it": _italian}
+
+INFORMAL_LANGUAGES = frozenset(_RULES)  # `informal` rewrites these
+FORMAL_LANGUAGES = frozenset(_FORMAL_RULES)  # `formal` rewrites these

@@ -1,6 +1,6 @@
 """The word tables of text/register_convert.py (formal -> informal rewrites of Russian and Dutch
-interface messages). Russian words are written with е for ё (the rules compare them so) unless
-said otherwise; Dutch in lower case.
+interface messages, informal -> formal ones of Italian). Russian words are written with е for ё
+(the rules compare them so) unless said otherwise; Dutch and Italian in lower case.
 """
 
 from __future__ import annotations
@@ -93,4 +93,95 @@ NL_NOT_VERBS = _words(
 NL_ADVERBS = _words(
     "hier nu dan daar daarna vervolgens eerst ook hiermee daarmee hierdoor zo soms altijd nog toen "
     "hoe waar wanneer waarom straks hierna daarom dus eventueel voortaan verder daarbij hierbij"
+)
+
+# ---- Italian (tu -> Lei). Possessives take the polite capital ("il Suo nome"), as the reader
+# counts them; "ti" becomes "La" (object) or "Le" (to you) by the verb after it.
+IT_POSSESSIVES = {"tuo": "Suo", "tua": "Sua", "tuoi": "Suoi", "tue": "Sue"}
+# second-person forms of the common irregular verbs -> third person, wherever they stand
+IT_2SG = {
+    "vuoi": "vuole", "puoi": "può", "devi": "deve", "hai": "ha", "stai": "sta", "sai": "sa", "vai": "va",
+    "fai": "fa", "sei": "è", "riesci": "riesce", "esci": "esce", "vieni": "viene", "tieni": "tiene",
+    "scegli": "sceglie", "riempi": "riempie", "dici": "dice", "conosci": "conosce", "capisci": "capisce",
+    "preferisci": "preferisce", "desideri": "desidera", "trovi": "trova", "senti": "sente",
+}  # fmt: skip
+IT_SEI_AFTER = _words("tu non se ci ne già ora")  # "sei" is also six: a verb after these or before a predicate
+IT_PARTICIPLE_ENDS = ("ato", "ata", "ati", "ate", "uto", "uta", "uti", "ito", "ita", "iti")
+IT_NOT_CONDITIONAL = _words("arresti")  # "-resti" -> "-rebbe" otherwise ("potresti" -> "potrebbe")
+# tu imperatives beyond the reader's list, tu -> Lei (their Lei forms read neutral; kept for agreement)
+IT_MORE_IMPERATIVES = {
+    "dimentica": "dimentichi", "preoccupa": "preoccupi", "spegni": "spenga", "riavvia": "riavvii",
+    "ricollega": "ricolleghi", "espandi": "espanda", "comprimi": "comprima", "sblocca": "sblocchi",
+    "blocca": "blocchi", "converti": "converta", "inverti": "inverta", "avverti": "avverta", "sii": "sia",
+    "abbi": "abbia", "di'": "dica", "dì": "dica", "digli": "gli dica", "trascina": "trascini",
+}  # fmt: skip
+IT_IMPERATIVES = {**reader.IT_IMPERATIVES, **IT_MORE_IMPERATIVES}
+# the Lei imperative of "non" + infinitive ("Non spegnere" -> "Non spenga"): the -are verbs of the
+# table by rule (selezionare -> selezioni), these by hand
+IT_INFINITIVE_LEI = {
+    "premere": "prema", "inserire": "inserisca", "scegliere": "scelga", "chiudere": "chiuda", "attendere": "attenda",
+    "aprire": "apra", "seguire": "segua", "scrivere": "scriva", "immettere": "immetta", "rimuovere": "rimuova",
+    "aggiungere": "aggiunga", "riempire": "riempia", "leggere": "legga", "connettere": "connetta",
+    "disconnettere": "disconnetta", "eseguire": "esegua", "chiedere": "chieda", "mettere": "metta",
+    "prendere": "prenda", "andare": "vada", "fare": "faccia", "dare": "dia", "tenere": "tenga", "venire": "venga",
+    "uscire": "esca", "accedere": "acceda", "ripetere": "ripeta", "rispondere": "risponda", "condividere": "condivida",
+    "scoprire": "scopra", "vedere": "veda", "scorrere": "scorra", "sostituire": "sostituisca", "spegnere": "spenga",
+    "espandere": "espanda", "comprimere": "comprima", "convertire": "converta", "essere": "sia", "avere": "abbia",
+    "dire": "dica", "interrompere": "interrompa", "perdere": "perda", "cambiare": "cambi",
+}  # fmt: skip
+# the third person of a tu imperative that is also the second-person present (-ere/-ire verbs:
+# "se premi" -> "se preme"); the rest by rule (-isci -> -isce, -i -> -e)
+IT_THIRD_IRREGULAR = {"scegli": "sceglie", "riempi": "riempie", "vieni": "viene", "tieni": "tiene", "dai": "dà"}
+# words after which a second-person present is a verb of the reader ("se selezioni", "quando premi")
+IT_SUBJECT_OPENERS = _words("se quando mentre appena finché dove come perché cosa che tu poi")
+IT_CLITICS = _words("lo la li le ne ci vi non gli già anche")  # between an opener and its verb
+# "ti" + verb: "La" where "ti" is the object ("La preghiamo"), "Le" where it is "to you"
+IT_TI_OBJECT = _words(
+    "preghiamo ringraziamo aiuta aiuterà aiuteremo aiutiamo invitiamo avvisiamo avviseremo avvisa avviserà "
+    "informiamo informeremo informa informerà contatteremo contatterà contattiamo porta porterà reindirizza "
+    "reindirizzeremo guida guiderà accompagna salutiamo aspettiamo autorizza protegge identifica conosce"
+)
+IT_TI_TO = _words(
+    "consigliamo suggeriamo chiediamo ricordiamo mostra mostriamo mostrerà permette permetterà consente "
+    "consentirà serve servirà servono piace piacerà piacciono interessa interessano invieremo inviamo invierà "
+    "manderemo manda chiede chiederà dice dirà diciamo diamo daremo offre offriamo offrirà fornisce forniamo "
+    "sembra basta manca mancano è sarà sarà verrà verranno spiega spieghiamo garantiamo auguriamo "
+    "raccomandiamo occorre resta restano rimane rimangono appare invia assegna notifica notificheremo"
+)
+# "ti" + a second-person verb is reflexive: "ti sei registrato" -> "si è registrato"
+IT_REFLEXIVE_2SG = {
+    "sei": "è", "trovi": "trova", "senti": "sente", "stai": "sta", "ricordi": "ricorda", "colleghi": "collega",
+    "connetti": "connette", "disconnetti": "disconnette", "registri": "registra", "iscrivi": "iscrive",
+    "assicuri": "assicura", "accorgi": "accorge", "preoccupi": "preoccupa", "sposti": "sposta",
+}  # fmt: skip
+# tu imperatives with "ti" joined, and the others the reader knows -> Lei (the pronoun first)
+IT_JOINED = {
+    "assicurati": "si assicuri", "ricordati": "si ricordi", "accertati": "si accerti", "rivolgiti": "si rivolga",
+    "iscriviti": "si iscriva", "connettiti": "si connetta", "collegati": "si colleghi",
+    "disconnettiti": "si disconnetta", "registrati": "si registri",
+    "dimmi": "mi dica", "dicci": "ci dica", "fammi": "mi faccia", "facci": "ci faccia", "dammi": "mi dia",
+    "dacci": "ci dia", "mandaci": "ci mandi", "scrivici": "ci scriva", "contattaci": "ci contatti",
+    "vattene": "se ne vada", "sentiti": "si senta", "fermati": "si fermi", "spostati": "si sposti",
+}  # fmt: skip
+IT_ENCLITICS = reader.IT_ENCLITICS
+# an infinitive or gerund with "ti" joined: reflexive where the reader is its subject
+# ("per registrarti" -> "per registrarsi"), an object ("aiutarti" -> "aiutarla") or "to you"
+# ("mostrarti" -> "mostrarle"), by the infinitive
+IT_REFLEXIVE_VERBS = _words(
+    "registrare collegare connettere disconnettere iscrivere disiscrivere autenticare identificare preoccupare "
+    "assicurare accertare ricordare unire spostare sentire trovare rivolgere abituare divertire loggare "
+    "fermare riconnettere ricollegare abbonare candidare accorgere dimenticare"
+)
+IT_OBJECT_VERBS = _words(
+    "aiutare contattare avvisare informare invitare ringraziare guidare reindirizzare portare accompagnare "
+    "proteggere salutare autorizzare bloccare"
+)
+IT_TO_VERBS = _words(
+    "chiedere mostrare inviare consigliare suggerire permettere offrire fornire dare dire mandare spiegare "
+    "consentire garantire notificare assegnare insegnare"
+)
+# words in -rti that are no infinitive with "ti" ("aperti" open, "esperti" experts, "parti" parts)
+IT_NOT_JOINED_TI = _words(
+    "aperti riaperti esperti coperti scoperti offerti sofferti inserti deserti concerti certi incerti avverti "
+    "converti inverti diverti parti riparti scarti quarti comparti reparti sorti morti forti porti"
 )
