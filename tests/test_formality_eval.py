@@ -86,3 +86,25 @@ def test_bad_arguments_are_refused_in_one_line(monkeypatch, capsys):
         with pytest.raises(SystemExit) as exit_:
             module.main()
         assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_brazilian_portuguese_is_judged_where_the_english_says_you():
+    """ "Digite seu nome" is right in both registers: only sentences with "you" count towards the
+    90%, and the others fail the setting only when they are in the other register."""
+    measure = _load().measure
+    sentences = ["Do you want to save your changes?", "Enter your name.", "Are you sure?"]
+    formal = ["O senhor deseja salvar suas alterações?", "Digite seu nome.", "O senhor tem certeza?"]
+    result = measure(sentences, formal, "pt-BR", "formal")
+    assert (result["in_register"], result["judged"], result["others_off_register"]) == (100.0, 2, 0)
+    assert result["passes"] and result["counts"]["neutral"] == 1
+    # a "you" sentence left without its pronoun counts against the register asked
+    dropped = ["Deseja salvar suas alterações?", "Digite seu nome.", "O senhor tem certeza?"]
+    result = measure(sentences, dropped, "pt-BR", "formal")
+    assert result["in_register"] == 50.0 and not result["passes"]
+    # an imperative sentence in the other register fails the setting
+    informal_elsewhere = ["O senhor deseja salvar?", "Digite seu nome, você.", "O senhor tem certeza?"]
+    result = measure(sentences, informal_elsewhere, "pt-BR", "formal")
+    assert result["others_off_register"] == 1 and not result["passes"]
+    # other languages keep counting every sentence
+    it = measure(["Enter your name."], ["Inserire il nome."], "it", "formal")
+    assert it["in_register"] == 0.0 and "judged" not in it

@@ -183,7 +183,44 @@ def test_italian_skips(informal, source, reason):
 def test_formal_rewrites_only_languages_with_rules():
     with pytest.raises(ValueError, match="no conversion rules to the formal register for 'ru'"):
         rc.formal("Нажми кнопку", "ru")
-    assert rc.FORMAL_LANGUAGES == {"it"} and rc.INFORMAL_LANGUAGES == {"ru", "nl"}
+    with pytest.raises(ValueError, match="no register rules for 'pt-PT'"):
+        rc.formal("Você está offline.", "pt-PT")  # in Portugal "você" is no informal word
+    assert rc.FORMAL_LANGUAGES == {"it", "pt-BR"} and rc.INFORMAL_LANGUAGES == {"ru", "nl"}
+
+
+PORTUGUESE = [
+    ("Você deseja salvar suas alterações?", "Do you want to save your changes?",
+     "O senhor deseja salvar suas alterações?"),
+    ("Selecione a impressora que você deseja usar.", "Select the printer you want to use.",
+     "Selecione a impressora que o senhor deseja usar."),
+    ("Este arquivo é para você.", "This file is for you.", "Este arquivo é para o senhor."),
+    ("Enviamos um e-mail a você.", "We sent you an email.", "Enviamos um e-mail ao senhor."),
+    ("Precisamos de você!", "We need you!", "Precisamos do senhor!"),
+    ("Confiamos em você.", "We trust you.", "Confiamos no senhor."),
+    ("Vocês estão prontos?", "Are you ready?", "Os senhores estão prontos?"),
+    ("Podemos falar contigo?", "Can we talk with you?", "Podemos falar com o senhor?"),
+    ("VOCÊ ESTÁ OFFLINE", "YOU ARE OFFLINE", "O SENHOR ESTÁ OFFLINE"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("informal, source, formal", PORTUGUESE)
+def test_brazilian_rewrites(informal, source, formal):
+    assert address.read(informal, "pt-BR", source) == address.INFORMAL
+    assert rc.formal(informal, "pt-BR", source) == (formal, rc.CONVERTED)
+    assert address.read(formal, "pt-BR", source) == address.FORMAL
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("Te enviamos um e-mail.", "pt: tu forms (te, teu) the rules do not convert"),
+        ("Você e teu irmão", "pt: tu forms (te, teu) the rules do not convert"),
+        ("Digite seu nome.", rc.NOT_INFORMAL_TEXT),  # imperatives and seu/sua: both registers
+        ("Você está offline: abr&a o menu", rc.ACCELERATOR),
+    ],
+)
+def test_brazilian_skips(text, reason):
+    assert rc.formal(text, "pt-BR", "You") == (None, reason)
 
 
 @pytest.mark.parametrize("formal, informal", RUSSIAN)

@@ -13,7 +13,10 @@ Languages: es, fr, de, it, pt-BR, nl, ru (those traductor.text.address reads). `
 a bundle instead of the packaged model of `--to` (one language then: the bundle's target).
 
 A setting passes (issue 57) when at least 90% of its outputs are in the register asked and none is
-mixed. `less` asks for the informal register, `more` for the formal one; `default` is read only.
+mixed. Brazilian Portuguese shows a register only through its pronouns (você / o senhor): its
+imperatives and seu/sua belong to both ("Digite seu nome" is right in either), so there the 90%
+counts the sentences whose English says "you", and each of the others passes unless it is in the
+other register or mixed. `less` asks for the informal register, `more` for the formal one; `default` is read only.
 The verdict per language, the registers whose setting passed as a JSON list ready for a
 config.json's `"registers"` field (docs/languages.md, "A register per model"), is printed last
 and written under "registers" in --out; a register whose setting was not measured is left out.
@@ -33,10 +36,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "server"))
 
 from traductor.text import address  # noqa: E402
+from traductor.text.address_text import says_you  # noqa: E402
 
 SENTENCES = Path(__file__).with_name("formality_sentences.txt")
 ASKED = {"less": address.INFORMAL, "more": address.FORMAL, "prefer_less": address.INFORMAL, "default": None}
 VERDICT_OF = {"more": address.FORMAL, "less": address.INFORMAL}  # in config.json's order: formal, informal
+PRONOUN_ONLY = {"pt", "pt-BR"}  # registers shown only by pronouns: judged where the English says "you"
 
 
 def translate(
@@ -72,9 +77,15 @@ def measure(sentences: list[str], outs: list[str], lang: str, asked: str | None)
     counts = {label: sum(row["register"] == label for row in rows) for label in labels}
     result = {"counts": counts, "outputs": rows}
     if asked:
-        result["in_register"] = round(100 * counts[asked] / len(rows), 1)
+        judged = [row for row in rows if lang not in PRONOUN_ONLY or says_you(row["source"])]
+        others = [row for row in rows if lang in PRONOUN_ONLY and not says_you(row["source"])]
+        result["in_register"] = round(100 * sum(row["register"] == asked for row in judged) / len(judged), 1)
         result["mixed"] = counts[address.MIXED]
         result["passes"] = result["in_register"] >= 90 and counts[address.MIXED] == 0
+        if lang in PRONOUN_ONLY:
+            result["judged"] = len(judged)  # the sentences that say "you"
+            result["others_off_register"] = sum(row["register"] not in (asked, address.NEUTRAL) for row in others)
+            result["passes"] = result["passes"] and result["others_off_register"] == 0
     return result
 
 

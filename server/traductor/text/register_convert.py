@@ -19,10 +19,10 @@ does not read the result as informal. Word tables: register_convert_words.py.
   heb je). Skipped: "u zelf", "zich", "heeft" away from u, "u" as a letter or unit (km/u), an
   inverted verb the rules do not know or that may have u as its object ("Dit geeft u...").
 
-`formal(text, language)` is the other way, for Italian, whose catalogs address the reader with tu
-and almost never with Lei (tu -> Lei), with the same contract: (text, CONVERTED), or (None,
-reason) where a word of the informal register is one the rules do not cover, or the reader does
-not read the result as formal.
+`formal(text, language)` is the other way, for Italian and Brazilian Portuguese, whose catalogs
+address the reader with tu / você and almost never with Lei / o senhor, with the same contract:
+(text, CONVERTED), or (None, reason) where a word of the informal register is one the rules do
+not cover, or the reader does not read the result as formal.
 
 - Italian: tuo/tua... -> Suo/Sua... (the polite capital), tu/te -> Lei, "ti" -> "La" or "Le" by
   the verb after it ("La preghiamo", "Le consigliamo") or "si" with a second-person verb ("ti sei
@@ -33,6 +33,10 @@ not read the result as formal.
   ("per registrarti" -> "per registrarsi", "aiutarti" -> "aiutarla"). Skipped: "ti" or a joined
   "ti" before a verb the tables do not know, "te lo" (glielo), "non" + an unknown infinitive, a tu
   verb the rules leave where they do not know its use.
+- Brazilian Portuguese: você/vocês -> o senhor/os senhores, the article joined to a preposition
+  before it ("de você" -> "do senhor", "a você" -> "ao senhor", "para você" -> "para o senhor"),
+  "contigo" -> "com o senhor"; verbs and seu/sua are the same in both registers. Skipped: the tu
+  forms (te, teu, tua), rare in Brazil. The masculine stands for both (no gender is known).
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ def formal(text: str, language: str, source: str = "") -> tuple[str | None, str]
     """(the formal rewrite, CONVERTED) of a text the reader reads as informal, else (None, reason)."""
     base = language.replace("_", "-").lower().split("-")[0]
     if base not in _FORMAL_RULES:
-        raise ValueError(f"no conversion rules to the formal register for {language!r} (known: it)")
+        raise ValueError(f"no conversion rules to the formal register for {language!r} (known: it, pt-BR)")
     if address.read(text, language, source) != address.INFORMAL:
         return None, NOT_INFORMAL_TEXT
     if _ACCELERATOR.search(text) or _glued_formal(text, language, source, address.INFORMAL):
@@ -498,7 +502,30 @@ def _it_sei_is_verb(w: Words, i: int, following: str) -> bool:
     )
 
 
-_FORMAL_RULES = {"it": _italian}
+# ---- Brazilian Portuguese (você -> o senhor)
+
+
+def _portuguese(text: str) -> str:
+    w = Words(text)
+    changes: dict[int, str] = {}
+    for i, word in enumerate(w.words):
+        x = w.lower[i]
+        if x in W.PT_TU_FORMS:
+            raise Skip("pt: tu forms (te, teu) the rules do not convert")
+        if x == "contigo":
+            changes[i] = _case(word, "com o senhor", True)
+        elif x in W.PT_FORMAL:
+            article, senhor = W.PT_FORMAL[x]
+            before = w.lower[i - 1] if i and w.inside_sentence(i) else ""
+            if (before, article) in W.PT_JOINED:  # "de você" -> "do senhor"
+                changes[i - 1] = _case(w.words[i - 1], W.PT_JOINED[before, article], True)
+                changes[i] = _case(word, senhor, False)
+            else:
+                changes[i] = _case(word, f"{article} {senhor}", True)
+    return _apply(text, w, changes)
+
+
+_FORMAL_RULES = {"it": _italian, "pt": _portuguese}
 
 INFORMAL_LANGUAGES = frozenset(_RULES)  # `informal` rewrites these
-FORMAL_LANGUAGES = frozenset(_FORMAL_RULES)  # `formal` rewrites these
+FORMAL_LANGUAGES = frozenset({"it", "pt-BR"})  # `formal` rewrites these (Portuguese as Brazil's)

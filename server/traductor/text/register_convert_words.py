@@ -185,3 +185,13 @@ IT_NOT_JOINED_TI = _words(
     "aperti riaperti esperti coperti scoperti offerti sofferti inserti deserti concerti certi incerti avverti "
     "converti inverti diverti parti riparti scarti quarti comparti reparti sorti morti forti porti"
 )
+
+# ---- Brazilian Portuguese (você -> o senhor). Verbs and "seu"/"sua" are the same in both
+# registers; the article of "senhor" joins a preposition before it ("de você" -> "do senhor").
+PT_FORMAL = {"você": ("o", "senhor"), "vocês": ("os", "senhores")}
+PT_JOINED = {  # preposition + article
+    ("de", "o"): "do", ("a", "o"): "ao", ("à", "o"): "ao", ("em", "o"): "no", ("por", "o"): "pelo",
+    ("pra", "o"): "pro", ("de", "os"): "dos", ("a", "os"): "aos", ("à", "os"): "aos", ("em", "os"): "nos",
+    ("por", "os"): "pelos", ("pra", "os"): "pros",
+}  # fmt: skip
+PT_TU_FORMS = _words("tu te ti teu tua teus tuas")  # "tu" forms, rare in Brazil: skipped
