@@ -256,7 +256,7 @@ def test_only_formal_texts_are_rewritten(text, language):
 
 
 def test_unknown_language_is_a_clear_error():
-    with pytest.raises(ValueError, match="no conversion rules for 'de'"):
+    with pytest.raises(ValueError, match="no conversion rules to the informal register for 'de'"):
         rc.informal("Klicken Sie hier", "de")
 
 

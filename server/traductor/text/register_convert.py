@@ -65,39 +65,39 @@ class Skip(Exception):
 
 def informal(text: str, language: str, source: str = "") -> tuple[str | None, str]:
     """(the informal rewrite, CONVERTED) of a text the reader reads as formal, else (None, reason)."""
-    base = language.replace("_", "-").lower().split("-")[0]
-    if base not in _RULES:
-        raise ValueError(f"no conversion rules for {language!r} (known: ru, nl)")
-    if address.read(text, language, source) != address.FORMAL:
-        return None, NOT_FORMAL
-    if _ACCELERATOR.search(text) or _glued_formal(text, language, source):
-        return None, ACCELERATOR
-    try:
-        out = _RULES[base](text)
-    except Skip as e:
-        return None, str(e)
-    found = address.read(out, language, source)
-    if found != address.INFORMAL:
-        return None, LEFT_FORMAL if found in (address.FORMAL, address.MIXED) else NOT_INFORMAL
-    return out, CONVERTED
+    return _rewrite(text, language, source, address.FORMAL, address.INFORMAL)
 
 
 def formal(text: str, language: str, source: str = "") -> tuple[str | None, str]:
     """(the formal rewrite, CONVERTED) of a text the reader reads as informal, else (None, reason)."""
+    return _rewrite(text, language, source, address.INFORMAL, address.FORMAL)
+
+
+# why a text is not rewritten, by the register it is read in ("not read formal"), or left in
+# after the rules ("formal word left"), or by the register the rewrite failed to reach
+_NOT_READ = {address.FORMAL: NOT_FORMAL, address.INFORMAL: NOT_INFORMAL_TEXT}
+_LEFT = {address.FORMAL: LEFT_FORMAL, address.INFORMAL: LEFT_INFORMAL}
+_NOT_REACHED = {address.INFORMAL: NOT_INFORMAL, address.FORMAL: NOT_FORMAL_RESULT}
+
+
+def _rewrite(text: str, language: str, source: str, have: str, want: str) -> tuple[str | None, str]:
+    """A text the reader reads in register `have`, rewritten into `want` by its language's rules."""
+    rules = _RULES if want == address.INFORMAL else _FORMAL_RULES
     base = language.replace("_", "-").lower().split("-")[0]
-    if base not in _FORMAL_RULES:
-        raise ValueError(f"no conversion rules to the formal register for {language!r} (known: it, pt-BR)")
-    if address.read(text, language, source) != address.INFORMAL:
-        return None, NOT_INFORMAL_TEXT
-    if _ACCELERATOR.search(text) or _glued_formal(text, language, source, address.INFORMAL):
+    if base not in rules:
+        known = ", ".join(sorted(INFORMAL_LANGUAGES if want == address.INFORMAL else FORMAL_LANGUAGES))
+        raise ValueError(f"no conversion rules to the {want} register for {language!r} (known: {known})")
+    if address.read(text, language, source) != have:
+        return None, _NOT_READ[have]
+    if _ACCELERATOR.search(text) or _glued_words(text, language, source, have):
         return None, ACCELERATOR
     try:
-        out = _FORMAL_RULES[base](text)
+        out = rules[base](text)
     except Skip as e:
         return None, str(e)
     found = address.read(out, language, source)
-    if found != address.FORMAL:
-        return None, LEFT_INFORMAL if found in (address.INFORMAL, address.MIXED) else NOT_FORMAL_RESULT
+    if found != want:
+        return None, _LEFT[have] if found in (have, address.MIXED) else _NOT_REACHED[want]
     return out, CONVERTED
 
 
@@ -106,8 +106,8 @@ def _glued(text: str, a: int, b: int) -> bool:
     return text[a - 1 : a] in ("&", "_", "\\") or text[b : b + 1] in ("&", "_")
 
 
-def _glued_formal(text: str, language: str, source: str, register: str = address.FORMAL) -> bool:
-    """Whether a word of `register` (formal by default) is glued to an accelerator or an escape."""
+def _glued_words(text: str, language: str, source: str, register: str) -> bool:
+    """Whether a word of `register` is glued to an accelerator or an escape."""
     words = set(address.markers(text, language, source)[register])
     w = Words(text)
     return any(word in words and _glued(text, *w.spans[i]) for i, word in enumerate(w.words))
