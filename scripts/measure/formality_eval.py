@@ -79,7 +79,8 @@ def measure(sentences: list[str], outs: list[str], lang: str, asked: str | None)
     if asked:
         judged = [row for row in rows if lang not in PRONOUN_ONLY or says_you(row["source"])]
         others = [row for row in rows if lang in PRONOUN_ONLY and not says_you(row["source"])]
-        result["in_register"] = round(100 * sum(row["register"] == asked for row in judged) / len(judged), 1)
+        in_register = sum(row["register"] == asked for row in judged)
+        result["in_register"] = round(100 * in_register / len(judged), 1) if judged else 0.0
         result["mixed"] = counts[address.MIXED]
         result["passes"] = result["in_register"] >= 90 and counts[address.MIXED] == 0
         if lang in PRONOUN_ONLY:

@@ -74,8 +74,7 @@ def augment(in_path: Path, out_path: Path, language: str, limit: int | None, pro
 
 
 def summary(counts: Counter) -> str:
-    order = ["read", "formal", "informal", "converted", "written"]
-    order = [k for k in order if k in counts or k in ("read", "converted", "written")]
+    order = ["read", *(k for k in ("formal", "informal") if k in counts), "converted", "written"]
     rest = sorted((k for k in counts if k not in order), key=lambda k: (not k.startswith("skipped"), -counts[k]))
     return "\n".join(f"{counts[k]:>9,}  {k}" for k in order + rest)
 

@@ -341,16 +341,11 @@ def _it_third(tu: str, lei: str) -> tuple[str, str] | None:
     return None
 
 
-_IT_PRESENT = {tu: third for tu, lei in W.IT_IMPERATIVES.items() if (p := _it_third(tu, lei)) for tu, third in [p]}
-_IT_PRESENT = {**_IT_PRESENT, **W.IT_2SG}
-del _IT_PRESENT["dai"]  # "dai file": from the files
-# a second-person present that is nothing else in an informal text ("premi", "scegli"): one the
-# rules leave makes the text skipped; "selezioni", "usi" are also nouns
-_IT_ONLY_VERB = (
-    frozenset(tu for tu in W.IT_IMPERATIVES if tu in _IT_PRESENT and tu.endswith("i"))
-    - frozenset(W.IT_THIRD_IRREGULAR)
-    - {"dai", "premi", "apri"}
-)
+# second-person present -> third; not "dai" ("dai file": from the files)
+_IT_PRESENT = dict(p for tu, lei in W.IT_IMPERATIVES.items() if tu != "dai" and (p := _it_third(tu, lei))) | W.IT_2SG
+# a second-person present that is nothing else in an informal text ("chiudi", "inserisci"): one the
+# rules leave makes the text skipped; "selezioni", "usi" (-are verbs) and "premi" (prizes) are nouns too
+_IT_ONLY_VERB = frozenset(tu for tu in _IT_PRESENT if tu in W.IT_IMPERATIVES and tu.endswith("i")) - {"premi"}
 _IT_CHAINS = frozenset("e ed o oppure poi quindi infine ora adesso allora semplicemente".split())
 _IT_CLAUSE_OPENERS = frozenset(
     "per se quando dopo prima appena una nel nella ora adesso qui quindi poi infine allora".split()
@@ -434,7 +429,7 @@ def _it_command(w: Words, i: int) -> str | None:
         if x in _IT_AMBIGUOUS and following not in W.reader.IT_VERB_OBJECTS:
             return None  # "Prova gratuita", "Modifica del file": nouns
         return W.IT_IMPERATIVES[x]
-    for e in W.IT_ENCLITICS:
+    for e in W.reader.IT_ENCLITICS:
         if x.endswith(e) and x[: -len(e)] in W.IT_IMPERATIVES and x not in W.reader.IT_NOT_JOINED:
             return f"{e} {W.IT_IMPERATIVES[x[: -len(e)]]}"
     return None

@@ -131,7 +131,7 @@ IT_INFINITIVE_LEI = {
 }  # fmt: skip
 # the third person of a tu imperative that is also the second-person present (-ere/-ire verbs:
 # "se premi" -> "se preme"); the rest by rule (-isci -> -isce, -i -> -e)
-IT_THIRD_IRREGULAR = {"scegli": "sceglie", "riempi": "riempie", "vieni": "viene", "tieni": "tiene", "dai": "dà"}
+IT_THIRD_IRREGULAR = {"scegli": "sceglie", "riempi": "riempie", "vieni": "viene", "tieni": "tiene"}
 # words after which a second-person present is a verb of the reader ("se selezioni", "quando premi")
 IT_SUBJECT_OPENERS = _words("se quando mentre appena finché dove come perché cosa che tu poi")
 IT_CLITICS = _words("lo la li le ne ci vi non gli già anche")  # between an opener and its verb
@@ -145,7 +145,7 @@ IT_TI_TO = _words(
     "consigliamo suggeriamo chiediamo ricordiamo mostra mostriamo mostrerà permette permetterà consente "
     "consentirà serve servirà servono piace piacerà piacciono interessa interessano invieremo inviamo invierà "
     "manderemo manda chiede chiederà dice dirà diciamo diamo daremo offre offriamo offrirà fornisce forniamo "
-    "sembra basta manca mancano è sarà sarà verrà verranno spiega spieghiamo garantiamo auguriamo "
+    "sembra basta manca mancano è sarà verrà verranno spiega spieghiamo garantiamo auguriamo "
     "raccomandiamo occorre resta restano rimane rimangono appare invia assegna notifica notificheremo"
 )
 # "ti" + a second-person verb is reflexive: "ti sei registrato" -> "si è registrato"
@@ -163,7 +163,6 @@ IT_JOINED = {
     "dacci": "ci dia", "mandaci": "ci mandi", "scrivici": "ci scriva", "contattaci": "ci contatti",
     "vattene": "se ne vada", "sentiti": "si senta", "fermati": "si fermi", "spostati": "si sposti",
 }  # fmt: skip
-IT_ENCLITICS = reader.IT_ENCLITICS
 # an infinitive or gerund with "ti" joined: reflexive where the reader is its subject
 # ("per registrarti" -> "per registrarsi"), an object ("aiutarti" -> "aiutarla") or "to you"
 # ("mostrarti" -> "mostrarle"), by the infinitive
