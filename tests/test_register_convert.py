@@ -149,6 +149,14 @@ ITALIAN = [
     ("Prova gratuita del tuo abbonamento", "Free trial of your subscription", "Prova gratuita del Suo abbonamento"),
     ("Il programma seleziona il tuo file.", "The program selects your file.", "Il programma seleziona il Suo file."),
     ("SALVA IL TUO FILE", "SAVE YOUR FILE", "SALVI IL SUO FILE"),
+    # nothing left that says "you" after the verbs: "Lei" before the first, before "non" and pronouns
+    ("Hai 6 nuovi messaggi.", "You have 6 new messages.", "Lei ha 6 nuovi messaggi."),
+    ("Non puoi annullare questa azione.", "You cannot undo this action.", "Lei non può annullare questa azione."),
+    ("Il file che hai scaricato è pronto.", "The file you downloaded is ready.",
+     "Il file che Lei ha scaricato è pronto."),
+    ("Ti sei disconnesso.", "You have logged out.", "Lei si è disconnesso."),
+    # a question opening with the verb is read formal where the English says "you": no "Lei"
+    ("Vuoi uscire?", "Do you want to quit?", "Vuole uscire?"),
 ]  # fmt: skip
 
 ITALIAN_SKIPS = [
@@ -159,9 +167,8 @@ ITALIAN_SKIPS = [
     ("Vuoi abbracciarti?", "Do you want to hug yourself?", "it: ti joined to a verb the rules do not know"),
     ("I file aperti li chiudi tu.", "You close the open files.", "it: a tu verb where the rules do not know its use"),
     ("Inserisci il t&uo nome", "Enter your name", "accelerator or escape inside a word"),
-    # converted, but nothing the reader reads as formal is left: "Ha" opens no question, an
-    # opening "Sua" is hers where the English says no "your"
-    ("Hai 6 nuovi messaggi.", "You have 6 new messages.", rc.NOT_FORMAL_RESULT),
+    # converted, but nothing the reader reads as formal is left: an opening "Sua" is hers where
+    # the English says no "your"
     ("Tua la scelta.", "The choice is hers.", rc.NOT_FORMAL_RESULT),
     ("Salve, mondo", "Hello, world", rc.NOT_INFORMAL_TEXT),
     ("Inserisca il Suo nome.", "Enter your name.", rc.NOT_INFORMAL_TEXT),

@@ -21,7 +21,7 @@ import json
 import math
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import onnxruntime as ort
@@ -33,6 +33,7 @@ from traductor.engine.bundle_config import GRAPHS, BundleConfig, Languages
 from traductor.engine.translator import OnnxTranslator
 from traductor.errors import ExportError
 from traductor.model import checkpoint
+from traductor.model.controls import Registers
 from traductor.model.generation import GenerationConfig
 from traductor.model.tokenizer import FILENAME as TOKENIZER_FILE
 from traductor.model.tokenizer import TokenizerConfig
@@ -67,8 +68,7 @@ def bundle_config(
     memory: tm.MemoryFile | None = None,
     tokenizer: TokenizerConfig | None = None,
     generation: GenerationConfig | None = None,
-    registers: tuple[str, ...] | None = None,
-    default_register: str = "",
+    registers: Registers | None = None,
 ) -> BundleConfig:
     """The bundle's config.json (without parity, which is measured once the bundle can run)."""
     return BundleConfig(
@@ -83,8 +83,7 @@ def bundle_config(
         memory=memory,
         tokenizer=tokenizer,
         generation=generation,
-        registers=registers,
-        default_register=default_register,
+        registers=registers or Registers(),
     )
 
 
@@ -119,7 +118,6 @@ def export(
             {TOKENIZER_FILE: source_dir / TOKENIZER_FILE},
             _model_name(source_dir),
             registers=checkpoint.registers(ckpt_config),
-            default_register=checkpoint.default_register(ckpt_config),
         ),
         out,
         quantize,
@@ -136,16 +134,15 @@ def export(
 class Source:
     """What a bundle is made from besides the model: the tokenizer (for the parity proof), the
     files it reads (bundle name -> where they are now), the weights' name, an imported model's
-    tokenizer section and decoding rules, and the registers a checkpoint says its model delivers
-    (and the one a call asking none gets)."""
+    tokenizer section and decoding rules, and what a checkpoint says of its model's registers
+    (controls.Registers)."""
 
     tokenizer: object
     files: dict[str, Path]
     name: str
     tokenizer_config: TokenizerConfig | None = None
     generation: GenerationConfig | None = None
-    registers: tuple[str, ...] | None = None
-    default_register: str = ""
+    registers: Registers = field(default_factory=Registers)
 
 
 def export_model(
@@ -187,7 +184,6 @@ def export_model(
         source.tokenizer_config,
         source.generation,
         source.registers,
-        source.default_register,
     )
     config = config.to_dict()
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")

@@ -20,6 +20,9 @@ other register or mixed. `less` asks for the informal register, `more` for the f
 The verdict per language, the registers whose setting passed as a JSON list ready for a
 config.json's `"registers"` field (docs/languages.md, "A register per model"), is printed last
 and written under "registers" in --out; a register whose setting was not measured is left out.
+A register the model delivers by a rewrite (its config.json's `"register_rewrites"`: it and pt-BR
+formal) passes or fails here like the others, but stays out of `"registers"`, which lists what
+the tags deliver.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ LibreTranslate's `formality`, `traductor translate --formality`), and says so (M
 DeepL's supports_formality); a model without them refuses `more`/`less` with a status the caller
 can act on and translates `prefer_*` as usual. A model whose config.json says it delivers one register
 only (the Italian one: `"registers": ["informal"]`) takes that one and refuses the other the same way
-(ModelInfo.registers, the page's selector)."""
+(ModelInfo.registers, the page's selector). A model that delivers a register by rewriting its output
+in the other (`"register_rewrites": {"formal": "informal"}`, the Brazilian one) lists both and is
+decoded with the other's tag (the rewrite itself: tests/service/test_register_rewrite.py)."""
 
 from __future__ import annotations
 
@@ -57,19 +59,22 @@ def controls_bundle(controls_checkpoint, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(tiny_bundle, controls_bundle, tmp_path_factory):
-    """Three models: en-de trained with the tags, en-it with them but said to deliver the informal
-    register only, en-es (the plain tiny model) without."""
+    """Four models: en-de trained with the tags, en-it with them but said to deliver the informal
+    register only, en-pt-BR the formal one by a rewrite too, en-es (the plain tiny model) without."""
     repository = tmp_path_factory.mktemp("repo")
     for name, bundle, target in (
         ("en-de", controls_bundle, "de"),
         ("en-it", controls_bundle, "it"),
+        ("en-pt-BR", controls_bundle, "pt-BR"),
         ("en-es", tiny_bundle, "es"),
     ):
         shutil.copytree(bundle, repository / name)
         config = json.loads((repository / name / "config.json").read_text())
         config["languages"] = {"source": "en", "target": target}
-        if target == "it":
+        if target in ("it", "pt-BR"):
             config["registers"] = ["informal"]
+        if target == "pt-BR":
+            config["register_rewrites"] = {"formal": "informal"}
         (repository / name / "config.json").write_text(json.dumps(config))
     settings = make_settings("", model_repository=str(repository), default_model="en-es", http_port=free_port())
     s = ServerThread(settings)
@@ -127,8 +132,19 @@ def test_grpc_formality_reaches_the_model_that_has_it(server):
     assert formal.usage.input_tokens == plain.usage.input_tokens + 2  # "▁" and <formal> before the text
     assert _grpc(server, "de", "prefer_less").usage.input_tokens == plain.usage.input_tokens + 2
     models = server.stub.ListModels(pb.ListModelsRequest(), timeout=WAIT).models
-    assert {m.name: m.formality for m in models} == {"en-de": True, "en-it": False, "en-es": False}
-    assert {m.name: list(m.registers) for m in models} == {"en-de": BOTH_LIST, "en-it": ["informal"], "en-es": []}
+    assert {m.name: m.formality for m in models} == {"en-de": True, "en-it": False, "en-pt-BR": True, "en-es": False}
+    assert {m.name: list(m.registers) for m in models} == {
+        "en-de": BOTH_LIST,
+        "en-it": ["informal"],
+        "en-pt-BR": BOTH_LIST,
+        "en-es": [],
+    }
+
+
+def test_grpc_a_register_by_rewrite_is_decoded_with_the_other_tag(server):
+    plain, informal, formal = _grpc(server, "pt-BR"), _grpc(server, "pt-BR", "less"), _grpc(server, "pt-BR", "more")
+    assert formal.usage.input_tokens == informal.usage.input_tokens == plain.usage.input_tokens + 2
+    assert list(formal.token_ids) == list(informal.token_ids)  # the same decode: <informal> went in
 
 
 def test_grpc_one_register_model_takes_it_and_refuses_the_other(server):
@@ -154,7 +170,12 @@ def test_grpc_more_on_a_model_without_formality_is_invalid_argument(server):
 
 def test_deepl_lists_and_honours_formality(server):
     languages = call(server.url + "v2/languages", query={"type": "target"}).json()
-    assert {x["language"]: x["supports_formality"] for x in languages} == {"DE": True, "ES": False, "IT": False}
+    assert {x["language"]: x["supports_formality"] for x in languages} == {
+        "DE": True,
+        "ES": False,
+        "IT": False,
+        "PT-BR": True,
+    }
     for formality in ("less", "more", "prefer_less", "default"):
         answer = call(
             server.url + "v2/translate", "POST", form={"text": "one two", "target_lang": "DE", "formality": formality}
@@ -238,6 +259,7 @@ def test_deepl_and_libretranslate_on_a_one_register_model(server):
     assert {m["name"]: m["registers"] for m in settings["models"]} == {
         "en-de": BOTH_LIST,
         "en-it": ["informal"],
+        "en-pt-BR": BOTH_LIST,
         "en-es": [],
     }
 
@@ -332,3 +354,45 @@ def test_the_glossary_second_pass_keeps_the_register_asked(controls_bundle):
         assert [tags[i] for i in ids if i in tags] == [register], ids
     untagged = segment_terms(Engine, held, DecodingOptions(), "de", text).fallback[0]
     assert not set(untagged) & set(tags)
+
+
+def test_a_register_by_rewrite_travels_into_the_bundle_and_is_checked(
+    controls_checkpoint, tmp_path, capsys, monkeypatch
+):
+    """A checkpoint's "register_rewrites" goes into the bundle; both tokenizers list the rewritten
+    register and put the other's tag in for it; a rewrite from a register the model does not
+    deliver, or into one it delivers by its tag, is refused naming the field; a target whose
+    language has no rules for the rewrite is refused when the model is opened."""
+    from traductor.engine.bundle import load_bundle
+    from traductor.errors import BundleError, ModelDirError
+    from traductor.model import checkpoint
+    from traductor_export.convert import export
+
+    model = tmp_path / "model"
+    shutil.copytree(controls_checkpoint, model)
+    config = json.loads((model / "config.json").read_text())
+    rewrites = {"registers": ["informal"], "register_rewrites": {"formal": "informal"}}
+    (model / "config.json").write_text(
+        json.dumps({**config, **rewrites, "languages": {"source": "en", "target": "it"}})
+    )
+    export(model, tmp_path / "bundle", progress=lambda *_: None)
+    written = json.loads((tmp_path / "bundle" / "config.json").read_text())
+    assert written["register_rewrites"] == {"formal": "informal"} and written["registers"] == ["informal"]
+    for tokenizer in (load_bundle(tmp_path / "bundle").tokenizer(), checkpoint.load(model)[1]):
+        assert tokenizer.registers == BOTH and tokenizer.rewrites == {"formal": "informal"}
+        assert tokenizer.encode("one", register="formal") == tokenizer.encode("one", register="informal")
+        assert tokenizer.sp.piece_to_id(controls.INFORMAL) in tokenizer.encode("one", register="formal")[0][:2]
+    for wrong in ({"informal": "formal"}, {"informal": "informal"}, ["formal"]):
+        (model / "config.json").write_text(json.dumps({**config, **rewrites, "register_rewrites": wrong}))
+        with pytest.raises(ModelDirError, match="register_rewrites"):
+            checkpoint.load(model)
+        (tmp_path / "bundle" / "config.json").write_text(json.dumps({**written, "register_rewrites": wrong}))
+        with pytest.raises(BundleError, match="register_rewrites"):
+            load_bundle(tmp_path / "bundle")
+    (tmp_path / "bundle" / "config.json").write_text(
+        json.dumps({**written, "languages": {"source": "en", "target": "de"}})
+    )
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("one two\n"))
+    run_error(["translate", "--model", str(tmp_path / "bundle")], capsys, "register_rewrites: no rules rewrite 'de'")

@@ -1,6 +1,7 @@
 """Formality from the client library, its CLI (translate, translate-file, loadtest) and the page
 (issue 44): on a server of three tiny models, en-de trained with register tags (test_formality.py's
-`controls_bundle`), en-it with them but delivering the informal register only, and en-es without. A
+`controls_bundle`), en-it with them but delivering the informal register only, en-pt-BR the formal
+one by a rewrite too, and en-es without. A
 formality that reaches the model shows in its input: the tag adds 2 source tokens to every text. A
 model without a formality refuses "more"/"less": the CLI says so in one line naming the models that
 have one, exit status non-zero, no traceback; the page shows its selector only for a pair whose model
@@ -39,7 +40,8 @@ def test_library_sends_formality_and_reads_which_models_have_it(server):
         assert [r.usage.input_tokens for r in batch] == [r.usage.input_tokens + FORMAL_TOKENS for r in plain_batch]
         final = list(client.stream_events("one two", target_language="de", formality="prefer_more"))[-1]
         assert final.usage.input_tokens == plain.usage.input_tokens + FORMAL_TOKENS
-        assert {m.name: m.formality for m in client.list_models()} == {"en-de": True, "en-it": False, "en-es": False}
+        formality = {m.name: m.formality for m in client.list_models()}
+        assert formality == {"en-de": True, "en-it": False, "en-pt-BR": True, "en-es": False}
         assert client.model_info("en-de").formality is True
         assert client.model_info("en-it").registers == ("informal",) and client.model_info("en-es").registers == ()
         with pytest.raises(InvalidArgument, match="formality 'more'"):
@@ -95,7 +97,7 @@ def test_cli_refusal_is_one_line_naming_the_problem(server, capsys, extra):
     out, err = capsys.readouterr()
     assert status == 1 and out == "" and "Traceback" not in err
     assert err.startswith("traductor-client: INVALID_ARGUMENT: formality 'more': this model has none")
-    assert err.endswith("(models with a formality: en-de, en-it (informal only))\n") and err.count("\n") == 1
+    assert err.endswith("(models with a formality: en-de, en-it (informal only), en-pt-BR)\n") and err.count("\n") == 1
 
 
 def test_cli_unknown_formality_is_a_usage_error(server, capsys):
@@ -148,7 +150,12 @@ def test_cli_info_and_models_say_which_model_has_formality(server, capsys):
     assert ["formality", "no"] in lines and ["registers", "informal"] in lines
     assert main(["--target", server.target, "models", "--json"]) == 0
     listed = {m["name"]: (m["formality"], m["registers"]) for m in json.loads(capsys.readouterr().out)}
-    assert listed == {"en-de": (True, ["formal", "informal"]), "en-it": (False, ["informal"]), "en-es": (False, [])}
+    assert listed == {
+        "en-de": (True, ["formal", "informal"]),
+        "en-it": (False, ["informal"]),
+        "en-pt-BR": (True, ["formal", "informal"]),
+        "en-es": (False, []),
+    }
 
 
 def test_translate_file_sends_formality(server, tmp_path, capsys):
@@ -244,7 +251,12 @@ def test_the_page_offers_formality_where_the_model_has_it(server, tmp_path):
     from selenium.webdriver.support.ui import Select
 
     settings = call(server.url + "frontend/settings").json()
-    assert {m["name"]: m["formality"] for m in settings["models"]} == {"en-de": True, "en-it": False, "en-es": False}
+    assert {m["name"]: m["formality"] for m in settings["models"]} == {
+        "en-de": True,
+        "en-it": False,
+        "en-pt-BR": True,
+        "en-es": False,
+    }
     driver = browser()
     try:
         open_page(driver, server.url)

@@ -41,6 +41,9 @@ class FakeEngine:
         self.registers: list[str] = []  # each encoded text's register
         self.groups: list[list[str]] = []
 
+    def rewritten(self, register: str) -> bool:
+        return False  # no register by a rewrite (service/pipeline/register.py)
+
     def encode(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str]]:
         self.sources.append(text)
         self.registers.append(options.register)

@@ -156,19 +156,52 @@ def test_evaluate_through_english_and_its_refusals(tmp_path, capsys, monkeypatch
 
 
 def test_translate_cli_through_english_takes_the_second_models_registers(monkeypatch, capsys):
-    """de -> it is de-en then en-it, whose config.json says it delivers the informal register only:
-    `less` is taken, `more` refused in one line, `prefer_more` translates as the default."""
+    """de -> it is de-en then en-it, which delivers the informal register by its tag and the formal
+    one by rewriting its informal output (config.json's register_rewrites: service/pipeline/register.py,
+    reading the English between the hops): each comes out in the register asked, and `prefer_more`
+    is `more` now that the model delivers it."""
     from traductor.cli import main
+    from traductor.text import address
 
     def run(*flags: str) -> str:
         monkeypatch.setattr("sys.stdin", io.StringIO("Möchtest du die Datei speichern?\n"))
         assert main(["translate", "--from", "de", "--to", "it", "--threads", "1", *flags]) == 0
-        return capsys.readouterr().out
+        out = capsys.readouterr()
+        assert "review it" not in out.err  # not flagged
+        return out.out.strip()
 
-    assert run("--formality", "less").strip() and run("--formality", "prefer_more") == run()
-    monkeypatch.setattr("sys.stdin", io.StringIO("Hallo\n"))
-    run_error(
-        ["translate", "--from", "de", "--to", "it", "--formality", "more"],
-        capsys,
-        "formality 'more': this model delivers only the informal register",
+    less, more = run("--formality", "less"), run("--formality", "more")
+    assert (
+        address.read(less, "it") == address.INFORMAL
+        and address.read(more, "it", "Do you want to save the file?") == address.FORMAL
     )
+    assert run("--formality", "prefer_more") == more
+
+
+def test_formal_italian_and_brazilian_portuguese_by_rewrite_on_every_interface(server):
+    """en-it and en-pt-BR deliver the formal register by rewriting their informal output (issue 55):
+    DeepL lists them with supports_formality, and `more` comes out formal through DeepL's route, a
+    gRPC stream (which sends the rewritten words only: its deltas join into the unary text) and
+    TranslateBatch; `less` stays informal."""
+    from traductor.text import address
+
+    listed = call(server.url + "v2/languages", query={"type": "target"}).json()
+    formality = {x["language"]: x["supports_formality"] for x in listed}
+    assert formality["IT"] is True and formality["PT-BR"] is True and formality["NL"] is True
+    source = "Do you want to save your changes?"
+    for target, code in (("it", "IT"), ("pt-BR", "PT-BR")):
+        form = {"text": source, "target_lang": code, "formality": "more"}
+        deepl = call(server.url + "v2/translate", "POST", form=form).json()["translations"][0]["text"]
+        request = translate_request(source)
+        request.target_language, request.formality = target, "more"
+        messages = list(server.stub.TranslateStream(request, timeout=120))
+        streamed = "".join(m.text_delta for m in messages)
+        unary = server.stub.Translate(request, timeout=120)
+        batch = server.stub.TranslateBatch(
+            pb.TranslateBatchRequest(texts=[source, "Close"], target_language=target, formality="more"), timeout=120
+        )
+        assert deepl == streamed == unary.text == batch.results[0].text, target
+        assert address.read(unary.text, target, source) == address.FORMAL, unary.text
+        request.formality = "less"
+        informal = server.stub.Translate(request, timeout=120).text
+        assert address.read(informal, target, source) == address.INFORMAL, informal

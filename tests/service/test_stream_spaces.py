@@ -32,6 +32,9 @@ class DeltaEngine:
         self.metrics = SimpleNamespace(observe_verdict=lambda repaired, failed: None)
         self.sources: list[str] = []
 
+    def rewritten(self, register: str) -> bool:
+        return False  # no register by a rewrite (service/pipeline/register.py)
+
     def encode(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str]]:
         self.sources.append(text)
         return [len(self.sources) - 1, 7, 0], []

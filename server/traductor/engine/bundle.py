@@ -107,7 +107,6 @@ class Bundle:
                 self.vocab_size,
                 config.languages.target,
                 config.registers,
-                config.default_register,
             )
         except (OSError, RuntimeError, ValueError) as e:
             raise BundleError(f"{self.path}: cannot open the tokenizer ({e})") from e

@@ -5,8 +5,8 @@
                         figures, and the optional sections: memory (engine/memory.py: MemoryFile),
                         tokenizer (model/tokenizer.TokenizerConfig), generation
                         (model/generation.GenerationConfig), registers (the formality registers
-                        the model delivers: model/controls.checked_registers) and the default
-                        one, for a call that asks none (controls.checked_default_register)
+                        the model delivers, the default one for a call that asks none, those
+                        delivered by a rewrite: model/controls.Registers, three keys)
     Languages           a source -> target pair; `BundleConfig.pairs` are every pair a model
                         translates, `own_pair` / `shown_pairs` the codes a caller sends and is shown
 
@@ -63,22 +63,18 @@ class BundleConfig:
     memory: MemoryFile | None = None  # the translation memory, when the bundle has one
     tokenizer: TokenizerConfig | None = None  # an imported model's tokenizer (none: tokenizer.model)
     generation: GenerationConfig | None = None  # an imported model's decoding rules
-    registers: tuple[str, ...] | None = None  # the registers it delivers, as measured; None: every one it has tags for
-    default_register: str = ""  # the register a call asking none gets; "": none (untagged input)
+    registers: controls.Registers = field(default_factory=controls.Registers)  # three keys of config.json
 
     def to_dict(self) -> dict:
         out = {"format": self.format, **asdict(self)}
         for key in ("tokenizer", "generation"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key).to_dict()
-        for key in ("parity", "memory", "tokenizer", "generation", "registers"):
+        for key in ("parity", "memory", "tokenizer", "generation"):
             if out[key] is None:
                 del out[key]
-        if not self.default_register:
-            del out["default_register"]
-        if self.registers is not None:
-            out["registers"] = list(self.registers)
-        return out
+        del out["registers"]
+        return out | self.registers.to_config()
 
     @functools.cached_property
     def targets(self) -> dict[str, list[str]]:
@@ -158,8 +154,7 @@ class BundleConfig:
         if parity is not None and not isinstance(parity, dict):
             raise BundleError("parity: must be an object")
         try:
-            registers = controls.checked_registers(data.get("registers"))
-            default_register = controls.checked_default_register(data.get("default_register"), registers)
+            registers = controls.Registers.read(data)
         except ValueError as e:
             raise BundleError(str(e)) from e
         return cls(
@@ -176,7 +171,6 @@ class BundleConfig:
             tokenizer=_section(data, "tokenizer", TokenizerConfig),
             generation=_section(data, "generation", GenerationConfig),
             registers=registers,
-            default_register=default_register,
         )
 
 

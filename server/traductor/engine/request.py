@@ -79,6 +79,7 @@ class FinishEvent:
     markup_unsure: bool = False  # a segment's inline markup may wrap the wrong words (service/pipeline/restore.py)
     failed_checks: tuple[str, ...] = ()  # a segment's: the verifier's checks it failed (text/verify.py)
     alternatives: list[str] = field(default_factory=list)  # other translations, best first (options.alternatives)
+    middle: str = ""  # a segment translated through English: the English text (service/pivot.py)
 
     @property
     def cut_short(self) -> bool:

@@ -68,16 +68,10 @@ def languages(config: dict) -> dict:
     return dict(config.get("languages") or LEGACY_PAIR)
 
 
-def registers(config: dict) -> tuple[str, ...] | None:
-    """The registers a checkpoint's config.json says the model delivers (controls.checked_registers:
-    None, every one its tags have, when it says nothing); ValueError when the field is wrong."""
-    return controls.checked_registers(config.get("registers"))
-
-
-def default_register(config: dict) -> str:
-    """The register a checkpoint's config.json gives a call that asks none ("": none;
-    controls.checked_default_register); ValueError when the field is wrong."""
-    return controls.checked_default_register(config.get("default_register"), registers(config))
+def registers(config: dict) -> controls.Registers:
+    """What a checkpoint's config.json says of the model's registers (controls.Registers: the
+    measured ones, the default, the rewritten ones); ValueError when a field is wrong."""
+    return controls.Registers.read(config)
 
 
 def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
@@ -100,11 +94,11 @@ def load(model_dir: Path | None = None) -> tuple[Transformer, Tokenizer, dict]:
     except (SafetensorError, RuntimeError, OSError) as e:
         raise ModelDirError(f"{weights}: corrupt or mismatched weights ({str(e).splitlines()[0]})") from e
     try:
-        known, default = registers(config), default_register(config)
+        settings = registers(config)
     except ValueError as e:
         raise ModelDirError(f"{model_dir / CONFIG_FILE}: {e}") from e
     try:
-        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE, languages(config)["target"], known, default)
+        tokenizer = Tokenizer(model_dir / TOKENIZER_FILE, languages(config)["target"], settings)
     except (OSError, RuntimeError, ValueError) as e:
         raise ModelDirError(f"{model_dir}: cannot open the tokenizer ({e})") from e
     if tokenizer.vocab_size != cfg.vocab_size:

@@ -16,13 +16,18 @@ then lists the registers that do (`checked_registers`; scripts/measure/formality
 them), and a call asking another is refused. A model whose untagged output mixes the registers (the
 Russian model's does: docs/model-card.md) may name the register that a call asking none gets where
 its source says "you" (`checked_default_register`, `addresses_reader`): the tag then goes in as if
-asked. This module knows the tokens and how to write them; not how a reference's register is
-recognised (training/augment.py) nor which requests ask for what (service/).
+asked. A model may also deliver a register by rewriting its output in another
+(`checked_rewrites`: the Italian model decodes "tu", and the text pipeline rewrites it to "Lei":
+service/pipeline/register.py). `Registers` holds the three as a config.json writes them.
+
+This module knows the tokens and how to write them; not how a reference's register is recognised
+(training/augment.py) nor which requests ask for what (service/).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 FORMAL, INFORMAL = "<formal>", "<informal>"
 TERM, TERM_TO, TERM_END = "<term>", "<to>", "</term>"
@@ -67,6 +72,56 @@ def checked_default_register(value, registers: tuple[str, ...] | None) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"default_register: expected one of {', '.join(allowed) or 'no register'}, got {value!r}")
     return value
+
+
+def checked_rewrites(value, registers: tuple[str, ...] | None) -> dict[str, str]:
+    """A config.json's `register_rewrites` ({} when absent): each register the model delivers by
+    rewriting its output in another, asked -> decoded ({"formal": "informal"}); the decoded one must
+    be one of the model's `registers` (checked_registers'; None: any), the asked one not (its tag
+    would deliver it). ValueError names what is wrong."""
+    if value is None:
+        return {}
+    delivered = registers if registers is not None else tuple(REGISTERS)
+    if not isinstance(value, dict) or not all(
+        asked in REGISTERS and asked not in delivered and decoded in delivered for asked, decoded in value.items()
+    ):
+        raise ValueError(
+            f"register_rewrites: expected {{register asked: register decoded}}, the decoded one among "
+            f"{', '.join(delivered) or 'no register'} and the asked one not, got {value!r}"
+        )
+    return dict(value)
+
+
+@dataclass(frozen=True)
+class Registers:
+    """What a config.json (a checkpoint's or a bundle's) says of a model's registers, under its keys:
+
+    registers           measured   those its tags were measured to deliver; None: every one they have
+    default_register    default    the one a call asking none gets where its source says "you"; "": none
+    register_rewrites   rewrites   those it delivers by rewriting its output in another (asked -> decoded)
+    """
+
+    measured: tuple[str, ...] | None = None
+    default: str = ""
+    rewrites: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, config: dict) -> Registers:
+        """The three keys of a config.json, checked; ValueError names the one that is wrong."""
+        measured = checked_registers(config.get("registers"))
+        default = checked_default_register(config.get("default_register"), measured)
+        return cls(measured, default, checked_rewrites(config.get("register_rewrites"), measured))
+
+    def to_config(self) -> dict:
+        """The keys a config.json writes: only those that say something."""
+        out: dict = {}
+        if self.measured is not None:
+            out["registers"] = list(self.measured)
+        if self.default:
+            out["default_register"] = self.default
+        if self.rewrites:
+            out["register_rewrites"] = dict(self.rewrites)
+        return out
 
 
 def supported(piece_to_id, unk_id: int) -> bool:

@@ -145,6 +145,7 @@ class PieceTokenizer:
         self.placeholder_ids: frozenset[int] = frozenset()
         self.controls = False  # no <formal>, <term> ... (model/controls.py)
         self.registers: tuple[str, ...] = ()  # no formality
+        self.rewrites: dict[str, str] = {}  # nor a register by rewrite
         self.register_bans: dict = {}  # no register tags: nothing to ban (model/constraints.RegisterBans)
         self.languages = dict(config.languages)
         self.codes = CodeTable(self.languages)

@@ -102,15 +102,15 @@ class Tokenizer:
         self,
         model_file: str | Path,
         target_language: str = "",
-        registers: tuple[str, ...] | None = None,
-        default_register: str = "",
+        registers: controls.Registers | None = None,
     ):
         """`target_language`: the model's target (its bundle's or checkpoint's), which says which
         words address the reader in each register (`register_bans`); "": none are known.
-        `registers`: those a call may ask (config.json's, controls.checked_registers); None: every
-        register, where the vocabulary has the tags. `default_register`: the one a call asking
-        none gets where the source says "you" (config.json's, controls.checked_default_register);
-        "": no tag, the model's own."""
+        `registers`: what its config.json says (controls.Registers; None: every register the
+        vocabulary has tags for, no default, no rewrite). A call may ask those measured and those
+        rewritten (`self.registers`); a rewritten one is decoded with the tag of the register its
+        output is rewritten from (`check_register`); a call asking none gets the default where the
+        source says "you" ("": no tag, the model's own)."""
         model_file = Path(model_file)
         if not model_file.is_file():
             raise FileNotFoundError(f"no tokenizer at {model_file}")
@@ -118,11 +118,14 @@ class Tokenizer:
         self.vocab_size = self.sp.get_piece_size()
         self.pad_id, self.unk_id, self.bos_id, self.eos_id = PAD_ID, UNK_ID, BOS_ID, EOS_ID
         self.controls = controls.supported(self.sp.piece_to_id, UNK_ID)
-        known = tuple(controls.REGISTERS) if registers is None else registers
-        self.registers = known if self.controls else ()
-        if default_register and default_register not in self.registers:
-            raise ValueError(f"default_register {default_register!r}: not a register this model delivers")
-        self.default_register = default_register
+        settings = registers or controls.Registers()
+        known = tuple(controls.REGISTERS) if settings.measured is None else settings.measured
+        self.rewrites = dict(settings.rewrites) if self.controls else {}  # register asked -> register decoded
+        asked = [r for r in controls.REGISTERS if r in known or r in self.rewrites]
+        self.registers = tuple(asked) if self.controls else ()
+        if settings.default and settings.default not in (known if self.controls else ()):
+            raise ValueError(f"default_register {settings.default!r}: not a register this model delivers")
+        self.default_register = settings.default
         # control tokens are input only: never rendered should a model produce one
         control_ids = {self.sp.piece_to_id(t) for t in controls.TOKENS} if self.controls else set()
         self.special_ids = {PAD_ID, BOS_ID, EOS_ID} | control_ids
@@ -174,6 +177,8 @@ class Tokenizer:
         return None
 
     def check_register(self, register: str) -> str:
+        """The register whose tag goes in for a call asking `register`: itself, or the one a
+        rewritten register is decoded in; InvalidInput for one the model does not deliver."""
         if register not in controls.REGISTERS:
             raise InvalidInput(f"register {register!r}: must be one of {', '.join(controls.REGISTERS)}")
         if not self.controls:
@@ -181,7 +186,7 @@ class Tokenizer:
         if register not in self.registers:
             works = " and ".join(self.registers) or "none"
             raise InvalidInput(f"register {register!r}: this model does not deliver it (registers that work: {works})")
-        return register
+        return self.rewrites.get(register, register)
 
     def encode_masked(self, masked_text: str) -> list[int]:
         """Ids of already-masked text, without BOS/EOS (no register tag: training writes its own)."""
@@ -220,13 +225,12 @@ def open_tokenizer(
     config: TokenizerConfig | None,
     vocab_size: int,
     target_language: str = "",
-    registers: tuple[str, ...] | None = None,
-    default_register: str = "",
+    registers: controls.Registers | None = None,
 ) -> Tokenizer | PieceTokenizer:
     """The tokenizer a bundle's section describes (none: the project's, tokenizer.model);
-    `target_language`, `registers` and `default_register`: the bundle's (the project's tokenizer's
-    register bans, the registers a call may ask, the one a call asking none gets)."""
+    `target_language` and `registers`: the bundle's (the project's tokenizer's register bans, the
+    registers a call may ask and how each is delivered)."""
     if config is None or config.placeholders:
         model_file = Path(directory) / (config.source_model if config else FILENAME)
-        return Tokenizer(model_file, target_language, registers, default_register)
+        return Tokenizer(model_file, target_language, registers)
     return PieceTokenizer(directory, config, vocab_size)

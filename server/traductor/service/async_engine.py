@@ -30,10 +30,10 @@ from typing import AsyncIterator, Collection
 
 from ..engine.process import Job, failed
 from ..engine.request import FinishEvent, TokenEvent
-from ..errors import Draining, EngineDown, InvalidInput
+from ..errors import BundleError, Draining, EngineDown, InvalidInput
 from ..model.tokenizer import Tokenizer
 from ..options import DecodingOptions, Limits, resolve
-from ..text import TextLimits
+from ..text import TextLimits, register_convert
 from .engine_core import EngineCore
 from .metrics import ModelMetrics
 
@@ -71,6 +71,11 @@ class AsyncEngine:
         target: str = "",
     ):
         self.core, self.tokenizer, self.limits = core, tokenizer, limits
+        for register in tokenizer.rewrites:  # a register delivered by a rewrite needs the target's rules
+            try:
+                register_convert.check(register, target)
+            except ValueError as e:
+                raise BundleError(f"register_rewrites: {e}") from e
         # the model's source language: its rules split a text's sentences (service/pipeline/cut.py)
         self.language = language
         # its default target language: the verifier's checks read punctuation by it (service/pipeline/verify.py)
@@ -92,6 +97,11 @@ class AsyncEngine:
     @property
     def model(self) -> str:
         return self.metrics.model
+
+    def rewritten(self, register: str) -> bool:
+        """Whether the model delivers `register` by rewriting its output in another (its config.json's
+        `register_rewrites`: the text pipeline's register stage rewrites, service/pipeline/register.py)."""
+        return register in self.tokenizer.rewrites
 
     def start(self) -> None:
         """Start the core's steps; call from the event loop that will make the requests."""

@@ -21,7 +21,8 @@ has the call's target, register and alternatives, and a length limit of its own 
 source's length, as for a direct call). A stream sends the second hop's tokens only. The finish
 event of a segment: the second hop's text, tokens and scores; its confidence the product of the
 two hops'; its reason the second hop's, unless the first was cut short; input tokens and timings
-of both hops added (each engine also counts its own hop in its model's metrics).
+of both hops added (each engine also counts its own hop in its model's metrics); the English text
+between them as `middle` (the register stage reads its "you": service/pipeline/register.py).
 
 It does not know which models exist or when a pivot is used (routing.py), nor what a text is
 (service/pipeline).
@@ -76,6 +77,10 @@ class PivotEngine:
     @property
     def draining(self) -> bool:
         return self.first.draining or self.second.draining
+
+    def rewritten(self, register: str) -> bool:
+        """The second model's: the register stage rewrites the final text (service/pipeline/register.py)."""
+        return self.second.rewritten(register)
 
     def encode(self, text: str, options: DecodingOptions) -> tuple[list[int], list[str]]:
         if options.register:  # refused as a direct call would be, before any work
@@ -134,6 +139,7 @@ def combined(first: FinishEvent, second: FinishEvent) -> FinishEvent:
         input_tokens=first.input_tokens + second.input_tokens,
         timings=timings,
         confidence=first.confidence * second.confidence,
+        middle=first.text,
     )
 
 

@@ -54,7 +54,7 @@ IT_IMPERATIVES = dict(
 IT_VERB_OBJECTS = _words(  # what follows an imperative, not a noun: articles, determiners, "qui"...
     "il lo la i gli le l un uno una questo questa questi queste quel quella quei quelle quello tutti "
     "tutte tutto ogni qualsiasi qualunque alcuni alcune qui qua clic nuovamente ancora più subito ora "
-    "tuo tua tuoi tue suo sua suoi sue"
+    "tuo tua tuoi tue suo sua suoi sue dove come quale quali quando cosa"
 )
 IT_ALSO_NOUNS = _words("controlli selezioni cerchi salvi registri scarichi stampi usi invii prova firma copia stampa")
 IT_IMPERATIVE_OPENERS = _words("favore prego")  # and a sentence's start

@@ -92,7 +92,7 @@ def _rewrite(text: str, language: str, source: str, have: str, want: str) -> tup
     if _ACCELERATOR.search(text) or _glued_words(text, language, source, have):
         return None, ACCELERATOR
     try:
-        out = rules[base](text)
+        out = rules[base](text, source)
     except Skip as e:
         return None, str(e)
     found = address.read(out, language, source)
@@ -213,7 +213,7 @@ def _ru_agreeing(w: Words, j: int) -> int:
     raise Skip("ru: вы without a verb the rules convert")
 
 
-def _russian(text: str) -> str:
+def _russian(text: str, source: str = "") -> str:
     w = Words(text)
     lower = [_yo(x) for x in w.words]
     sentence = _sentences(w)
@@ -287,7 +287,7 @@ def _dutch_inverted(w: Words, i: int) -> str | None:
     return new or verb[:-1]
 
 
-def _dutch(text: str) -> str:
+def _dutch(text: str, source: str = "") -> str:
     text = W.NL_PLEASE.sub(lambda m: _case(m.group(0), "alsjeblieft", True), text)
     w = Words(text)
     if any(x == "zich" for x in w.lower):
@@ -448,7 +448,7 @@ def _it_not_infinitive(w: Words, i: int, changes: dict[int, str]) -> None:
         raise Skip("it: non + an infinitive the rules do not know")
 
 
-def _italian(text: str) -> str:
+def _italian(text: str, source: str = "") -> str:
     w = Words(text)
     sentence = _sentences(w)
     changes: dict[int, str] = {}
@@ -485,7 +485,41 @@ def _italian(text: str) -> str:
             changes[i] = joined
         elif x in _IT_ONLY_VERB:
             raise Skip("it: a tu verb where the rules do not know its use")
-    return _apply(text, w, changes)
+    out = _apply(text, w, changes)
+    if address.read(out, "it", source) == address.NEUTRAL:
+        _it_subject(w, changes)
+        out = _apply(text, w, changes)
+    return out
+
+
+def _it_subject(w: Words, changes: dict[int, str]) -> None:
+    """ "Lei" before the first verb rewritten, where the rewrite reads as addressing no one and
+    every change put a verb in the third person (or made "ti" "si"): "Hai 3 nuovi messaggi" ->
+    "Lei ha 3 nuovi messaggi" ("Ha 3 nuovi messaggi" may be anyone's; "Vuole uscire?" of "Do you
+    want to quit?" is read formal as it stands). It goes before "non" and the pronouns in front of
+    the verb ("Non puoi" -> "Lei non può", "Ti sei registrato" -> "Lei si è registrato")."""
+    if not changes or not all(_it_third_person(w.lower[i], new.lower()) for i, new in changes.items()):
+        return
+    k = min(changes)
+    while k > 0 and w.inside_sentence(k) and w.lower[k - 1] in _IT_BEFORE_VERB:
+        k -= 1
+    word = changes.get(k, w.words[k])
+    if w.starts_sentence(k) and not (len(word) > 1 and word.isupper()):
+        word = word[:1].lower() + word[1:]
+    changes[k] = "Lei " + word  # (in capitals, "LEI" would be no polite capital: such a text is skipped)
+
+
+_IT_BEFORE_VERB = W.IT_CLITICS | {"si", "mi"}
+
+
+def _it_third_person(tu: str, lei: str) -> bool:
+    """Whether a change (lower-case) puts a second-person verb in the third person ("hai" -> "ha",
+    "potrai" -> "potrà", "ti sei" -> "si è"), which alone does not say "you"."""
+    if (tu, lei) == ("ti", "si"):
+        return True
+    if lei in (W.IT_2SG.get(tu), _IT_PRESENT.get(tu), W.IT_REFLEXIVE_2SG.get(tu)):
+        return True
+    return (tu.endswith("rai") and lei == tu[:-3] + "rà") or (tu.endswith("resti") and lei == tu[:-5] + "rebbe")
 
 
 def _it_sei_is_verb(w: Words, i: int, following: str) -> bool:
@@ -500,7 +534,7 @@ def _it_sei_is_verb(w: Words, i: int, following: str) -> bool:
 # ---- Brazilian Portuguese (você -> o senhor)
 
 
-def _portuguese(text: str) -> str:
+def _portuguese(text: str, source: str = "") -> str:
     w = Words(text)
     changes: dict[int, str] = {}
     for i, word in enumerate(w.words):
@@ -524,3 +558,18 @@ _FORMAL_RULES = {"it": _italian, "pt": _portuguese}
 
 INFORMAL_LANGUAGES = frozenset(_RULES)  # `informal` rewrites these
 FORMAL_LANGUAGES = frozenset({"it", "pt-BR"})  # `formal` rewrites these (Portuguese as Brazil's)
+
+
+def check(register: str, language: str) -> None:
+    """ValueError unless the rules rewrite texts of `language` into `register` ("formal":
+    `formal`, "informal": `informal`), as a model that delivers a register by a rewrite needs
+    (model/controls.Registers)."""
+    rules, known = (_FORMAL_RULES, FORMAL_LANGUAGES) if register == address.FORMAL else (_RULES, INFORMAL_LANGUAGES)
+    if (
+        register not in (address.FORMAL, address.INFORMAL)
+        or language.replace("_", "-").lower().split("-")[0] not in rules
+    ):
+        raise ValueError(
+            f"no rules rewrite {language or 'its target'!r} into the {register} register "
+            f"(known: {', '.join(sorted(known))})"
+        )

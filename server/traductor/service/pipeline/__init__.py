@@ -17,6 +17,8 @@ package, each entered once:
                            glossary term, alone); a glossary's second pass as a second group
     restore   restore.py   the glossary's terms in place of the model's own words (or unmarked
                            after the second pass); each markup pair on the words it wrapped
+    register  register.py  for a register the model delivers by a rewrite (model/controls.Registers),
+                           each segment rewritten into it (text/register_convert), or flagged
     verify    verify.py    every segment against its source (text/verify.py): a certain repair
                            made, else the segment flagged
     join      join.py      the segments put back with the source's separators: one event a text
@@ -27,7 +29,7 @@ package, each entered once:
     translate(...), translate_many(...)                    the whole line (run.py): one event a text
     translate_all(engine, texts, options, id, refused)     the same for any number of texts, a refused
                                                            one left out (the offline commands)
-    stream(engine, prepared, request_id, timeout)          decode -> restore -> verify -> stream
+    stream(engine, prepared, request_id, timeout)          decode -> restore -> register -> verify -> stream
 
 Per segment: the decoding options apply to each segment on its own (`options.for_segment`), and
 the model's input limit is a segment's: a longer sentence is cut, not refused. Per text:

@@ -20,7 +20,9 @@ Per segment of the cut, in text order:
                  (`SegmentTerms`); for a model trained with term annotations, the annotated
                  input it reads in the first pass. A segment with no term is encoded exactly as
                  without a glossary
-    register     the call's register tag goes in with the tokens (model/controls.py)
+    register     the call's register tag goes in with the tokens (model/controls.py); for a
+                 register the model delivers by a rewrite, the tag of the one it is rewritten
+                 from, and `Prepared.rewrite` names the one asked (the register stage rewrites)
     markup       the pairs of inline tags around words whose placement the restore stage checks
                  (`pairs`: "Check that <b>the disk</b> has space"): an open tag and its close tag,
                  each once in the segment, words between them and no other tag, not wrapping the
@@ -83,6 +85,7 @@ class Prepared:
     terms: dict[int, SegmentTerms] = field(default_factory=dict)  # index in `inputs` -> its glossary terms
     options: DecodingOptions | None = None
     pairs: dict[int, list[Pair]] = field(default_factory=dict)  # index in `inputs` -> its inline pairs to check
+    rewrite: str = ""  # the register the outputs are rewritten into (register.py); "": none
 
     @property
     def count(self) -> int:
@@ -162,4 +165,5 @@ def protect(engine: AsyncEngine, cut: Cut, options: DecodingOptions, glossary: G
         segments.append(segment.index)
     if not inputs:  # nothing reaches the model, but bad options are still refused
         resolve(for_segment(options, limit, engine.limits), limit, engine.limits)
-    return Prepared(cut.plan, inputs, segments, known, terms, options, wrapped)
+    rewrite = options.register if options.register and engine.rewritten(options.register) else ""
+    return Prepared(cut.plan, inputs, segments, known, terms, options, wrapped, rewrite)

@@ -12,7 +12,7 @@ from ...glossary import Glossary
 from ...options import DecodingOptions
 from ...text import TextError
 from ..async_engine import AsyncEngine
-from . import cut, decode, join, protect, restore, verify
+from . import cut, decode, join, protect, register, restore, verify
 from .protect import Prepared
 
 
@@ -80,8 +80,8 @@ async def translate_all(
 
 
 async def _line(engine, texts, options, request_ids, timeout, format, glossary, field=None, refused=None) -> list:
-    """cut -> protect every text; decode all their segments as one group -> restore -> verify ->
-    join, one event per text. If a segment fails (or its deadline passes), the error is raised and
+    """cut -> protect every text; decode all their segments as one group -> restore -> register ->
+    verify -> join, one event per text. If a segment fails (or its deadline passes), the error is raised and
     the others are cancelled."""
     prepared, kept = [], []  # kept: the index of each text prepared
     for index, text in enumerate(texts):
@@ -108,6 +108,7 @@ async def _line(engine, texts, options, request_ids, timeout, format, glossary, 
             if isinstance(event, FinishEvent):
                 t, k = group.where[j]
                 event = restore.restored(group, j, event)
+                event = register.rewritten(engine, prepared[t], k, event, group.terms.get(j))
                 results[t][k] = verify.checked(engine, prepared[t], k, event)
     for index, p, r in zip(kept, prepared, results):
         out[index] = join.result(p, r)

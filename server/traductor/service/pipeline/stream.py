@@ -1,5 +1,5 @@
 """stream: a text's translation as it is decoded (the last stage of a streamed call), the same
-line as a unary call's (decode -> restore -> verify) with deltas in text order instead of one
+line as a unary call's (decode -> restore -> register -> verify) with deltas in text order instead of one
 joined text.
 
 One TokenEvent per generated token of any segment, numbered 0, 1, 2, ... in the order they come,
@@ -7,9 +7,10 @@ whose `text_delta` is the text that became ready in text order (text/stream.py's
 often "" for a segment behind the head); then the text's FinishEvent (join.py), whose
 `final_delta` is the rest. The concatenation of every delta is the unary text exactly. A segment
 from the memory is sent when it becomes the head; a segment the verifier may repair (its source
-holds a span, a tag or a special space: `verify.held`), or that decode holds (glossary terms,
-markup pairs), comes whole when it is done. Any other is sent as the verifier will leave it
-(`verify.streamable`: no run of spaces its source lacks, its last spaces held until a word follows).
+holds a span, a tag or a special space: `verify.held`), that decode holds (glossary terms,
+markup pairs), or whose register is rewritten (register.py) comes whole when it is done. Any
+other is sent as the verifier will leave it (`verify.streamable`: no run of spaces its source
+lacks, its last spaces held until a word follows).
 A segment none of whose text went out before it finished is repaired as a unary call repairs it;
 one that was partly sent, only where that sent text allows (STREAM_REPAIRS)."""
 
@@ -22,7 +23,7 @@ from ...engine.request import FinishEvent, TokenEvent
 from ...text import DeltaStream
 from ...text.verify import STREAM_REPAIRS
 from ..async_engine import AsyncEngine
-from . import decode, join, restore, verify
+from . import decode, join, register, restore, verify
 from .protect import Prepared
 
 
@@ -36,13 +37,15 @@ async def stream(
     for k, text in sorted(prepared.known.items()):  # from the memory: sent when it becomes the head
         ready += deltas.finish(k, text)
     finished: list = [None] * len(segments)
-    held = [verify.held(prepared, j) for j in range(len(segments))]  # once a segment, not once a token
+    # once a segment, not once a token; a register rewrite may change any word: every segment held
+    held = [bool(prepared.rewrite) or verify.held(prepared, j) for j in range(len(segments))]
     decoded = [""] * len(segments)  # each segment's output so far
     group = decode.Group(engine, [prepared], [request_id], timeout, stream=True)
     async with aclosing(group.events()) as events:
         async for j, event in events:
             if isinstance(event, FinishEvent):
                 event = restore.restored(group, j, event)
+                event = register.rewritten(engine, prepared, j, event, group.terms.get(j))
                 repair = STREAM_REPAIRS if deltas.sent(segments[j]) else True  # what went out stays
                 finished[j] = verify.checked(engine, prepared, j, event, repair)
                 ready += deltas.finish(segments[j], finished[j].text)

@@ -53,5 +53,6 @@ def checked(
     engine.metrics.observe_verdict(verdict.repaired, verdict.failed)
     if verdict.failed:
         confidence = min(event.confidence, FLAGGED_CONFIDENCE)
-        return replace(event, text=verdict.text, failed_checks=verdict.failed, confidence=confidence)
+        failed = tuple(dict.fromkeys(event.failed_checks + verdict.failed))  # with an earlier stage's (register.py)
+        return replace(event, text=verdict.text, failed_checks=failed, confidence=confidence)
     return replace(event, text=verdict.text) if verdict.text != event.text else event
