@@ -148,3 +148,15 @@ def test_a_stream_never_sends_the_informal_words_and_ends_with_the_unary_text():
     assert "Vuoi" not in "".join(deltas) and "tue" not in sent
     assert sent == done.text == translate(ItalianEngine(), text).text
     assert done.text == "Vuole salvare le Sue modifiche? Il file è stato salvato."
+
+
+def test_a_rewrite_that_would_change_a_glossary_term_is_not_made():
+    """A glossary's target words are the caller's: "il tuo profilo" asked for stays as it is."""
+    engine = ItalianEngine()
+    prepared = pipeline.prepare(engine, "Enter your name.", FORMAL, "text", None)
+    event = FinishEvent(FinishReason.EOS, "Inserisci il tuo nome.", [1], [], 3, Timings(), confidence=CONFIDENCE)
+    terms = SimpleNamespace(found=[(None, "il tuo nome")])  # (the match, its target form), as protect finds them
+    kept = register.rewritten(engine, prepared, 0, event, terms)
+    assert kept.text == "Inserisci il tuo nome." and kept.failed_checks == (register.FORMALITY,)
+    other = SimpleNamespace(found=[(None, "cognome")])  # a term the text does not hold: no hindrance
+    assert register.rewritten(engine, prepared, 0, event, other).text == "Inserisca il Suo nome."
