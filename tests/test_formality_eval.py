@@ -76,6 +76,20 @@ def test_verdict_needs_both_less_and_more():
     assert module.verdict({"more": {"passes": False}, "less": {"passes": True}}) == ["informal"]
 
 
+def test_a_test_split_gives_its_sources_that_say_you_once_each(tmp_path):
+    split = tmp_path / "test.tsv"
+    rows = [
+        ("Do you want to quit?", "Vuoi uscire?"),
+        ("File saved.", "File salvato."),  # no "you": not measured
+        ("Enter your name.", "Inserisci il tuo nome."),  # "your" alone: not measured (the word "you" is)
+        ("Did you save it?", "L'hai salvato?"),
+        ("Do you want to quit?", "Vuoi davvero uscire?"),  # the same source twice: once
+        ("Youth hostel", "Ostello"),  # "Youth" is no "you"
+    ]
+    split.write_text("".join(f"{s}\t{t}\n" for s, t in rows), encoding="utf-8")
+    assert _load().split_sentences(split) == ["Do you want to quit?", "Did you save it?"]
+
+
 def test_bad_arguments_are_refused_in_one_line(monkeypatch, capsys):
     module = _load()
     for argv, message in (

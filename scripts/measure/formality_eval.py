@@ -102,11 +102,24 @@ def verdict(results: dict) -> list[str] | None:
     return [register for f, register in VERDICT_OF.items() if results.get(f, {}).get("passes")]
 
 
+def read_sentences(path: Path) -> list[str]:
+    return [s for s in path.read_text().splitlines() if s.strip()]
+
+
+def split_sentences(path: Path) -> list[str]:
+    """The sources of a test split (`traductor corpus`'s test.tsv: source TAB reference) with the
+    word "you" (address_text.says_you; "your" alone is not counted), each once, in file order:
+    real messages where the register shows."""
+    sources = (line.split("\t", 1)[0] for line in path.read_text(encoding="utf-8").splitlines() if "\t" in line)
+    return list(dict.fromkeys(s for s in sources if s.strip() and says_you(s)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lang", action="append", required=True, help=", ".join(address.LANGUAGES) + " (repeat)")
     ap.add_argument("--formality", action="append", help="values to measure (default: default, less, more)")
     ap.add_argument("--sentences", type=Path, default=SENTENCES)
+    ap.add_argument("--split", type=Path, help="instead: a test split (TSV) whose sources that say 'you' are measured")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cli", default=str(ROOT / ".venv/bin/traductor"))
     ap.add_argument("--extra", default="", help="more flags for traductor translate (e.g. '--beam 8')")
@@ -121,8 +134,9 @@ def main() -> None:
             address.read("", lang)
         except ValueError as e:
             ap.error(str(e))
-    sentences = [s for s in args.sentences.read_text().splitlines() if s.strip()]
-    report: dict = {"sentences": str(args.sentences), "n": len(sentences), "extra": args.extra, "languages": {}}
+    sentences = split_sentences(args.split) if args.split else read_sentences(args.sentences)
+    where = str(args.split or args.sentences)
+    report: dict = {"sentences": where, "n": len(sentences), "extra": args.extra, "languages": {}}
     report["through"] = f"{args.http}/v2/translate" if args.http else "traductor translate"
     report["model"] = args.model or "packaged"
     report["registers"] = {}
