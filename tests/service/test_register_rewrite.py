@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
+from pipeline_harness import streamed
+
 from traductor.engine.confidence import low
 from traductor.engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from traductor.options import DecodingOptions, Limits
@@ -72,20 +74,6 @@ def translate(engine, text: str, options: DecodingOptions = FORMAL) -> FinishEve
     return asyncio.run(pipeline.translate(engine, text, options, "r"))
 
 
-def streamed(engine, text: str, options: DecodingOptions = FORMAL) -> tuple[list[str], FinishEvent]:
-    async def run():
-        prepared = pipeline.prepare(engine, text, options, "text", None)
-        deltas, done = [], None
-        async for event in pipeline.stream(engine, prepared, "r"):
-            if isinstance(event, TokenEvent):
-                deltas.append(event.text_delta)
-            else:
-                done = event
-        return deltas, done
-
-    return asyncio.run(run())
-
-
 def test_an_informal_output_is_rewritten_into_the_formal_register_asked():
     engine = ItalianEngine()
     event = translate(engine, "Do you want to save your changes?")
@@ -143,7 +131,7 @@ def test_alternatives_are_rewritten_and_one_the_rules_cannot_rewrite_is_dropped(
 
 def test_a_stream_never_sends_the_informal_words_and_ends_with_the_unary_text():
     text = "Do you want to save your changes? The file was saved."
-    deltas, done = streamed(ItalianEngine(), text)
+    deltas, done = streamed(ItalianEngine(), text, FORMAL)
     sent = "".join(deltas) + done.final_delta
     assert "Vuoi" not in "".join(deltas) and "tue" not in sent
     assert sent == done.text == translate(ItalianEngine(), text).text

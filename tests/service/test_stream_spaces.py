@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
+from pipeline_harness import streamed
+
 from traductor.engine.request import FinishEvent, FinishReason, Timings, TokenEvent
 from traductor.options import DecodingOptions, Limits
 from traductor.service import pipeline
@@ -49,20 +51,6 @@ class DeltaEngine:
             yield j, FinishEvent(FinishReason.EOS, text, list(range(len(deltas))), [-0.1] * len(deltas), 3, Timings())
 
 
-def streamed(engine, text: str) -> tuple[list[str], FinishEvent]:
-    async def run():
-        prepared = pipeline.prepare(engine, text, OPTIONS, "text", None)
-        deltas, done = [], None
-        async for event in pipeline.stream(engine, prepared, "r"):
-            if isinstance(event, TokenEvent):
-                deltas.append(event.text_delta)
-            else:
-                done = event
-        return deltas, done
-
-    return asyncio.run(run())
-
-
 TABLE = {
     "Save the file.": ["Guardar", "  ", "el", " ", " archivo", "."],
     "Open it.": [" Abrir", "lo", "  ", "ya", "."],  # a leading space too: the edges check repairs it
@@ -71,7 +59,7 @@ TABLE = {
 
 def test_no_double_space_goes_out_and_the_stream_ends_with_the_unary_text():
     engine = DeltaEngine(TABLE)
-    deltas, done = streamed(engine, "Save the file.")
+    deltas, done = streamed(engine, "Save the file.", OPTIONS)
     sent = "".join(deltas) + done.final_delta
     assert "  " not in "".join(deltas) and sent == "Guardar el archivo." == done.text
     assert all("doublespacing" not in s.failed_checks for s in done.segments)
@@ -81,7 +69,7 @@ def test_no_double_space_goes_out_and_the_stream_ends_with_the_unary_text():
 
 def test_a_segment_finished_behind_the_head_is_repaired_whole():
     engine = DeltaEngine(TABLE)
-    deltas, done = streamed(engine, "Save the file. Open it.")
+    deltas, done = streamed(engine, "Save the file. Open it.", OPTIONS)
     sent = "".join(deltas) + done.final_delta
     assert sent == done.text == "Guardar el archivo. Abrirlo ya."
     assert [list(s.failed_checks) for s in done.segments] == [[], []]
