@@ -47,7 +47,7 @@ THRESHOLDS = {
     "en-ru": 0.64,
     "es-en": 0.75,
     "fr-en": 0.50,
-    "de-en": 0.76,
+    "de-en": 0.75,
 }
 
 
