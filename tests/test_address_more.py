@@ -42,6 +42,8 @@ CASES = [
     ("it", "Se vuole, può cambiarlo più tardi.", "If you want, you can change it later.", FORMAL),
     # the object pronouns La/Le, against the article
     ("it", "La preghiamo di attendere.", "Please wait.", FORMAL),
+    ("it", "Le consiglio di riavviare.", "I recommend that you restart.", FORMAL),
+    ("it", "Le opzioni sono salvate.", "The options are saved.", NEUTRAL),
     ("it", "Le consigliamo di riavviare il computer.", "We recommend restarting your computer.", FORMAL),
     ("it", "Vorremmo che La contattasse il supporto.", "We would like you to contact support.", FORMAL),
     ("it", "La password è scaduta.", "Your password has expired.", NEUTRAL),

@@ -81,6 +81,7 @@ class EmptyFirst:
 
     class tokenizer:  # noqa: N801 - the attribute's name
         eos_id, controls, placeholder_ids, languages, source_languages = 0, (), (), (), ()
+        rewrites: dict = {}  # no register by a rewrite (model/controls.Registers)
 
         @staticmethod
         def encode(text, *languages):  # target, source, register: as Tokenizer.encode takes them

@@ -142,6 +142,8 @@ ITALIAN = [
     ("Ti consigliamo di riavviare il tuo computer.", "We recommend that you restart your computer.",
      "Le consigliamo di riavviare il Suo computer."),
     ("Questo file è per te.", "This file is for you.", "Questo file è per Lei."),
+    ("Ti consiglio di salvare.", "I advise you to save.", "Le consiglio di salvare."),
+    ("Ti ringrazio per il tuo aiuto.", "Thank you for your help.", "La ringrazio per il Suo aiuto."),
     ("Non dimenticarti il tuo ombrello.", "Don't forget your umbrella.", "Non si dimentichi il Suo ombrello."),
     ("Il file che chiudi è il tuo.", "The file you close is yours.", "Il file che chiude è il Suo."),
     ("Poi chiudi il tuo file.", "Then close your file.", "Poi chiuda il Suo file."),

@@ -58,9 +58,11 @@ def _it_takes_object(w: Words, i: int) -> bool:
 
 def _it_before_verb(w: Words, i: int) -> bool:
     """Whether a capital "La"/"Le" is the Lei object pronoun: inside a sentence before a lowercase
-    word ("Vorremmo che La contattasse"; not "Irian Jaya e Le Molucche"), or opening "La preghiamo"."""
+    word ("Vorremmo che La contattasse"; not "Irian Jaya e Le Molucche"), or opening "La preghiamo",
+    "Le consiglio"."""
     following = w.words[i + 1] if i + 1 < len(w.words) else ""
-    return following.islower() and (w.inside_sentence(i) or following.endswith("iamo"))
+    opening = following.endswith("iamo") or following in W.IT_AFTER_LA_LE
+    return following.islower() and (w.inside_sentence(i) or opening)
 
 
 def _it_lei_imperative(w: Words, i: int) -> bool:

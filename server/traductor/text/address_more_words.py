@@ -58,6 +58,9 @@ IT_VERB_OBJECTS = _words(  # what follows an imperative, not a noun: articles, d
 )
 IT_ALSO_NOUNS = _words("controlli selezioni cerchi salvi registri scarichi stampi usi invii prova firma copia stampa")
 IT_IMPERATIVE_OPENERS = _words("favore prego")  # and a sentence's start
+# a first-person verb a sentence may open with after the Lei pronoun ("La prego", "Le consiglio"), as
+# after a first-person plural ("La preghiamo"): the capital "La"/"Le" there is no article
+IT_AFTER_LA_LE = _words("prego ringrazio consiglio suggerisco chiedo ricordo auguro offro mostrerò spiegherò darò dirò")
 # A Lei imperative may have an object pronoun before it ("Lo inserisca", "Si assicuri", "Ci dica")
 IT_PRONOUNS_BEFORE = _words("lo la li le ne ci mi si gli")
 IT_LEI_REFLEXIVE = _words("assicuri ricordi accerti registri colleghi connetta rivolga iscriva disconnetta")

@@ -139,14 +139,17 @@ IT_CLITICS = _words("lo la li le ne ci vi non gli già anche")  # between an ope
 IT_TI_OBJECT = _words(
     "preghiamo ringraziamo aiuta aiuterà aiuteremo aiutiamo invitiamo avvisiamo avviseremo avvisa avviserà "
     "informiamo informeremo informa informerà contatteremo contatterà contattiamo porta porterà reindirizza "
-    "reindirizzeremo guida guiderà accompagna salutiamo aspettiamo autorizza protegge identifica conosce"
+    "reindirizzeremo guida guiderà accompagna salutiamo aspettiamo autorizza protegge identifica conosce "
+    "prego ringrazio aiutano aiuteranno avviso informo invito"
 )
 IT_TI_TO = _words(
     "consigliamo suggeriamo chiediamo ricordiamo mostra mostriamo mostrerà permette permetterà consente "
     "consentirà serve servirà servono piace piacerà piacciono interessa interessano invieremo inviamo invierà "
     "manderemo manda chiede chiederà dice dirà diciamo diamo daremo offre offriamo offrirà fornisce forniamo "
     "sembra basta manca mancano è sarà verrà verranno spiega spieghiamo garantiamo auguriamo "
-    "raccomandiamo occorre resta restano rimane rimangono appare invia assegna notifica notificheremo"
+    "raccomandiamo occorre resta restano rimane rimangono appare invia assegna notifica notificheremo "
+    "consiglio suggerisco chiedo ricordo offro auguro mostrerò spiegherò darò dirò permettono consentono "
+    "serviranno saranno importa danno piaccia"
 )
 # "ti" + a second-person verb is reflexive: "ti sei registrato" -> "si è registrato"
 IT_REFLEXIVE_2SG = {
