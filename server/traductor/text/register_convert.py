@@ -1,7 +1,9 @@
 """Formal -> informal rewrites of Russian and Dutch interface messages (вы -> ты, u -> je), for
 data augmentation: corpora of these languages address the reader formally far more often than
 informally, so a model sees too few informal references to learn the register on request
-(scripts/model/register_augment.py, docs/register-augment.md).
+(scripts/model/register_augment.py, docs/register-augment.md). `formal` also serves Italian and
+Brazilian Portuguese `formality=more`, rewriting a model's informal output (the text pipeline's
+register stage: service/pipeline/register.py).
 
 `informal(text, language)` rewrites only what its rules convert with certainty and returns
 (text, CONVERTED), or (None, reason) when any word of the formal register is one they do not
@@ -30,7 +32,9 @@ not cover, or the reader does not read the result as formal.
   "Inserisca", "Assicurati" -> "Si assicuri", "Salvalo" -> "Lo salvi", "Non spegnere" -> "Non
   spenga"), second-person verbs -> third ("vuoi" -> "vuole", "se selezioni" -> "se seleziona",
   "potrai" -> "potrà", "potresti" -> "potrebbe"), "ti" joined to an infinitive or a gerund
-  ("per registrarti" -> "per registrarsi", "aiutarti" -> "aiutarla"). Skipped: "ti" or a joined
+  ("per registrarti" -> "per registrarsi", "aiutarti" -> "aiutarla"); "Lei" before the first
+  verb put in the third person when nothing else says whom the text addresses ("Hai 3 nuovi
+  messaggi" -> "Lei ha 3 nuovi messaggi"). Skipped: "ti" or a joined
   "ti" before a verb the tables do not know, "te lo" (glielo), "non" + an unknown infinitive, a tu
   verb the rules leave where they do not know its use.
 - Brazilian Portuguese: você/vocês -> o senhor/os senhores, the article joined to a preposition
