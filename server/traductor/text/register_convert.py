@@ -77,6 +77,14 @@ def formal(text: str, language: str, source: str = "") -> tuple[str | None, str]
     return _rewrite(text, language, source, address.INFORMAL, address.FORMAL)
 
 
+FROM = {address.FORMAL: address.INFORMAL, address.INFORMAL: address.FORMAL}  # a register -> the one rewritten into it
+
+
+def rewrite(text: str, register: str, language: str, source: str = "") -> tuple[str | None, str]:
+    """`formal` or `informal`, by the `register` wanted (a model's register_rewrites name it)."""
+    return _rewrite(text, language, source, FROM[register], register)
+
+
 # why a text is not rewritten, by the register it is read in ("not read formal"), or left in
 # after the rules ("formal word left"), or by the register the rewrite failed to reach
 _NOT_READ = {address.FORMAL: NOT_FORMAL, address.INFORMAL: NOT_INFORMAL_TEXT}
@@ -569,10 +577,7 @@ def check(register: str, language: str) -> None:
     `formal`, "informal": `informal`), as a model that delivers a register by a rewrite needs
     (model/controls.Registers)."""
     rules, known = (_FORMAL_RULES, FORMAL_LANGUAGES) if register == address.FORMAL else (_RULES, INFORMAL_LANGUAGES)
-    if (
-        register not in (address.FORMAL, address.INFORMAL)
-        or language.replace("_", "-").lower().split("-")[0] not in rules
-    ):
+    if register not in FROM or language.replace("_", "-").lower().split("-")[0] not in rules:
         raise ValueError(
             f"no rules rewrite {language or 'its target'!r} into the {register} register "
             f"(known: {', '.join(sorted(known))})"

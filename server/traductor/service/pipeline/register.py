@@ -44,9 +44,6 @@ from .verify import FLAGGED_CONFIDENCE
 
 FORMALITY = "formality"  # the check a segment fails when its register could not be rewritten
 
-_REWRITE = {address.FORMAL: register_convert.formal, address.INFORMAL: register_convert.informal}
-_FROM = {address.FORMAL: address.INFORMAL, address.INFORMAL: address.FORMAL}  # asked -> the one rewritten
-
 
 def rewritten(
     engine: AsyncEngine, prepared: Prepared, k: int, event: FinishEvent, terms: SegmentTerms | None
@@ -75,9 +72,9 @@ def rewritten(
 def _rewrite(text: str, asked: str, language: str, source: str, terms: SegmentTerms | None) -> str | None:
     """`text` in register `asked` (itself when nothing in it needs rewriting), or None."""
     found = address.read(text, language, source)
-    if found != _FROM[asked]:
+    if found != register_convert.FROM[asked]:
         return None if found == address.MIXED else text
-    out, _ = _REWRITE[asked](text, language, source)
+    out, _ = register_convert.rewrite(text, asked, language, source)
     if out is None or placeholders.find(out) != placeholders.find(text):
         return None
     if terms is not None and any(target in text and target not in out for _, target in terms.found):
