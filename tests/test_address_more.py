@@ -50,6 +50,8 @@ CASES = [
     ("it", "Irian Jaya e Le Molucche", "Irian Jaya & the Moluccas", NEUTRAL),
     ("it", "Potrebbe essere necessario impostare una stampante.", "You may need to set a printer.", NEUTRAL),
     ("it", "Le modifiche sono state salvate.", "Your changes have been saved.", NEUTRAL),
+    ("it", "Gcolor3 Le permette di salvare i colori.", "Gcolor3 lets you save colors.", FORMAL),
+    ("it", "Passo 3 Le impostazioni", "Step 3 Settings", NEUTRAL),
     # words that are also something else: no address
     ("it", "Lei ha modificato il file.", "She changed the file.", NEUTRAL),
     ("it", "Lei ha modificato il file.", "You changed the file.", FORMAL),

@@ -159,6 +159,9 @@ ITALIAN = [
     ("Ti sei disconnesso.", "You have logged out.", "Lei si è disconnesso."),
     # a question opening with the verb is read formal where the English says "you": no "Lei"
     ("Vuoi uscire?", "Do you want to quit?", "Vuole uscire?"),
+    # digits glued to a name belong to it: "Le" after "Gcolor3" stands inside the sentence
+    ("Gcolor3 ti permette di scegliere il colore.", "Gcolor3 enables you to pick the color.",
+     "Gcolor3 Le permette di scegliere il colore."),
 ]  # fmt: skip
 
 ITALIAN_SKIPS = [

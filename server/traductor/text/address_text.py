@@ -44,8 +44,9 @@ class Words:
 
     def inside_sentence(self, i: int) -> bool:
         """Whether the word at `i` follows another word of its sentence with one space between
-        (not a sentence's first word, nor one after a comma, a quote, a line break or a column)."""
-        return i > 0 and self.separator(i) in (" ", "\u00a0")
+        (not a sentence's first word, nor one after a comma, a quote, a line break or a column).
+        Digits glued to the word before belong to it ("Gcolor3 Le permette", "GTK4 La")."""
+        return i > 0 and self.separator(i).lstrip("0123456789_") in (" ", "\u00a0")
 
     def in_question(self, i: int) -> bool:
         """Whether the sentence of the word at `i` ends with a question mark."""
