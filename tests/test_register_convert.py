@@ -1,4 +1,4 @@
-"""text/register_convert.py: formal -> informal rewrites of Russian and Dutch messages (вы -> ты,
+"""text/register_convert (the package): formal -> informal rewrites of Russian and Dutch messages (вы -> ты,
 u -> je) and informal -> formal ones of Italian (tu -> Lei) for data augmentation, exact outputs;
 the pairs skipped, with their reason, where a word of the register left is one the rules do not
 convert with certainty; every rewrite read in its new register by text/address.read; and

@@ -1,4 +1,4 @@
-"""The word tables of text/register_convert.py (formal -> informal rewrites of Russian and Dutch
+"""The word tables of the register_convert rules (formal -> informal rewrites of Russian and Dutch
 interface messages, informal -> formal ones of Italian). Russian words are written with е for ё
 (the rules compare them so) unless said otherwise; Dutch and Italian in lower case.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from . import address_more_words as reader
+from .. import address_more_words as reader
 
 
 def _words(text: str) -> frozenset[str]:
