@@ -264,13 +264,13 @@ def test_cli_builds_docs_and_refuses_catalog_options(cache, tmp_path, capsys):
 def test_units_split_long_paragraphs_only_when_sentences_match():
     en = "First sentence here. " * 20 + "Last one."
     es = "Primera frase aquí. " * 20 + "La última."
-    assert len(docs_pairs.units(en, es)) == 21
+    assert len(docs_pairs.units(en, es, "es")) == 21
     one = "Una sola frase larga " * 20  # as many characters, one sentence: kept whole
-    assert docs_pairs.units(en, one) == [(en, one.strip())]
-    assert docs_pairs.units(en * 3, one * 3) == []  # over MAX_DOC_CHARS
-    assert docs_pairs.units("Open the file in the editor window", "Abrir") == []  # lengths disagree
-    assert docs_pairs.units("Same", "Same") == [] and docs_pairs.units("Open the file now", "1.") == []
-    assert docs_pairs.units("OK", "Aceptar") == [("OK", "Aceptar")]
+    assert docs_pairs.units(en, one, "es") == [(en, one.strip())]
+    assert docs_pairs.units(en * 3, one * 3, "es") == []  # over MAX_DOC_CHARS
+    assert docs_pairs.units("Open the file in the editor window", "Abrir", "es") == []  # lengths disagree
+    assert docs_pairs.units("Same", "Same", "es") == [] and docs_pairs.units("Open the file now", "1.", "es") == []
+    assert docs_pairs.units("OK", "Aceptar", "es") == [("OK", "Aceptar")]
 
 
 def test_bad_page_is_a_corpus_error(tmp_path):
@@ -306,9 +306,18 @@ def test_sentences_pair_one_by_one_only_when_they_agree():
     third = "This is the last sentence of the paragraph, about as long as the others here. "
     en = (first + second + third) * 2
     fr = (first.replace("Use", "Utilisez") + second.replace("If", "Si") + third.replace("This", "Ceci")) * 2
-    assert len(docs_pairs.units(en, fr)) == 6
+    assert len(docs_pairs.units(en, fr, "fr")) == 6
     shuffled = (second.replace("If", "Si") + first.replace("Use", "Utilisez") + third) * 2  # same count, other order
-    assert docs_pairs.units(en, shuffled) == [(en.strip(), shuffled.strip())]  # kept whole
+    assert docs_pairs.units(en, shuffled, "fr") == [(en.strip(), shuffled.strip())]  # kept whole
+
+
+def test_sentences_are_cut_by_each_language_rules_not_at_abbreviations():
+    en = "Some searches might be slow on remote mail accounts (e.g. IMAP) when the folder is big. " * 4
+    en += "Open the account settings to change it."
+    es = "Algunas búsquedas pueden ser lentas en cuentas de correo remotas (p. ej. IMAP) si la carpeta es grande. " * 4
+    es += "Abra la configuración de la cuenta para cambiarlo."
+    pairs = docs_pairs.units(en, es, "es")
+    assert len(pairs) == 5 and pairs[0][0].endswith("the folder is big.") and "(p. ej. IMAP)" in pairs[0][1]
 
 
 def test_kde_entities_become_their_text_in_each_language(tmp_path):

@@ -82,7 +82,7 @@ def collect_help(
             except CorpusError as e:
                 unreadable.append(f"{name}/{path}: {e}")
                 continue
-            pairs += docs_pairs.pairs(found, name, "help")
+            pairs += docs_pairs.pairs(found, name, "help", lang)
     return pairs, unreadable
 
 
@@ -117,7 +117,7 @@ def collect_man(
         except CorpusError as e:
             unreadable.append(str(e))
             continue
-        pairs += docs_pairs.pairs(found, name, "man")
+        pairs += docs_pairs.pairs(found, name, "man", lang)
     return pairs, unreadable
 
 
@@ -143,13 +143,14 @@ def fetch_translations(i18n_dir: Path, lang: str, offline: bool) -> str:
     raise CorpusError(f"no Translation-{lang} in {i18n_dir}" + ("" if offline else " and none could be downloaded"))
 
 
-def collect_descriptions(english: dict, translated: dict, packages: list[str]) -> list[Pair]:
-    """Descriptions translated from the English text that the package has (same Description-md5)."""
+def collect_descriptions(english: dict, translated: dict, packages: list[str], lang: str) -> list[Pair]:
+    """Descriptions translated into `lang` from the English text that the package has (same
+    Description-md5)."""
     pairs = []
     for name in sorted(packages):
         if name in english and name in translated and english[name][0] == translated[name][0]:
             pairs += docs_pairs.pairs(
-                docs_align.align_description(english[name][1], translated[name][1]), name, "description"
+                docs_align.align_description(english[name][1], translated[name][1]), name, "description", lang
             )
     return pairs
 
@@ -247,7 +248,7 @@ def build(
         translated = debian_docs.extract_manpages(deb, lang, docs) if deb else []
         man_pairs, bad_man = collect_man(docs, infos, lang, translated)
         descriptions = docs_align.read_translations(fetch_translations(cache / "i18n", lang, offline))
-        pairs[lang] = help_pairs + man_pairs + collect_descriptions(english_descriptions, descriptions, packages)
+        pairs[lang] = help_pairs + man_pairs + collect_descriptions(english_descriptions, descriptions, packages, lang)
         problems[lang] = bad_help + bad_man
     test = held_out(pairs, group_of, held_out_pairs[0], set())
     dev = held_out(pairs, group_of, held_out_pairs[1], test)

@@ -2,13 +2,17 @@
 
 Whitespace is collapsed; a pair is kept when both sides have letters, differ, fit MAX_DOC_CHARS
 and their lengths agree (LENGTH_RATIO); a paragraph longer than corpus.MAX_CHARS becomes its
-sentences when both sides have as many and they agree one by one (`same_sentences`).
+sentences when both sides have as many and they agree one by one (`same_sentences`). Sentences
+are cut as the server cuts a text it translates (text/sentences.py, by each side's language's
+rules), so "e.g. Solarized" or "p. ej. IMAP" ends no sentence of a training pair.
 """
 
 from __future__ import annotations
 
 import re
 
+from ..languages import ENGLISH
+from ..text.sentences import sentence_spans
 from .corpus import MAX_CHARS, Pair
 
 MAX_DOC_CHARS = 1000  # about 256 tokens of English, the model's longest source
@@ -16,11 +20,11 @@ LENGTH_RATIO = 2.5  # one side longer than r times the other plus 10 characters:
 SENTENCE_SHARE = 0.1  # a sentence's share of its paragraph may differ this much between the languages
 _NUMBER = re.compile(r"\d+")
 _ANCHOR = re.compile(r"\d+|(?<![\w-])--?[A-Za-z][\w-]*|[#%$/{}\[\]<>|=*~^@]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'«“¿¡(]?[A-ZÀ-ÖØ-Þ0-9])")
 
 
-def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text) if s]
+def sentences(text: str, language: str) -> list[str]:
+    """The sentences of one paragraph (no line break inside), by the rules of `language`."""
+    return [text[a:b] for a, b in sentence_spans(text, language)]
 
 
 def anchors(text: str) -> set[str]:
@@ -50,16 +54,16 @@ def usable(source: str, target: str) -> bool:
     return long_ <= LENGTH_RATIO * short + 10  # the slack lets "OK" be "Aceptar"
 
 
-def units(source: str, target: str) -> list[tuple[str, str]]:
-    """One aligned paragraph as training pairs: itself, or its sentences when it is long and both
-    sides have as many."""
+def units(source: str, target: str, language: str) -> list[tuple[str, str]]:
+    """One aligned paragraph, English `source` and its `target` in `language`, as training pairs:
+    itself, or its sentences when it is long and both sides have as many."""
     source, target = " ".join(source.split()), " ".join(target.split())
     if max(len(source), len(target)) > MAX_CHARS:
-        a, b = sentences(source), sentences(target)
+        a, b = sentences(source, ENGLISH), sentences(target, language)
         if len(a) == len(b) > 1 and same_sentences(a, b):
             return [(s, t) for s, t in zip(a, b) if usable(s, t)]
     return [(source, target)] if usable(source, target) else []
 
 
-def pairs(found: list[tuple[str, str]], package: str, kind: str) -> list[Pair]:
-    return [Pair(s, t, package, kind) for src, tgt in found for s, t in units(src, tgt)]
+def pairs(found: list[tuple[str, str]], package: str, kind: str, language: str) -> list[Pair]:
+    return [Pair(s, t, package, kind) for src, tgt in found for s, t in units(src, tgt, language)]
