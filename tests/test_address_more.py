@@ -52,6 +52,11 @@ CASES = [
     ("it", "Le modifiche sono state salvate.", "Your changes have been saved.", NEUTRAL),
     ("it", "Gcolor3 Le permette di salvare i colori.", "Gcolor3 lets you save colors.", FORMAL),
     ("it", "Passo 3 Le impostazioni", "Step 3 Settings", NEUTRAL),
+    # a second-person present after "se", "quando": the tu verb of a condition
+    ("it", "Se premi questo pulsante, il file è salvato.", "If you press this button, the file is saved.", INFORMAL),
+    ("it", "Quando lo selezioni, si apre.", "When you select it, it opens.", INFORMAL),
+    ("it", "Se preme questo pulsante, il file è salvato.", "If you press this button, the file is saved.", NEUTRAL),
+    ("it", "I premi sono stati assegnati.", "The prizes were awarded.", NEUTRAL),
     # words that are also something else: no address
     ("it", "Lei ha modificato il file.", "She changed the file.", NEUTRAL),
     ("it", "Lei ha modificato il file.", "You changed the file.", FORMAL),

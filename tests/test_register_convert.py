@@ -162,6 +162,9 @@ ITALIAN = [
     # digits glued to a name belong to it: "Le" after "Gcolor3" stands inside the sentence
     ("Gcolor3 ti permette di scegliere il colore.", "Gcolor3 enables you to pick the color.",
      "Gcolor3 Le permette di scegliere il colore."),
+    # a condition's tu verb: "se premi" -> "se preme", with "Lei" where nothing else says "you"
+    ("Se premi questo pulsante, i segnalibri sono cancellati.", "If you press this button, bookmarks are deleted.",
+     "Se Lei preme questo pulsante, i segnalibri sono cancellati."),
 ]  # fmt: skip
 
 ITALIAN_SKIPS = [

@@ -78,6 +78,10 @@ IT_THIRD_PERSON = _words("vuole può deve desidera ha sa preferisce vorrebbe pot
 IT_WISHES = _words("vuole desidera preferisce")
 IT_IMPERSONAL = _words("essere esserci succedere accadere capitare servire bastare volerci")  # "Può succedere?"
 IT_TRANSPARENT = _words("non lo la li ne già davvero veramente ancora ora lei")
+# a second-person present after these, with IT_CLITICS between, is "you": "Se premi il pulsante",
+# "quando lo selezioni" (the Lei forms are "se preme", "quando lo seleziona")
+IT_PRESENT_OPENERS = _words("se quando mentre appena finché")
+IT_CLITICS = _words("lo la li le ne ci vi non gli già anche")
 IT_SICURO = _words("sicuro sicura")  # "È sicuro di voler...?": formal ("È sicuro che": it is certain)
 
 # ---- Brazilian Portuguese: você (informal) against o senhor / a senhora (formal). Imperatives

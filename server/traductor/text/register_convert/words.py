@@ -134,7 +134,7 @@ IT_INFINITIVE_LEI = {
 IT_THIRD_IRREGULAR = {"scegli": "sceglie", "riempi": "riempie", "vieni": "viene", "tieni": "tiene"}
 # words after which a second-person present is a verb of the reader ("se selezioni", "quando premi")
 IT_SUBJECT_OPENERS = _words("se quando mentre appena finché dove come perché cosa che tu poi")
-IT_CLITICS = _words("lo la li le ne ci vi non gli già anche")  # between an opener and its verb
+IT_CLITICS = reader.IT_CLITICS  # between an opener and its verb
 # "ti" + verb: "La" where "ti" is the object ("La preghiamo"), "Le" where it is "to you"
 IT_TI_OBJECT = _words(
     "preghiamo ringraziamo aiuta aiuterà aiuteremo aiutiamo invitiamo avvisiamo avviseremo avvisa avviserà "
