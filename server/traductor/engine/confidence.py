@@ -36,15 +36,16 @@ LOW = 0.75  # under it, a translation needs review: the threshold that told bad 
 # threshold falls on LOW: for every model, under LOW means under its own threshold, and every
 # interface flags with LOW alone. A model not listed (imported, retrained, a pair added later) keeps
 # the en-es fit as it is until it is measured.
-# measured 28 Nov 2026; de-en, en-it, en-pt-BR, en-nl, en-ru on 29 Nov (de-en and fr-en again after their retraining)
+# measured 28 Nov 2026; de-en, en-it, en-pt-BR, en-nl, en-ru on 29 Nov (de-en, fr-en, en-it and en-ru
+# again after their retraining)
 THRESHOLDS = {
     "en-es": 0.81,
     "en-fr": 0.81,
     "en-de": 0.73,
-    "en-it": 0.62,
+    "en-it": 0.66,
     "en-pt-BR": 0.61,
     "en-nl": 0.74,
-    "en-ru": 0.64,
+    "en-ru": 0.72,
     "es-en": 0.75,
     "fr-en": 0.50,
     "de-en": 0.75,
