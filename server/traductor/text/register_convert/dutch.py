@@ -5,11 +5,6 @@ text the reader reads formal, or raises common.Skip. What it converts:
   "je hebt", the verb before an inverted subject without its -t (kunt u -> kun je, heeft u ->
   heb je). Skipped: "u zelf", "zich", "heeft" away from u, "u" as a letter or unit (km/u), an
   inverted verb the rules do not know or that may have u as its object ("Dit geeft u...").
-
-`formal(text, language)` is the other way, for Italian and Brazilian Portuguese, whose catalogs
-address the reader with tu / você and almost never with Lei / o senhor, with the same contract:
-(text, CONVERTED), or (None, reason) where a word of the informal register is one the rules do
-not cover, or the reader does not read the result as formal.
 """
 
 from __future__ import annotations
