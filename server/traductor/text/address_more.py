@@ -26,10 +26,20 @@ from .address_text import Words, describes, says_she_or_they, says_you, says_you
 
 _IT_LEI = frozenset(W.IT_IMPERATIVES.values())
 _IT_TU = frozenset(W.IT_IMPERATIVES)
-# the second-person present of the imperatives' verbs: the tu imperative of -ere/-ire verbs
-# ("premi", "chiudi"), the Lei one of -are verbs ("selezioni", "clicchi"); not "dai" (from the)
+
+
+def it_second_present(tu: str, lei: str) -> str | None:
+    """The second-person present of a tu/Lei imperative pair's verb: the tu imperative of an
+    -ere/-ire verb ("premi/prema": "premi"), the Lei one of an -are verb ("seleziona/selezioni":
+    "selezioni"); None for another shape ("dì/dica")."""
+    if not (tu.isalpha() and lei.isalpha()):
+        return None
+    return lei if tu.endswith("a") else tu if tu.endswith("i") else None
+
+
+# the imperatives' verbs in the second-person present; not "dai" ("dai file": from the files)
 _IT_TU_PRESENT = frozenset(
-    tu if tu.endswith("i") else lei for tu, lei in W.IT_IMPERATIVES.items() if tu != "dai" and tu.isalpha()
+    p for tu, lei in W.IT_IMPERATIVES.items() if tu != "dai" and (p := it_second_present(tu, lei))
 )
 
 
@@ -94,15 +104,6 @@ def _it_tu_joined(w: Words, i: int) -> bool:
     return joined and _it_imperative_place(w, i)
 
 
-def _it_tu_present(w: Words, i: int) -> bool:
-    """A second-person present after "se", "quando"... (pronouns or "non" between): "Se premi il
-    pulsante", "quando lo selezioni", "se non chiudi"."""
-    k = i - 1
-    while k >= 0 and w.lower[k] in W.IT_CLITICS and w.inside_sentence(k + 1):
-        k -= 1
-    return k >= 0 and w.inside_sentence(k + 1) and w.lower[k] in W.IT_PRESENT_OPENERS
-
-
 def _it_third_person(w: Words, i: int) -> bool:
     """A third-person verb that is the reader's: opening a question ("Vuole salvare...?", "Non
     può...?"), or a wish after "se" ("Se vuole, ..."). Elsewhere it is as often "it" ("Può
@@ -129,8 +130,8 @@ def _it(w: Words, source: str) -> tuple[list[str], list[str]]:
             formal.append(word)  # "Le consigliamo", "La preghiamo"; the article opens a sentence, names ("Le Molucche")
         elif lower.endswith("rai") and len(lower) >= 6:
             informal.append(word)  # a second-person future: "potrai", "riceverai"
-        elif lower in _IT_TU_PRESENT and _it_tu_present(w, i):
-            informal.append(word)  # "Se premi il pulsante"
+        elif lower in _IT_TU_PRESENT and w.follows(i, W.IT_PRESENT_OPENERS, W.IT_CLITICS):
+            informal.append(word)  # "Se premi il pulsante", "quando lo selezioni", "se non chiudi"
         elif lower in _IT_TU and imperative_source and _it_imperative_place(w, i):
             if _it_takes_object(w, i):
                 informal.append(word)

@@ -48,6 +48,14 @@ class Words:
         Digits glued to the word before belong to it ("Gcolor3 Le permette", "GTK4 La")."""
         return i > 0 and self.separator(i).lstrip("0123456789_") in (" ", "\u00a0")
 
+    def follows(self, i: int, openers: frozenset[str], between: frozenset[str] = frozenset()) -> bool:
+        """Whether the word at `i` follows one of `openers` (lower case) in its sentence, words of
+        `between` skipped: "se premi", "quando lo selezioni" with pronouns between."""
+        k = i - 1
+        while k >= 0 and self.lower[k] in between and self.inside_sentence(k + 1):
+            k -= 1
+        return k >= 0 and self.inside_sentence(k + 1) and self.lower[k] in openers
+
     def in_question(self, i: int) -> bool:
         """Whether the sentence of the word at `i` ends with a question mark."""
         end = SENTENCE_END.search(self.text, self.spans[i][1])

@@ -17,7 +17,7 @@ converts:
 
 from __future__ import annotations
 
-from .. import address
+from .. import address, address_more
 from ..address_text import Words
 from . import common as C
 from . import words as W
@@ -34,13 +34,10 @@ _INFINITIVE_LEI = {
 def _third(tu: str, lei: str) -> tuple[str, str] | None:
     """(second-person present, third person) of a tu/Lei imperative pair: "seleziona/selezioni" ->
     ("selezioni", "seleziona"); "premi/prema" -> ("premi", "preme"), "inserisci" -> "inserisce"."""
-    if not (tu.isalpha() and lei.isalpha()):
+    present = address_more.it_second_present(tu, lei)
+    if present is None:
         return None
-    if tu.endswith("a"):
-        return lei, tu
-    if tu.endswith("i"):
-        return tu, W.IT_THIRD_IRREGULAR.get(tu, tu[:-1] + "e")
-    return None
+    return present, tu if tu.endswith("a") else W.IT_THIRD_IRREGULAR.get(tu, tu[:-1] + "e")
 
 
 # second-person present -> third; not "dai" ("dai file": from the files)
@@ -74,15 +71,6 @@ def _command_place(w: Words, i: int, commanded: bool) -> bool:
         return True
     chained = w.after_comma(i) or (w.inside_sentence(i) and w.lower[i - 1] in _CHAINS)
     return chained and (commanded or _clause_opened(w, i))
-
-
-def _subject_before(w: Words, i: int) -> bool:
-    """Whether a second-person present at `i` follows "se", "quando", "che"... (pronouns and
-    "non" between): "se selezioni", "quando lo premi"."""
-    k = i - 1
-    while k >= 0 and w.lower[k] in W.IT_CLITICS and w.inside_sentence(k + 1):
-        k -= 1
-    return k >= 0 and w.inside_sentence(k + 1) and w.lower[k] in W.IT_SUBJECT_OPENERS
 
 
 def _joined_ti(word: str) -> str | None:
@@ -177,8 +165,10 @@ def formal(text: str, source: str = "") -> str:
             commanded.add(sentence[i])
         elif x in W.IT_2SG and (x != "sei" or _sei_is_verb(w, i, following)):
             changes[i] = C.case(word, W.IT_2SG[x], True)
-        elif x in _PRESENT and (_subject_before(w, i) or (w.starts_sentence(i) and w.in_question(i))):
-            changes[i] = C.case(word, _PRESENT[x], True)  # "se selezioni" -> "se seleziona"
+        elif x in _PRESENT and (
+            w.follows(i, W.IT_SUBJECT_OPENERS, W.IT_CLITICS) or (w.starts_sentence(i) and w.in_question(i))
+        ):
+            changes[i] = C.case(word, _PRESENT[x], True)  # "se selezioni" -> "se seleziona", "Vuoi...?"
         elif x.endswith("rai") and len(x) >= 6:
             changes[i] = word[:-3] + ("RÀ" if word.isupper() else "rà")  # "potrai" -> "potrà"
         elif x.endswith("resti") and len(x) >= 7 and x not in W.IT_NOT_CONDITIONAL:
