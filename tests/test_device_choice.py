@@ -131,7 +131,8 @@ def test_the_k_best_are_the_hosts_with_ties_and_minus_infinity(device):
             want = np.argsort(-x, kind="stable")[:k]
             got = top(torch.from_numpy(x).to(device), k).cpu().numpy()
             assert got.tolist() == want.tolist()
-            scores, _, host = selection.beam_step(x.reshape(1, n), np.zeros(1), np.zeros(1, bool), 0, k)
+            scores, _, host = selection.beam_step(x.reshape(1, 1, n), np.zeros((1, 1)), np.zeros((1, 1), bool), 0, k)
+            scores, host = scores[0], host[0]
             assert np.array_equal(scores, x[got])
             if k == n or x[want[-1]] > np.sort(x)[::-1][k]:  # no tie across the K-th place
                 assert host.tolist() == got.tolist()

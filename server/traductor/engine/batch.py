@@ -62,9 +62,11 @@ class Batch:
         self.positions[: self.cache.rows] += 1
 
     def reorder(self, rows: np.ndarray, source: np.ndarray, token) -> None:
-        """A beam's rows continue their source beams (caches copied where they differ) with `token`."""
-        if not np.array_equal(source, np.arange(len(rows))):
-            self.cache.reorder(rows, rows[source])
+        """A beam's rows continue their source beams with `token`: only the rows whose source beam
+        is another one take a copy of its cache (most steps move one or two beams of K, or none)."""
+        moved = source != np.arange(len(rows))
+        if moved.any():
+            self.cache.reorder(rows[moved], rows[source[moved]])
         self.tokens[rows] = token
 
     def remove(self, rows: list[int]) -> None:

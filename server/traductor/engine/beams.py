@@ -3,9 +3,9 @@
     start(n_rows, eos_id, generation)     the project's beam search (request.BeamState), or
                                           transformers' (beam_transformers.py) for a bundle whose
                                           generation.beam is "transformers"
-    choose(req, logits, ...)              one beam step's choice (decoding.py), for either kind
-    advance(req, choice, ...)             the choice applied to the beam state; the hypothesis
-                                          (tokens, log-probabilities, ended at EOS) once it is final
+    advance(req, choice, ...)             a step's choice (decoding.choose_beams, or the device's)
+                                          applied to the beam state; the hypothesis (tokens,
+                                          log-probabilities, ended at EOS) once it is final
     others(req, eos_id, pad_id)           the final search's other hypotheses, best first (the
                                           caller's `alternatives`)
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.constraints import Constraints
 from ..model.generation import GenerationConfig
 from . import decoding, selection
 from .beam_transformers import TransformersBeam
@@ -30,16 +29,6 @@ def start(n_rows: int, eos_id: int, generation: GenerationConfig | None) -> Beam
     if generation is not None and generation.beam == "transformers":
         return TransformersBeam(n_rows, eos_id, generation)
     return BeamState.start(n_rows)
-
-
-def choose(
-    req: Request, logits: np.ndarray, constraints: Constraints, generation: GenerationConfig | None, pad_id: int
-) -> tuple:
-    """The request's beam step from its rows of `logits`; the last two items are the source beams
-    and the tokens."""
-    if isinstance(req.state.beam, TransformersBeam):
-        return decoding.choose_transformers_beam(req, logits, constraints, generation)
-    return decoding.choose_beam(req, logits, constraints, pad_id)
 
 
 def advance(req: Request, choice: tuple, eos_id: int, pad_id: int) -> tuple[list[int], list[float], bool] | None:

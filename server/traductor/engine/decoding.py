@@ -2,7 +2,8 @@
 
     plain requests (greedy or sampling, one row each)   one vectorised argmax over all of them;
                                                         sampled rows then draw from their own row
-    beam requests (K rows each)                         log-softmax of its rows, one beam step
+    beam requests (K rows each)                         log-softmax of their rows, one beam step;
+                                                        requests of one search and one K together
 
 Both apply the EOS/placeholder/loop/register rules of model/constraints.py first, then an imported model's
 rules (model/generation.py: suppressed ids, forced first token, EOS forced at the limit); beam
@@ -161,24 +162,41 @@ def beam_rules(
         at += req.n_rows
 
 
-def choose_beam(req: Request, logits: np.ndarray, constraints: Constraints, pad_id: int):
-    """One beam step for one request: (new scores (K,), source beam (K,), token (K,))."""
-    beam, K = req.state.beam, req.n_rows
-    logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
-    beam_rules([req], logp, constraints, None)
-    return selection.beam_step(logp, beam.scores, beam.finished, pad_id, K)
-
-
-def choose_transformers_beam(
-    req: Request, logits: np.ndarray, constraints: Constraints, generation: GenerationConfig
-) -> tuple[np.ndarray, np.ndarray]:
-    """One step of transformers' beam search for one request: (source beam (K,), token (K,))."""
-    beam: TransformersBeam = req.state.beam
-    logp = selection.log_softmax(logits[np.asarray(req.state.rows)])
-    beam_rules([req], logp, constraints, generation)
-    if generation.renormalize:
-        logp = selection.log_softmax(logp)
-    return beam.step(logp, at_limit=beam.prefixes.shape[1] + 1 >= req.options.max_new_tokens)
+def choose_beams(
+    requests: list[Request],
+    logits: np.ndarray,
+    constraints: Constraints,
+    generation: GenerationConfig | None,
+    pad_id: int,
+) -> list[tuple]:
+    """One beam step for every beam request: (new scores (K,), source
+    beam (K,), token (K,)) for the project's search, (source beam (K,), token (K,)) for
+    transformers'. Requests of one search and one K are chosen together: their rows' log-softmax,
+    the rules and (the project's search) the K best of each request's K x V sums in one go, each
+    along the request's own rows, so that no request's choice depends on the others."""
+    groups: dict[tuple[bool, int], list[int]] = {}
+    for j, req in enumerate(requests):
+        groups.setdefault((isinstance(req.state.beam, TransformersBeam), req.n_rows), []).append(j)
+    out: list[tuple] = [()] * len(requests)
+    for (transformers, K), members in groups.items():
+        group = [requests[j] for j in members]
+        rows = np.fromiter((row for r in group for row in r.state.rows), dtype=np.int64, count=K * len(group))
+        logp = selection.log_softmax(logits[rows])  # (n K, V)
+        beam_rules(group, logp, constraints, generation if transformers else None)
+        if transformers:
+            for i, (j, req) in enumerate(zip(members, group)):
+                mine = logp[i * K : (i + 1) * K]
+                if generation.renormalize:
+                    mine = selection.log_softmax(mine)
+                beam: TransformersBeam = req.state.beam
+                out[j] = beam.step(mine, at_limit=beam.prefixes.shape[1] + 1 >= req.options.max_new_tokens)
+            continue
+        scores = np.stack([r.state.beam.scores for r in group])
+        finished = np.stack([r.state.beam.finished for r in group])
+        chosen = selection.beam_step(logp.reshape(len(group), K, -1), scores, finished, pad_id, K)
+        for i, j in enumerate(members):
+            out[j] = tuple(part[i] for part in chosen)
+    return out
 
 
 def advance_beam(beam: BeamState, scores: np.ndarray, source: np.ndarray, token: np.ndarray, eos_id: int) -> None:

@@ -73,19 +73,23 @@ def sample(logits: np.ndarray, temperature: float, top_k: int, top_p: float, rng
 
 
 def beam_step(logp: np.ndarray, scores: np.ndarray, finished: np.ndarray, pad_id: int, k: int):
-    """One beam search step for one request.
+    """One beam search step for R requests of K beams each, chosen together.
 
-    logp (K, V) log-probabilities of each beam's next token; scores (K,); finished (K,) bool.
-    Returns (new scores (K,), source beam of each new beam (K,), token of each new beam (K,)).
+    logp (R, K, V) log-probabilities of each beam's next token; scores (R, K); finished (R, K) bool.
+    Returns (new scores (R, k), source beam of each new beam (R, k), token of each new beam (R, k)),
+    each request's by score, descending, ties by the lower index. Every operation runs along a
+    request's own K x V sums, so a request's choice never depends on the others beside it.
     """
-    V = logp.shape[1]
-    frozen = np.full(V, NEG_INF, dtype=logp.dtype)
-    frozen[pad_id] = 0.0
-    logp = np.where(finished[:, None], frozen, logp)
-    total = (scores[:, None] + logp).reshape(-1)  # (K * V,)
-    top = np.argpartition(-total, k - 1)[:k]
-    top = top[np.lexsort((top, -total[top]))]  # by score, descending; ties by index
-    return total[top], top // V, top % V
+    R, K, V = logp.shape
+    if finished.any():  # a finished beam goes on with PAD at no cost
+        frozen = np.full(V, NEG_INF, dtype=logp.dtype)
+        frozen[pad_id] = 0.0
+        logp = np.where(finished[..., None], frozen, logp)
+    total = (scores[..., None] + logp).reshape(R, K * V)
+    top = np.argpartition(-total, k - 1, axis=-1)[:, :k]
+    order = np.lexsort((top, -np.take_along_axis(total, top, -1)), axis=-1)
+    top = np.take_along_axis(top, order, -1)
+    return np.take_along_axis(total, top, -1), top // V, top % V
 
 
 def best_beam(scores: np.ndarray, lengths: np.ndarray, length_penalty: float = 1.0) -> int:

@@ -127,7 +127,7 @@ class TorchChoice:
         generation: GenerationConfig | None,
         pad_id: int,
     ) -> list[tuple]:
-        """beams.choose on the device for every beam request. Requests of one search and one K are
+        """decoding.choose_beams on the device for every beam request. Requests of one search and one K are
         chosen together (their rows stacked, the rules written in one go, the best of each
         request's K x V sums in one batched op); every candidate comes to the host in one copy."""
         V = logits.shape[-1]
