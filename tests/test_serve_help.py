@@ -42,3 +42,17 @@ def test_the_default_address_is_this_machines_and_the_image_listens_everywhere()
     assert Settings().host == "127.0.0.1"
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^\s*TRADUCTOR_HOST=0\.0\.0\.0\b", dockerfile, re.M), "the stacks reach the image's port"
+
+
+def test_a_beam_size_past_the_servers_limits_is_refused_before_anything_starts(monkeypatch):
+    import pytest
+
+    from traductor.errors import CommandError
+
+    monkeypatch.delenv("TRADUCTOR_BEAM_SIZE", raising=False)
+    parser = argparse.ArgumentParser(prog="traductor")
+    serve_cli.register(parser.add_subparsers())
+    for flags, limit in ((["--beam-size", "0"], "8"), (["--beam-size", "5", "--max-beam-size", "4"], "4")):
+        args = parser.parse_args(["serve", *flags])
+        with pytest.raises(CommandError, match=rf"--beam-size .*between 1 and --max-beam-size \({limit}\)"):
+            serve_cli.run(args)

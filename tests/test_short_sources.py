@@ -32,6 +32,18 @@ def test_the_rule_turns_greedy_into_a_beam_only_for_segments():
     assert for_segment(greedy, 2, Limits(max_beam_size=1)) == greedy
 
 
+def test_the_servers_beam_size_is_the_beam_of_every_greedy_segment():
+    greedy, limits = DecodingOptions(), Limits(max_beam_size=8, beam_size=2)
+    assert for_segment(greedy, SHORT_SOURCE_TOKENS + 5, limits).beam_size == 2
+    assert for_segment(greedy, SHORT_SOURCE_TOKENS, limits).beam_size == SHORT_SOURCE_BEAM, "the wider of the two"
+    assert for_segment(greedy, 40, Limits(beam_size=6)).beam_size == 6
+    assert for_segment(greedy, 2, Limits(beam_size=6)).beam_size == 6
+    assert for_segment(greedy, 40, Limits(max_beam_size=3, beam_size=6)).beam_size == 3, "within --max-beam-size"
+    assert for_segment(DecodingOptions(beam_size=3), 40, limits).beam_size == 3, "a beam asked for is kept"
+    sampling = DecodingOptions(temperature=0.7, seed=3)
+    assert for_segment(sampling, 40, limits) == sampling, "sampling is kept"
+
+
 def test_a_register_asked_for_turns_greedy_into_a_beam_whatever_the_length():
     limits = Limits()
     informal = DecodingOptions(register="informal")

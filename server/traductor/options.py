@@ -65,6 +65,7 @@ class Limits:
     max_new_tokens: int = 256
     max_beam_size: int = 8
     stop_loops: bool = True  # the server's --no-loop-rule turns the loop rule off for every call
+    beam_size: int = 1  # the beam a greedy call is decoded with (the server's --beam-size; for_segment)
 
 
 def auto_max_new_tokens(source_tokens: int, cap: int) -> int:
@@ -78,7 +79,14 @@ SHORT_SOURCE_BEAM = 4
 
 def for_segment(options: DecodingOptions, source_tokens: int, limits: Limits) -> DecodingOptions:
     """The options a text segment of `source_tokens` tokens is decoded with: the caller's, except
-    that greedy decoding becomes a beam of 4 (at most the server's --max-beam-size) in two cases.
+    that greedy decoding (beam_size 1, no sampling) becomes the server's beam (`limits.beam_size`,
+    its --beam-size: 1 by default, greedy stays greedy), and a beam of at least 4 (at most the
+    server's --max-beam-size) in two cases.
+
+    The server's beam: an operator who would rather give every call a beam search's quality than
+    greedy decoding's speed (LibreTranslate, DeepL and the page have no beam for a caller to ask;
+    a beam of 4 gained 0.8 to 1.3 chrF on the packaged models' documentation for about 5 times the
+    decoding time: docs/model-card.md, "Beam search on the packaged models").
 
     A one- or two-piece segment: greedily, the packaged models often start such a word with
     SentencePiece's bare word-start piece and stop one letter later: "hi" into German gave "h",
@@ -103,9 +111,9 @@ def for_segment(options: DecodingOptions, source_tokens: int, limits: Limits) ->
         return replace(options, beam_size=max(1, min(wide, limits.max_beam_size)))
     if options.beam_size != 1 or options.sampling:
         return options
-    if source_tokens > SHORT_SOURCE_TOKENS and not options.register:
-        return options
-    return replace(options, beam_size=max(1, min(SHORT_SOURCE_BEAM, limits.max_beam_size)))
+    beam = limits.beam_size if source_tokens > SHORT_SOURCE_TOKENS and not options.register else SHORT_SOURCE_BEAM
+    beam = max(1, min(max(beam, limits.beam_size), limits.max_beam_size))
+    return options if beam == 1 else replace(options, beam_size=beam)
 
 
 def resolve(options: DecodingOptions, source_tokens: int, limits: Limits) -> DecodingOptions:

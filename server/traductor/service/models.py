@@ -195,6 +195,7 @@ class ModelLoader:
             max_new_tokens=min(s.max_new_tokens, bundle.max_len - 1),
             max_beam_size=min(s.max_beam_size, s.max_active_sequences),
             stop_loops=s.use_loop_rule,
+            beam_size=s.beam_size,
         )
         memory = bundle.memory() if s.use_memory else {}
         tokenizer = bundle.tokenizer()

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import signal
 
+from ..errors import CommandError
 from .settings import Settings
 
 DESCRIPTION = """\
@@ -55,6 +56,8 @@ HELP = {
     "max_segments": "segments to translate in one text (pass-through ones do not count)",
     "max_new_tokens": "cap of a call's max_new_tokens",
     "max_beam_size": "cap of a call's beam_size (and at most --max-active-sequences)",
+    "beam_size": "beam of every call that asks for none or for 1 (LibreTranslate, DeepL, the page and files "
+    "included; not sampling); 1: greedy, the fastest",
     "max_batch_texts": "texts in one batch call (TranslateBatch, a list q)",
     "max_message_bytes": "gRPC message and HTTP body limit",
     "max_file_bytes": "an uploaded file (/translate_file, DeepL documents) over this is refused",
@@ -94,6 +97,12 @@ def register(sub) -> None:
 
 
 def run(args) -> None:
+    settings = Settings.from_args(args)
+    if not 1 <= settings.beam_size <= min(settings.max_beam_size, settings.max_active_sequences):
+        raise CommandError(
+            f"--beam-size {settings.beam_size}: must be between 1 and --max-beam-size ({settings.max_beam_size}) "
+            f"and at most --max-active-sequences ({settings.max_active_sequences})"
+        )
     # Until serve() installs its handlers (after the imports below, about a second): SIGTERM or
     # SIGINT ends the process at once with status 0. A process that is PID 1 (a container without
     # an init) would otherwise ignore SIGTERM then (the kernel drops a signal PID 1 does not handle)
@@ -103,7 +112,6 @@ def run(args) -> None:
     from ..engine.process import exit_now
     from .server import serve
 
-    settings = Settings.from_args(args)
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     asyncio.run(serve(settings))
     exit_now()  # stopped: no interpreter teardown (engine/process.py says why)

@@ -38,6 +38,7 @@ class Settings:
     max_segments: int = 500  # segments to translate in one text (pass-through ones do not count)
     max_new_tokens: int = 200
     max_beam_size: int = 8
+    beam_size: int = 1  # the beam of a call that asks for none (1: greedy); at most max_beam_size
     max_batch_texts: int = 64  # texts in one TranslateBatch
     max_message_bytes: int = 1 << 20  # gRPC receive/send limit
     max_file_bytes: int = 2 << 20  # HTTP /translate_file: an upload over this is refused (docs/files.md)
