@@ -119,9 +119,8 @@ def test_exact_ties_and_a_row_masked_whole_choose_as_on_the_host():
 @pytest.mark.parametrize("device", DEVICES)
 def test_the_k_best_are_the_hosts_with_ties_and_minus_infinity(device):
     """`top` orders as numpy's stable argsort (transformers' beam search on the host): by value,
-    equal values by the lower index. The project's beam search on the host (selection.beam_step)
-    takes the same candidates unless the K-th and the (K+1)-th are exactly equal: which of those
-    argpartition keeps is numpy's choice; the scores kept are the same."""
+    equal values by the lower index; so do the host's `selection.top` and the project's beam search
+    on the host (selection.beam_step), ties across the K-th place included."""
     rng = np.random.default_rng(5)
     boundary_ties = 0
     for n, k in ((12, 3), (40, 8), (300, 6), (5, 5)):
@@ -131,13 +130,13 @@ def test_the_k_best_are_the_hosts_with_ties_and_minus_infinity(device):
             want = np.argsort(-x, kind="stable")[:k]
             got = top(torch.from_numpy(x).to(device), k).cpu().numpy()
             assert got.tolist() == want.tolist()
-            scores, _, host = selection.beam_step(x.reshape(1, 1, n), np.zeros((1, 1)), np.zeros((1, 1), bool), 0, k)
-            scores, host = scores[0], host[0]
-            assert np.array_equal(scores, x[got])
-            if k == n or x[want[-1]] > np.sort(x)[::-1][k]:  # no tie across the K-th place
-                assert host.tolist() == got.tolist()
-            else:
-                boundary_ties += 1
+            assert selection.top(x[None], k)[0].tolist() == want.tolist()
+            zero = np.zeros((1, 1, 1))
+            scores, _, host = selection.beam_step(
+                x.reshape(1, 1, n), zero, zero, np.zeros((1, 1)), np.zeros((1, 1), bool), 0, k
+            )
+            assert host[0].tolist() == want.tolist() and np.array_equal(scores[0], x[want])
+            boundary_ties += k < n and x[want[-1]] == np.sort(x)[::-1][k]
     assert boundary_ties > 0
 
 

@@ -107,3 +107,54 @@ def test_row_normalizers_equal_the_full_log_softmax():
     got = selection.token_logprobs_from(x[np.arange(3), tokens], m, total)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
     assert np.array_equal(got, selection.token_logprobs(x.copy(), tokens))
+
+
+def _beam_step_over_every_sum(raw, banned, scores, finished, pad_id, k):
+    """The project's beam step written out: log-softmax of the raw rows, the rules' -inf, a finished
+    beam going on with PAD only, then the k best of the K x V sums, ties by the lower index."""
+    K, V = raw.shape
+    logp = selection.log_softmax(raw)
+    logp[banned] = -np.inf
+    logp[finished] = -np.inf
+    logp[finished, pad_id] = 0.0
+    sums = (scores[:, None] + logp).reshape(-1)
+    best = np.argsort(-sums, kind="stable")[:k]
+    return sums[best], best // V, best % V
+
+
+def test_the_beam_step_equals_every_sum_ranked_whatever_the_ties_and_the_requests_beside():
+    """selection.beam_step takes each beam's k + 1 largest scores first and goes over every sum only
+    where those cannot prove the answer; its choice is the K x V sums' k best (ties by the lower
+    index), for each request alone and for the requests together."""
+    rng = np.random.default_rng(11)
+    K, V, pad = 4, 50, 0
+    cases = []
+    for case in range(300):
+        if case % 3 == 0:  # few distinct values: ties everywhere, across the k-th place too
+            raw = rng.integers(-2, 2, (K, V)).astype(np.float32)
+        else:
+            raw = rng.normal(size=(K, V)).astype(np.float32)
+        x = raw.copy()
+        x[rng.random((K, V)) < 0.3] = -np.inf  # the rules' bans
+        if case % 5 == 0:
+            x[rng.integers(K)] = -np.inf
+            row = rng.integers(K)
+            x[row] = np.where(np.arange(V) == 2, raw[row, 2], -np.inf)  # the loop rule: EOS only
+        scores = rng.choice([0.0, -1.0, -2.5, -np.inf], K)
+        if case % 4 == 0:
+            scores = np.round(scores)  # equal scores: equal sums between beams
+        finished = rng.random(K) < 0.3
+        cases.append((raw, x, scores, finished))
+        want = _beam_step_over_every_sum(raw, np.isneginf(x), scores, finished, pad, K)
+        m, lse = selection.log_normalizers(raw)
+        got = selection.beam_step(x[None], m[None], lse[None], scores[None], finished[None], pad, K)
+        finite = np.isfinite(want[0])
+        assert np.array_equal(got[0][0], want[0]), case
+        assert np.array_equal(got[1][0][finite], want[1][finite]) and np.array_equal(got[2][0][finite], want[2][finite])
+    raws, xs, scores, finished = (np.stack(parts) for parts in zip(*cases))
+    m, lse = selection.log_normalizers(raws)
+    together = selection.beam_step(xs, m, lse, scores, finished, pad, K)
+    for i, (raw, x, s, f) in enumerate(cases):
+        mi, li = selection.log_normalizers(raw)
+        alone = selection.beam_step(x[None], mi[None], li[None], s[None], f[None], pad, K)
+        assert all(np.array_equal(a[0], t[i]) for a, t in zip(alone, together)), i

@@ -181,9 +181,9 @@ def choose_beams(
     for (transformers, K), members in groups.items():
         group = [requests[j] for j in members]
         rows = np.fromiter((row for r in group for row in r.state.rows), dtype=np.int64, count=K * len(group))
-        logp = selection.log_softmax(logits[rows])  # (n K, V)
-        beam_rules(group, logp, constraints, generation if transformers else None)
         if transformers:
+            logp = selection.log_softmax(logits[rows])  # (n K, V)
+            beam_rules(group, logp, constraints, generation)
             for i, (j, req) in enumerate(zip(members, group)):
                 mine = logp[i * K : (i + 1) * K]
                 if generation.renormalize:
@@ -191,9 +191,17 @@ def choose_beams(
                 beam: TransformersBeam = req.state.beam
                 out[j] = beam.step(mine, at_limit=beam.prefixes.shape[1] + 1 >= req.options.max_new_tokens)
             continue
+        # the project's search: the rules ban into the logits themselves (-inf), after the softmax's
+        # normalizers are taken; beam_step makes log p only where it needs them
+        x = logits[rows]  # (n K, V), a copy
+        m, lse = selection.log_normalizers(x)
+        beam_rules(group, x, constraints, None)
         scores = np.stack([r.state.beam.scores for r in group])
         finished = np.stack([r.state.beam.finished for r in group])
-        chosen = selection.beam_step(logp.reshape(len(group), K, -1), scores, finished, pad_id, K)
+        n = len(group)
+        chosen = selection.beam_step(
+            x.reshape(n, K, -1), m.reshape(n, K, 1), lse.reshape(n, K, 1), scores, finished, pad_id, K
+        )
         for i, j in enumerate(members):
             out[j] = tuple(part[i] for part in chosen)
     return out

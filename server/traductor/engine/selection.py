@@ -13,10 +13,16 @@ import numpy as np
 NEG_INF = -np.inf
 
 
-def log_softmax(x: np.ndarray) -> np.ndarray:
+def log_normalizers(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's max m and log-sum-exp of x - m (keepdims): log_softmax(x) is (x - m) - lse, and
+    any entry of it can be made from these alone, op for op the same float32 value."""
     m = x.max(axis=-1, keepdims=True)
-    shifted = x - m
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return m, np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    m, lse = log_normalizers(x)
+    return (x - m) - lse
 
 
 def token_logprobs(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
@@ -72,24 +78,59 @@ def sample(logits: np.ndarray, temperature: float, top_k: int, top_p: float, rng
     return int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"), len(p) - 1))
 
 
-def beam_step(logp: np.ndarray, scores: np.ndarray, finished: np.ndarray, pad_id: int, k: int):
+def top(x: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k largest values of each row of `x` (R, N), largest first, equal values by the
+    lower index: np.argsort(-x, kind="stable")[:, :k] without sorting the rows. The k-th value
+    found, every value above it is in, and of those equal to it the lowest indices that fill k
+    (torch_choice.top, the same on a device)."""
+    kth = -np.partition(-x, k - 1, axis=-1)[:, k - 1 : k]
+    above, equal = x > kth, x == kth
+    need = k - above.sum(axis=-1, keepdims=True)
+    take = above | (equal & (np.cumsum(equal, axis=-1) <= need))  # exactly k a row, by index
+    index = np.nonzero(take)[1].reshape(len(x), k)
+    order = np.lexsort((index, -np.take_along_axis(x, index, -1)), axis=-1)
+    return np.take_along_axis(index, order, -1)
+
+
+def beam_step(
+    x: np.ndarray, m: np.ndarray, lse: np.ndarray, scores: np.ndarray, finished: np.ndarray, pad_id: int, k: int
+):
     """One beam search step for R requests of K beams each, chosen together.
 
-    logp (R, K, V) log-probabilities of each beam's next token; scores (R, K); finished (R, K) bool.
-    Returns (new scores (R, k), source beam of each new beam (R, k), token of each new beam (R, k)),
-    each request's by score, descending, ties by the lower index. Every operation runs along a
-    request's own K x V sums, so a request's choice never depends on the others beside it.
+    x (R, K, V) each beam's next-token scores with the rules applied (banned: -inf), m and lse (R,
+    K, 1) their rows' `log_normalizers` taken before the rules; scores (R, K); finished (R, K) bool.
+    Returns (new scores (R, k), source beam of each new beam (R, k), token of each new beam (R, k)):
+    each request's k best sums score + log p(token) over its K x V, a finished beam going on with
+    PAD at no cost, by sum, descending, equal sums by the lower index beam * V + token.
+
+    log p is (x - m) - lse, which only grows with x: the k best of a request are among the k + 1
+    largest x of each of its beams. Those are taken first (one partition of each row, no K x V
+    sums), and they are the answer when, in every beam, the sum at its (k + 1)-th largest x falls
+    strictly below the request's k-th best sum: then nothing else reaches it, not even an equal x
+    rounded to an equal log p. A request where that does not hold (sums tied at the boundary, or
+    fewer than k finite ones) is chosen over all its K x V sums. Every operation runs along a
+    request's own rows, so a request's choice never depends on the others beside it.
     """
-    R, K, V = logp.shape
-    if finished.any():  # a finished beam goes on with PAD at no cost
-        frozen = np.full(V, NEG_INF, dtype=logp.dtype)
-        frozen[pad_id] = 0.0
-        logp = np.where(finished[..., None], frozen, logp)
-    total = (scores[..., None] + logp).reshape(R, K * V)
-    top = np.argpartition(-total, k - 1, axis=-1)[:, :k]
-    order = np.lexsort((top, -np.take_along_axis(total, top, -1)), axis=-1)
-    top = np.take_along_axis(top, order, -1)
-    return np.take_along_axis(total, top, -1), top // V, top % V
+    R, K, V = x.shape
+    c = min(k + 1, V)
+    part = np.argpartition(x, V - c, axis=-1)[..., V - c :]  # (R, K, c): each beam's c largest, any order
+    logp = (np.take_along_axis(x, part, -1) - m) - lse
+    part[finished], logp[finished] = pad_id, NEG_INF  # a finished beam: PAD at no cost, nothing else
+    logp[finished, 0] = 0.0
+    total = (scores[..., None] + logp).reshape(R, K * c)
+    flat = (np.arange(K)[:, None] * V + part).reshape(R, K * c)
+    best = np.lexsort((flat, -total), axis=-1)[:, :k]
+    chosen, index = np.take_along_axis(total, best, -1), np.take_along_axis(flat, best, -1)
+    kth = chosen[:, -1:]
+    bound = np.where(finished, NEG_INF, scores + logp.min(axis=-1))  # each beam's sum at its c-th x
+    exact = np.isfinite(kth[:, 0]) & (bound < kth).all(axis=-1)
+    for r in np.flatnonzero(~exact):  # over every sum of the request
+        full = np.where(finished[r][:, None], NEG_INF, (x[r] - m[r]) - lse[r])
+        full[finished[r], pad_id] = 0.0
+        sums = (scores[r][:, None] + full).reshape(1, K * V)
+        index[r] = top(sums, k)[0]
+        chosen[r] = sums[0, index[r]]
+    return chosen, index // V, index % V
 
 
 def best_beam(scores: np.ndarray, lengths: np.ndarray, length_penalty: float = 1.0) -> int:

@@ -209,6 +209,8 @@ class Constraints:
 
     def missing(self, required: Counter, output: Iterable[int]) -> Counter:
         """The required placeholders not yet in `output` (which may hold BOS, EOS or PAD too)."""
+        if not required:  # most sources have none: nothing to count in the output
+            return Counter()
         return required - Counter(t for t in output if t in self._placeholders)
 
     def banned(
