@@ -122,7 +122,12 @@ def _add_engine_args(p) -> None:
         "--model", help="ONNX bundle (onnx engine) or checkpoint (pytorch engine); default: the bundled model"
     )
     p.add_argument("--engine", choices=["onnx", "pytorch"], default="onnx")
-    p.add_argument("--beam", type=int, default=1, help="beam size (1: greedy)")
+    p.add_argument(
+        "--beam",
+        type=_positive,
+        default=Settings.beam_size,
+        help=f"beam size (1: greedy); default {Settings.beam_size}, as traductor serve's --beam-size",
+    )
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (0: all cores)")
     p.add_argument(
