@@ -120,6 +120,15 @@ def known_base(code: str) -> str:
         return ""
 
 
+CAPITALIZED_NOUNS = frozenset({"de", "lb"})  # German and Luxembourgish write every noun with a capital
+
+
+def capitalizes_nouns(code: str) -> bool:
+    """Whether the language writes every noun with a capital letter ("Datei", not "datei"): a
+    translation's first letter then says nothing of the source's case (engine/memory.find)."""
+    return known_base(code) in CAPITALIZED_NOUNS
+
+
 def through_english(source: str, target: str) -> bool:
     """Whether a pair no model translates directly may go through English (the server's routing and
     `traductor translate --from --to` ask the same): two known languages, neither English, not the

@@ -23,6 +23,7 @@ from pathlib import Path
 from traductor_client._cliargs import FORMALITY_HELP, formality_value
 from traductor_client.lines import read_lines, write_line
 
+from .engine.memory import find
 from .errors import CommandError
 from .offline import Pivot, bundle_memory, load_translator, translate_texts
 from .options import FORMALITIES, register_of
@@ -94,9 +95,10 @@ def cmd_evaluate(args) -> None:
 
     def run(sources: list[str]) -> list[str]:
         if args.no_segment:
-            todo = [s for s in sources if s not in memory]
+            found = [find(memory, s, translator.target) if memory else None for s in sources]
+            todo = [s for s, f in zip(sources, found) if f is None]
             done = iter(translator.translate(todo, beam_size=args.beam, batch_size=args.batch_size) if todo else [])
-            return [memory[s] if s in memory else next(done) for s in sources]
+            return [f if f is not None else next(done) for f in found]
         return translate_texts(translator, sources, args.beam, args.batch_size, memory=memory, refused=refused)
 
     hyps = run([p.source for p in pairs])

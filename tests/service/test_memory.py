@@ -22,6 +22,7 @@ REMEMBERED = "uno dos tres"
 TRANSLATION = "«de la memoria»"  # nothing the tiny model could write
 MODEL = "cuatro cinco"
 TEXT = f"{REMEMBERED}\n{MODEL}"
+CAPITALISED, CAPITALISED_TRANSLATION = "Ocho nueve", "«Memoria» Ocho"  # found for "ocho nueve" too
 
 
 def add_memory(bundle, rows: str) -> None:
@@ -39,7 +40,7 @@ def add_memory(bundle, rows: str) -> None:
 def memory_bundle(tiny_bundle, tmp_path_factory):
     bundle = tmp_path_factory.mktemp("memory") / "bundle"
     shutil.copytree(tiny_bundle, bundle)
-    add_memory(bundle, f"{REMEMBERED}\t{TRANSLATION}\t7\nseis\tSEIS\t2\n")
+    add_memory(bundle, f"{REMEMBERED}\t{TRANSLATION}\t7\nseis\tSEIS\t2\n{CAPITALISED}\t{CAPITALISED_TRANSLATION}\t3\n")
     return bundle
 
 
@@ -85,6 +86,18 @@ def test_a_remembered_segment_is_answered_without_the_model(server):
         assert server.submitted.rows - before == 2
 
 
+def test_a_lowercase_segment_takes_its_capitalised_entry_with_a_lowercase_first_letter(server):
+    """The tiny bundle translates into Spanish: "ocho nueve" is answered from the entry "Ocho
+    nueve", its translation's first letter lowered after the quotation mark (engine/memory.find)."""
+    before = server.submitted.rows
+    lowered, exact = translate(server, "ocho nueve").text, translate(server, CAPITALISED).text
+    if server.use_memory:
+        assert (lowered, exact) == ("«memoria» Ocho", CAPITALISED_TRANSLATION)
+        assert server.submitted.rows == before
+    else:
+        assert "emoria" not in lowered + exact and server.submitted.rows == before + 2
+
+
 def test_stream_deltas_join_to_the_unary_text(server):
     unary = translate(server, TEXT).text
     for text in (TEXT, f"{MODEL}\n{REMEMBERED}", REMEMBERED, f"seis\n{REMEMBERED}"):
@@ -105,7 +118,11 @@ def test_batch_puts_remembered_segments_in_place(server):
 
 
 def test_the_bundle_memory_is_read_and_old_bundles_have_none(memory_bundle, tiny_bundle):
-    assert load_bundle(memory_bundle).memory() == {REMEMBERED: TRANSLATION, "seis": "SEIS"}
+    assert load_bundle(memory_bundle).memory() == {
+        REMEMBERED: TRANSLATION,
+        "seis": "SEIS",
+        CAPITALISED: CAPITALISED_TRANSLATION,
+    }
     assert load_bundle(tiny_bundle).config.memory is None and load_bundle(tiny_bundle).memory() == {}
 
 

@@ -2,8 +2,9 @@
 
 Per segment of the cut, in text order:
 
-    memory       a plain-text segment whose exact text is in `engine.memory` (the bundle's
-                 memory.tsv, engine/memory.py; empty with --no-memory) is answered from it
+    memory       a plain-text segment found in `engine.memory` (the bundle's memory.tsv; empty
+                 with --no-memory: engine/memory.find, its exact text or its capitalised form) is
+                 answered from it
                  (`Prepared.known`), with no model call; not an HTML segment (its inline markup would
                  have to match), nor one holding a glossary term, in a register or with
                  alternatives asked for
@@ -37,6 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...engine.memory import find
 from ...errors import InvalidInput
 from ...glossary import Glossary, masking
 from ...glossary.substitute import sources
@@ -143,13 +145,14 @@ def protect(engine: AsyncEngine, cut: Cut, options: DecodingOptions, glossary: G
     inputs, segments, known, terms, wrapped = [], [], {}, {}, {}
     for segment in cut.plan.segments:
         text = segment.text
-        if text in memory and glossary is None:  # a memory hit scans nothing
-            known[segment.index] = memory[text]
+        remembered = find(memory, text, engine.target) if memory else None
+        if remembered is not None and glossary is None:  # a memory hit scans nothing
+            known[segment.index] = remembered
             continue
         spans = list(placeholders.finditer(text))  # found once: the glossary and markup pairs read them
         held = masking.protect(glossary, text, spans, tokens, annotations) if glossary is not None else None
-        if text in memory and not held:
-            known[segment.index] = memory[text]
+        if remembered is not None and not held:
+            known[segment.index] = remembered
             continue
         if held and held.whole is not None:  # nothing but glossary terms: nothing left for the model
             known[segment.index] = held.whole
