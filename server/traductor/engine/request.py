@@ -88,7 +88,7 @@ class FinishEvent:
 
 
 # The end of a masked text that may still grow into a placeholder token ("<", "<p", "<ph1").
-_PARTIAL_TOKEN = re.compile(r"<(?:p(?:h\d*)?)?$")
+_PARTIAL_TOKEN = re.compile(r"<(?:p(?:h\d*)?)?\Z")  # \Z: "$" would also match before a final "\n"
 
 
 class Detokenizer:
