@@ -2,8 +2,9 @@
 
 These functions follow the PyTorch reference (traductor/model/generate.py) step for step, so
 that the engine gives exactly the reference's tokens: log-softmax first, then EOS suppressed
-while fewer than min_new_tokens are out; beams ranked by summed log-probability, a finished
-beam extended by PAD at no cost, the best hypothesis picked by score / length**1.0.
+while fewer than min_new_tokens are out; beams ranked by summed log-probability (equal sums by
+the lower index), a finished beam extended by PAD at no cost, the best hypothesis picked by
+score / length**1.0.
 """
 
 from __future__ import annotations
