@@ -137,9 +137,10 @@ def beam_rules(
 ) -> None:
     """Every rule on beam requests' scores, in place: (sum of K, V), each request's K rows after the
     one before's, all of one search; log-probabilities, or the project's search's logits (its
-    rules only ban, to -inf, or keep a score, so they mean the same on either). The EOS, placeholder, loop and register rules
-    per beam (a finished beam of the project's search runs PAD and does not loop), then, in
-    transformers' search, the imported model's. numpy, or a tensor (`index`)."""
+    rules only ban, to -inf, or keep a score, so they mean the same on either). The EOS,
+    placeholder, loop and register rules per beam (a finished beam of the project's search runs
+    PAD and does not loop), then, in transformers' search, the imported model's. numpy, or a
+    tensor (`index`)."""
     missing, too_short, running, limits, registers = [], [], [], [], []
     for req in requests:
         beam, K = req.state.beam, req.n_rows
@@ -171,9 +172,10 @@ def choose_beams(
     pad_id: int,
 ) -> list[tuple]:
     """One beam step for every beam request: (new scores (K,), source beam (K,), token (K,)) for
-    the project's search, (source beam (K,), token (K,)) for transformers'. Requests of one search and one K are chosen together: their rows' log-softmax,
-    the rules and (the project's search) the K best of each request's K x V sums in one go, each
-    along the request's own rows, so that no request's choice depends on the others."""
+    the project's search, (source beam (K,), token (K,)) for transformers'. Requests of one search
+    and one K are chosen together: their rows' softmax normalizers, the rules and (the project's
+    search) the K best of each request's K x V sums in one go, each along the request's own rows,
+    so that no request's choice depends on the others."""
     groups: dict[tuple[bool, int], list[int]] = {}
     for j, req in enumerate(requests):
         groups.setdefault((isinstance(req.state.beam, TransformersBeam), req.n_rows), []).append(j)
