@@ -69,7 +69,7 @@ class RowSources:
     def _copy(self, src: int, dst: int) -> None:
         self.sources[dst] = self.sources[src]
 
-    def reorder(self, rows: np.ndarray, sources: np.ndarray) -> None:
+    def reorder(self, rows: np.ndarray, sources: np.ndarray, length: int) -> None:
         taken = [self.sources[s] for s in sources.tolist()]
         for r, source in zip(rows.tolist(), taken):
             self.sources[r] = source

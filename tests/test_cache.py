@@ -220,9 +220,11 @@ def test_reorder_gathers_self_attention_rows():
     cache = KVCache(L, H, DK, max_rows=4)
     cache.add_rows(*cross_for([1.0], 3), [4])
     write_self(cache, {0: 10.0, 1: 11.0, 2: 12.0, 3: 13.0}, position=0)
+    write_self(cache, {0: 20.0, 1: 21.0, 2: 22.0, 3: 23.0}, position=1)
     rows = np.array([0, 1, 2, 3])
-    cache.reorder(rows, np.array([2, 2, 0, 1]))
+    cache.reorder(rows, np.array([2, 2, 0, 1]), length=2)
     assert [float(cache.self_kv[0, r, 0, 0, 0]) for r in range(4)] == [12.0, 12.0, 10.0, 11.0]
+    assert [float(cache.self_kv[0, r, 0, 1, 0]) for r in range(4)] == [22.0, 22.0, 20.0, 21.0]
     assert [row_value(cache, r) for r in range(4)] == [1.0] * 4  # cross K/V is per source: untouched
 
 

@@ -65,8 +65,8 @@ class Batch:
         """A beam's rows continue their source beams with `token`: only the rows whose source beam
         is another one take a copy of its cache (most steps move one or two beams of K, or none)."""
         moved = source != np.arange(len(rows))
-        if moved.any():
-            self.cache.reorder(rows[moved], rows[source[moved]])
+        if moved.any():  # a beam's rows are all at one position: the length written so far
+            self.cache.reorder(rows[moved], rows[source[moved]], int(self.positions[rows[0]]))
         self.tokens[rows] = token
 
     def remove(self, rows: list[int]) -> None:

@@ -180,9 +180,10 @@ class KVCache:
         self.cross_kv[:, dst] = self.cross_kv[:, src]
         self.padding[dst] = self.padding[src]
 
-    def reorder(self, rows: np.ndarray, sources: np.ndarray) -> None:
-        """Beam search: rows[i] takes the cache of sources[i] (a gather, then a scatter)."""
-        self.self_kv[:, rows] = self.self_kv[:, sources]
+    def reorder(self, rows: np.ndarray, sources: np.ndarray, length: int) -> None:
+        """Beam search: rows[i] takes the cache of sources[i] (a gather, then a scatter), its first
+        `length` positions: those written so far (the window beyond is written before it is read)."""
+        self.self_kv[:, rows, :, :length] = self.self_kv[:, sources, :, :length]
 
     # ---- per step -----------------------------------------------------------------------
 

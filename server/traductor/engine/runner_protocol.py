@@ -40,8 +40,9 @@ class RowCache(Protocol):
         """Free rows; the last rows move into the holes: {old row: new row}."""
         ...
 
-    def reorder(self, rows: np.ndarray, sources: np.ndarray) -> None:
-        """rows[i] takes the self-attention cache of sources[i] (beam search)."""
+    def reorder(self, rows: np.ndarray, sources: np.ndarray, length: int) -> None:
+        """rows[i] takes the self-attention cache of sources[i] (beam search): its first `length`
+        positions, the ones written (the rest is never read before it is written)."""
         ...
 
     def ensure_positions(self, max_position: int) -> None:

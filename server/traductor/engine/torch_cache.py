@@ -90,11 +90,12 @@ class TorchKVCache:
         self.cross_kv[:, dst, :, : self.N] = self.cross_kv[:, src, :, : self.N]
         self.cross_bias[dst] = self.cross_bias[src]
 
-    def reorder(self, rows: np.ndarray, sources: np.ndarray) -> None:
-        """Beam search: rows[i] takes the self-attention cache of sources[i] (a gather, then a scatter)."""
+    def reorder(self, rows: np.ndarray, sources: np.ndarray, length: int) -> None:
+        """Beam search: rows[i] takes the self-attention cache of sources[i] (a gather, then a
+        scatter), its first `length` positions: those written so far."""
         dst = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(self.device)
         src = torch.from_numpy(np.asarray(sources, dtype=np.int64)).to(self.device)
-        self.self_kv[:, dst, :, : self.T] = self.self_kv[:, src, :, : self.T]
+        self.self_kv[:, dst, :, :length] = self.self_kv[:, src, :, :length]
 
     # ---- per step -----------------------------------------------------------------------
 
