@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from traductor.engine.request import Detokenizer
 from traductor.model.tokenizer import Tokenizer
@@ -83,3 +85,16 @@ def test_a_less_than_sign_before_a_line_break_is_not_taken_for_a_placeholders_st
     assert text == "A<\n| B"
     assert deltas[2] == "" and deltas[3] == "<\n"
     assert "".join(deltas) + rest == text and rest == ""
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_pieces_stream_as_a_prefix_of_the_final_text(tokenizer, data):
+    """Whatever the pieces (bytes of broken characters, "<", "p", "h", digits, ">", line breaks,
+    placeholder tokens, words), each delta extends what was sent and the deltas and the final flush
+    join to the final text: no stream ends in an error."""
+    names = ["<0x3C>", "<0x70>", "h", "<0x30>", "<0x3E>", "<0x0A>", "<0x0D>", "<0x20>", "<0xC3>", "<0xB1>",
+             "<0xF0>", "<0x9F>", "▁", "A", "<ph0>", "<ph1>", "<0x09>", "<0x7C>"]  # fmt: skip
+    ids = [tokenizer.sp.piece_to_id(n) for n in data.draw(st.lists(st.sampled_from(names), max_size=24))]
+    deltas, text, rest = run(tokenizer, ids, ["%s", "{n}"])
+    assert "".join(deltas) + rest == text
