@@ -165,6 +165,10 @@ ITALIAN = [
     # a condition's tu verb: "se premi" -> "se preme", with "Lei" where nothing else says "you"
     ("Se premi questo pulsante, i segnalibri sono cancellati.", "If you press this button, bookmarks are deleted.",
      "Se Lei preme questo pulsante, i segnalibri sono cancellati."),
+    # a tu imperative capitalised inside the sentence is a label the text names: it stays
+    ("Se premi il pulsante Converti, i byte sono sostituiti.", "If you press the Convert button, bytes are replaced.",
+     "Se Lei preme il pulsante Converti, i byte sono sostituiti."),
+    ("Scegli la voce Apri del menu.", "Choose the Open item of the menu.", "Scelga la voce Apri del menu."),
 ]  # fmt: skip
 
 ITALIAN_SKIPS = [

@@ -12,7 +12,7 @@ converts:
   verb put in the third person when nothing else says whom the text addresses ("Hai 3 nuovi
   messaggi" -> "Lei ha 3 nuovi messaggi"). Skipped: "ti" or a joined
   "ti" before a verb the tables do not know, "te lo" (glielo), "non" + an unknown infinitive, a tu
-  verb the rules leave where they do not know its use.
+  verb the rules leave where they do not know its use (not a label: "il pulsante Converti" stays).
 """
 
 from __future__ import annotations
@@ -175,13 +175,19 @@ def formal(text: str, source: str = "") -> str:
             changes[i] = word[:-5] + ("REBBE" if word.isupper() else "rebbe")  # "potresti" -> "potrebbe"
         elif (joined := _joined_ti(word)) is not None:
             changes[i] = joined
-        elif x in _ONLY_VERB:
+        elif x in _ONLY_VERB and not _label(w, i):
             raise Skip("it: a tu verb where the rules do not know its use")
     out = C.apply(text, w, changes)
     if address.read(out, "it", source) == address.NEUTRAL:
         _subject(w, changes)
         out = C.apply(text, w, changes)
     return out
+
+
+def _label(w: Words, i: int) -> bool:
+    """Whether a tu verb is a label the text names, left as it is: capitalised inside a sentence
+    ("il pulsante Converti", "la voce Apri"), as the reader reads it (text/address)."""
+    return w.words[i][:1].isupper() and not w.starts_sentence(i)
 
 
 def _subject(w: Words, changes: dict[int, str]) -> None:
