@@ -29,6 +29,8 @@ def test_a_lowercase_text_takes_its_capitalised_entry_lowered():
     assert find(ENTRIES, "hello", "es") == "¡hola", "the first letter, after punctuation"
     assert find(ENTRIES, "show URL", "es") == "URL mostrar", "an all-capitals word stays"
     assert find(ENTRIES, "running...", "es") == "12 en curso...", "already lowercase after the digits"
+    assert find({"Open": "{Name} abierto"}, "open", "es") == "{Name} abierto", "a placeholder is never changed"
+    assert find({"Save": "<b>Guardar</b>"}, "save", "es") == "<b>guardar</b>", "the first letter after the tag"
 
 
 def test_no_variant_for_a_lone_letter_a_capital_start_or_a_language_that_capitalises_nouns():

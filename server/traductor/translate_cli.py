@@ -95,7 +95,7 @@ def cmd_evaluate(args) -> None:
 
     def run(sources: list[str]) -> list[str]:
         if args.no_segment:
-            found = [find(memory, s, translator.target) if memory else None for s in sources]
+            found = [find(memory, s, translator.target) for s in sources]
             todo = [s for s, f in zip(sources, found) if f is None]
             done = iter(translator.translate(todo, beam_size=args.beam, batch_size=args.batch_size) if todo else [])
             return [f if f is not None else next(done) for f in found]

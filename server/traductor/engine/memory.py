@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..errors import BundleError
 from ..languages import capitalizes_nouns
+from ..model import placeholders
 
 FILENAME = "memory.tsv"
 
@@ -64,12 +65,12 @@ def find(entries: Mapping[str, str], text: str, target: str) -> str | None:
     """The memory's translation of `text` into `target` (the bundle's target language), or None.
 
     Its own entry first. Then a text of two characters or more that begins with a lowercase letter
-    takes the entry of its capitalised form, with the translation's first letter lowered (an
-    all-capitals word kept: "URL"), except in a target that capitalises its nouns. Catalogs write
-    the same message both ways ("Edge" a label, "edge" in a list); on the held-out test splits the
-    18 messages of it, fr, pt-BR and ru found only this way scored chrF 88.7, 85.8, 79.3 and 100
-    from the memory against 78.3, 85.0, 48.3 and 19.7 from the model. A lone letter is not looked
-    up this way ("m" for minutes is not "M")."""
+    takes the entry of its capitalised form, with the translation's first letter lowered (never
+    inside a placeholder or a tag; an all-capitals word kept: "URL"), except in a target that
+    capitalises its nouns. Catalogs write the same message both ways ("Edge" a label, "edge" in a
+    list); on the held-out test splits the 18 messages of it, fr, pt-BR and ru found only this way
+    scored chrF 88.7, 85.8, 79.3 and 100 from the memory against 78.3, 85.0, 48.3 and 19.7 from the
+    model. A lone letter is not looked up this way ("m" for minutes is not "M")."""
     found = entries.get(text)
     if found is not None or len(text) < 2 or not text[0].islower():
         return found
@@ -80,11 +81,9 @@ def find(entries: Mapping[str, str], text: str, target: str) -> str | None:
 
 
 def _first_letter_lowered(translation: str) -> str:
-    """The first letter in lowercase ("¡Hola" -> "¡hola"), unless its word is all capitals ("URL")."""
-    for i, c in enumerate(translation):
-        if c.isalpha():
-            word = translation[i:].split(maxsplit=1)[0]
-            if c.isupper() and not (len(word) > 1 and word[1].isupper()):
-                return translation[:i] + c.lower() + translation[i + 1 :]
-            return translation
-    return translation
+    """The first letter outside placeholders and markup in lowercase ("¡Hola" -> "¡hola", "{Name}
+    abierto" as it is), unless the letter after it is a capital too ("URL")."""
+    at = placeholders.first_letter(translation)
+    if at is None or not translation[at].isupper() or translation[at + 1 : at + 2].isupper():
+        return translation
+    return translation[:at] + translation[at].lower() + translation[at + 1 :]

@@ -98,7 +98,7 @@ def annotate(text: str, found: list[tuple[Found, str]], spans: list | None = Non
     it starts the text is annotated as the glossary writes it: where it lands in the translation
     is the model's choice ("File Type" -> "Tipo de fichero"; `starts_lower` mends the other case).
     `spans`: the text's placeholders when the caller has them."""
-    terms, first = [], _first_letter(text, spans)
+    terms, first = [], placeholders.first_letter(text, spans)
     for f, target in found:
         if first == f.start and target[:1].isupper() and target[1:2].islower():
             target = target[:1].lower() + target[1:]
@@ -106,23 +106,12 @@ def annotate(text: str, found: list[tuple[Found, str]], spans: list | None = Non
     return controls.annotate(text, terms)
 
 
-def _first_letter(text: str, spans: list | None = None) -> int | None:
-    """Where the first letter of `text` outside its placeholders (markup included; `spans`: them,
-    when the caller has them) is."""
-    if spans is None:
-        spans = placeholders.finditer(text)
-    hidden = list(text)
-    for m in spans:
-        hidden[m.start() : m.end()] = "\0" * (m.end() - m.start())
-    return next((i for i, c in enumerate(hidden) if c.isalpha()), None)
-
-
 def starts_lower(source: str, found: list[tuple[Found, str]], translation: str) -> str:
     """An annotated segment's translation with its first letter capitalised where the source's
     first word was a capital term annotated in lower case (`annotate`) and the translation's
     first letter is lower case (the term, most likely, now first)."""
-    at = _first_letter(translation)
-    first = _first_letter(source)
+    at = placeholders.first_letter(translation)
+    first = placeholders.first_letter(source)
     if at is not None and translation[at].islower() and any(f.start == first for f, _ in found):
         return translation[:at] + translation[at].upper() + translation[at + 1 :]
     return translation

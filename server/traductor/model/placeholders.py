@@ -166,6 +166,17 @@ def finditer(text: str):
     return pattern_for(text).finditer(text) if _STARTS.search(text) else iter(())
 
 
+def first_letter(text: str, spans=None) -> int | None:
+    """Where the first letter of `text` outside its placeholders (markup included) is; `spans`: its
+    `finditer` matches, when the caller has them. None: no letter outside them."""
+    if spans is None:
+        spans = finditer(text)
+    hidden = list(text)
+    for m in spans:
+        hidden[m.start() : m.end()] = "\0" * (m.end() - m.start())
+    return next((i for i, c in enumerate(hidden) if c.isalpha()), None)
+
+
 def finditer_as(source: str, text: str):
     """The placeholders of `text` as `source`'s pattern finds them (its metavariables), as matches."""
     return pattern_for(source).finditer(text) if _STARTS.search(text) else iter(())

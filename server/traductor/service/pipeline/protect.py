@@ -145,7 +145,7 @@ def protect(engine: AsyncEngine, cut: Cut, options: DecodingOptions, glossary: G
     inputs, segments, known, terms, wrapped = [], [], {}, {}, {}
     for segment in cut.plan.segments:
         text = segment.text
-        remembered = find(memory, text, engine.target) if memory else None
+        remembered = find(memory, text, engine.target)
         if remembered is not None and glossary is None:  # a memory hit scans nothing
             known[segment.index] = remembered
             continue
