@@ -111,8 +111,10 @@ def for_segment(options: DecodingOptions, source_tokens: int, limits: Limits) ->
         return replace(options, beam_size=max(1, min(wide, limits.max_beam_size)))
     if options.beam_size != 1 or options.sampling:
         return options
-    beam = limits.beam_size if source_tokens > SHORT_SOURCE_TOKENS and not options.register else SHORT_SOURCE_BEAM
-    beam = max(1, min(max(beam, limits.beam_size), limits.max_beam_size))
+    wanted = limits.beam_size
+    if source_tokens <= SHORT_SOURCE_TOKENS or options.register:
+        wanted = max(wanted, SHORT_SOURCE_BEAM)
+    beam = max(1, min(wanted, limits.max_beam_size))
     return options if beam == 1 else replace(options, beam_size=beam)
 
 
