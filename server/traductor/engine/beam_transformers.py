@@ -24,13 +24,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.generation import GenerationConfig
+from . import selection
 
 BLOCKED = np.float32(-1.0e9)
 
 
 def _top(x: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k largest values, largest first; ties by the lower index."""
-    return np.argsort(-x, kind="stable")[:k]
+    """Indices of the k largest values, largest first; ties by the lower index (selection.top, the
+    project's search's: a partition, not a sort of the K x V sums)."""
+    return selection.top(x[None], k)[0]
 
 
 class TransformersBeam:
