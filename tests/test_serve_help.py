@@ -9,6 +9,9 @@ import re
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
+from traductor.errors import CommandError
 from traductor.service import serve_cli
 from traductor.service.settings import Settings
 
@@ -45,10 +48,6 @@ def test_the_default_address_is_this_machines_and_the_image_listens_everywhere()
 
 
 def test_a_beam_size_past_the_servers_limits_is_refused_before_anything_starts(monkeypatch):
-    import pytest
-
-    from traductor.errors import CommandError
-
     monkeypatch.delenv("TRADUCTOR_BEAM_SIZE", raising=False)
     parser = argparse.ArgumentParser(prog="traductor")
     serve_cli.register(parser.add_subparsers())
